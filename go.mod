@@ -1,0 +1,3 @@
+module github.com/mcpbind/mcpbind
+
+go 1.26
