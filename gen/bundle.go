@@ -1,0 +1,70 @@
+package gen
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/ir"
+)
+
+// Options control Bundle.
+type Options struct {
+	// Package overrides the Go package name. It is only accepted for a
+	// bundle with exactly one server; by default each server's package is
+	// named after its id (ir.PackageName).
+	Package string
+	// Config is the IR configuration (naming); zero means ir.DefaultConfig.
+	Config ir.Config
+}
+
+// Output is the generated package of one server.
+type Output struct {
+	// ServerID is the server's id in the bundle.
+	ServerID string
+	// Package is the Go package name, also the folder name.
+	Package string
+	// Files are the formatted sources, in a fixed order.
+	Files []File
+}
+
+// Bundle builds the IR of every server of b and renders it. Nothing is
+// written: callers write the outputs only when every server succeeded, so
+// a bad schema never leaves a half-updated package behind. Two servers
+// whose package names collide are an error.
+func (g *Generator) Bundle(b *bundle.Bundle, opts Options) ([]Output, error) {
+	cfg := opts.Config
+	if cfg.Namer == nil {
+		cfg = ir.DefaultConfig()
+	}
+	if opts.Package != "" && len(b.Servers) != 1 {
+		return nil, fmt.Errorf("--package names one package, but the bundle has %d servers", len(b.Servers))
+	}
+	if opts.Package != "" && !ir.ValidPackageName(opts.Package) {
+		return nil, fmt.Errorf("--package %q is not a valid Go package name", opts.Package)
+	}
+	owner := map[string]string{}
+	var outs []Output
+	for i := range b.Servers {
+		srv := &b.Servers[i]
+		name := opts.Package
+		if name == "" {
+			name = ir.PackageName(srv.ID)
+		}
+		if other, ok := owner[name]; ok {
+			return nil, fmt.Errorf("servers %q and %q both map to Go package %q", other, srv.ID, name)
+		}
+		owner[name] = srv.ID
+		p, err := ir.BuildServer(srv, name, cfg)
+		if err != nil {
+			return nil, err
+		}
+		files, err := g.Package(p)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, Output{ServerID: srv.ID, Package: name, Files: files})
+	}
+	sort.Slice(outs, func(i, j int) bool { return outs[i].Package < outs[j].Package })
+	return outs, nil
+}

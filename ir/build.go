@@ -1,0 +1,910 @@
+package ir
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpbind/mcpbind/bundle"
+)
+
+// Config holds what varies between generator runs. The zero value is not
+// usable; start from DefaultConfig.
+type Config struct {
+	// Namer converts JSON names into Go identifiers.
+	Namer *Namer
+}
+
+// DefaultConfig returns the configuration mcpbind uses unless told
+// otherwise: the DefaultInitialisms.
+func DefaultConfig() Config {
+	return Config{Namer: NewNamer(DefaultInitialisms())}
+}
+
+// Error is a schema mcpbind cannot turn into Go. It names the server, the
+// tool, which schema of the tool and the JSON pointer inside it.
+type Error struct {
+	Server, Tool string
+	// Schema is "inputSchema" or "outputSchema" ("" for the tool itself).
+	Schema string
+	// Pointer is the JSON pointer of the offending sub-schema ("" = root).
+	Pointer string
+	Err     error
+}
+
+// Error formats as `server "s", tool "t", outputSchema#/properties/x: msg`.
+func (e *Error) Error() string {
+	loc := fmt.Sprintf("server %q, tool %q", e.Server, e.Tool)
+	if e.Schema != "" {
+		loc += ", " + e.Schema + "#" + e.Pointer
+	}
+	return loc + ": " + e.Err.Error()
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// reservedPackageNames are the top-level identifiers every generated package
+// declares besides the tools' types.
+var reservedPackageNames = []string{"Client", "NewClient"}
+
+// BuildServer turns one bundle server into the IR of a Go package named
+// pkgName. Tools are processed in bundle order (by name), so names given to
+// colliding identifiers are stable.
+func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, error) {
+	p := &Package{Name: pkgName, ServerID: srv.ID, ProtocolVersion: srv.ProtocolVersion}
+	var info struct{ Name, Version string }
+	if len(srv.ServerInfo) > 0 {
+		_ = json.Unmarshal(srv.ServerInfo, &info) // optional, display only
+	}
+	p.ServerName, p.ServerVersion = info.Name, info.Version
+
+	b := &builder{cfg: cfg, pkg: p, types: newScope(reservedPackageNames...), methods: newScope()}
+	for _, t := range srv.Tools {
+		tool, err := b.tool(t.Raw)
+		if err != nil {
+			var ie *Error
+			if errorsAs(err, &ie) {
+				ie.Server = srv.ID
+				return nil, ie
+			}
+			return nil, &Error{Server: srv.ID, Tool: t.Name, Err: err}
+		}
+		p.Tools = append(p.Tools, tool)
+	}
+	return p, nil
+}
+
+func errorsAs(err error, target **Error) bool {
+	e, ok := err.(*Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+type builder struct {
+	cfg     Config
+	pkg     *Package
+	types   *scope // package-level identifiers
+	methods *scope // Client method names
+}
+
+// rawTool is the part of a tool definition the IR reads.
+type rawTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Annotations  map[string]any  `json:"annotations"`
+	Meta         map[string]any  `json:"_meta"`
+}
+
+// outputTypeNameKey is PMCP's annotation (or _meta key) naming a tool's
+// result type (../shared/reference/pmcp-output-schema-and-codegen.md).
+const outputTypeNameKey = "pmcp:outputTypeName"
+
+func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
+	var rt rawTool
+	if err := json.Unmarshal(raw, &rt); err != nil {
+		return nil, fmt.Errorf("tool definition: %v", err)
+	}
+	method := b.cfg.Namer.Exported(rt.Name)
+	if method == "" {
+		method = "Tool"
+	}
+	t := &Tool{Name: rt.Name, Method: b.methods.claim(method)}
+	t.Doc = toolDoc(t.Method, rt)
+
+	// Arguments.
+	if len(rt.InputSchema) > 0 {
+		ts := b.session(rt.InputSchema)
+		ts.hint("", fmt.Sprintf("the argument object of the tool %q", rt.Name))
+		args, err := ts.args(t.Method + "Args")
+		if err != nil {
+			return nil, &Error{Tool: rt.Name, Schema: "inputSchema", Pointer: ts.errPtr, Err: err}
+		}
+		t.Args = args
+	}
+
+	// Result.
+	if len(rt.OutputSchema) > 0 {
+		ts := b.session(rt.OutputSchema)
+		name := firstNonEmpty(stringAt(rt.Annotations, outputTypeNameKey), stringAt(rt.Meta, outputTypeNameKey))
+		if err := ts.result(t, name); err != nil {
+			return nil, &Error{Tool: rt.Name, Schema: "outputSchema", Pointer: ts.errPtr, Err: err}
+		}
+	}
+	return t, nil
+}
+
+func (b *builder) session(schema json.RawMessage) *typeSession {
+	return &typeSession{b: b, doc: newDocument(schema), byPtr: map[string]*Type{}, hints: map[string]string{}}
+}
+
+func toolDoc(method string, rt rawTool) []string {
+	lines := []string{fmt.Sprintf("%s calls the tool %q.", method, rt.Name)}
+	if rt.Title != "" && rt.Description != "" {
+		lines = append(lines, "", rt.Title+".")
+	}
+	if d := commentLines(firstNonEmpty(rt.Description, rt.Title)); len(d) > 0 {
+		lines = append(append(lines, ""), d...)
+	}
+	return lines
+}
+
+// typeSession types the sub-schemas of one schema document. byPtr caches
+// the named types built for sub-schemas reached through $ref, which is also
+// what makes recursive schemas terminate.
+type typeSession struct {
+	b      *builder
+	doc    *document
+	byPtr  map[string]*Type
+	errPtr string
+	// hints say what the sub-schema at a pointer is ("the arguments of the
+	// tool \"x\""), for the first line of a named type's doc comment.
+	hints map[string]string
+}
+
+// hint records what the sub-schema at ptr is, unless already known.
+func (ts *typeSession) hint(ptr, text string) {
+	if _, ok := ts.hints[ptr]; !ok {
+		ts.hints[ptr] = text
+	}
+}
+
+// typeDoc returns the doc comment of a named type built from n: a first
+// line that says what it is, then the schema's description or title.
+func (ts *typeSession) typeDoc(name string, n *node) []string {
+	what, ok := ts.hints[n.ptr]
+	if !ok {
+		what = "the schema at #" + n.ptr
+	}
+	lines := []string{name + " is " + what + "."}
+	if d := docOf(n.s); len(d) > 0 {
+		lines = append(append(lines, ""), d...)
+	}
+	return lines
+}
+
+func (ts *typeSession) fail(ptr string, format string, args ...any) error {
+	ts.errPtr = ptr
+	return fmt.Errorf(format, args...)
+}
+
+// args types an inputSchema: an object schema with properties becomes the
+// struct name; an object without properties (and no explicit
+// additionalProperties) means the tool takes no arguments (nil).
+func (ts *typeSession) args(name string) (*Type, error) {
+	root, err := ts.doc.at("")
+	if err != nil {
+		return nil, ts.fail("", "%v", err)
+	}
+	if root.boolean == nil && len(root.propOrder) == 0 && root.s.AdditionalProperties == nil &&
+		root.s.PatternProperties == nil && root.s.Ref == "" && len(root.s.AnyOf) == 0 && len(root.s.OneOf) == 0 && len(root.s.AllOf) == 0 {
+		return nil, nil
+	}
+	t, _, err := ts.typeOf("", name)
+	if err != nil || t.Named() {
+		return t, err
+	}
+	// A map or raw JSON argument object: name it so the method signature
+	// reads well.
+	named := &Type{Kind: KindMap, Name: ts.b.types.claim(name), Elem: elemOrRaw(t),
+		Doc: []string{name + " is " + ts.hints[""] + ": an object whose properties the schema does not list."}}
+	ts.b.pkg.Types = append(ts.b.pkg.Types, named)
+	return named, nil
+}
+
+func elemOrRaw(t *Type) *Type {
+	if t.Kind == KindMap {
+		return t.Elem
+	}
+	return &Type{Kind: KindRaw}
+}
+
+// result types an outputSchema into t.Result, recognising envelopes.
+func (ts *typeSession) result(t *Tool, typeName string) error {
+	root, err := ts.doc.at("")
+	if err != nil {
+		return ts.fail("", "%v", err)
+	}
+	naturalPtr := ""
+	ts.hint("", fmt.Sprintf("the result of the tool %q", t.Name))
+	if inner, always, ok := ts.envelope(root); ok {
+		ts.hint(inner, fmt.Sprintf("the result of the tool %q", t.Name))
+		naturalPtr = inner
+		t.Wrapped = true
+		t.Output.AlwaysWraps = always
+	}
+	natural, err := ts.resolve(naturalPtr)
+	if err != nil {
+		return err
+	}
+	if typeName == "" && natural.s.Title != "" {
+		if n := ts.b.cfg.Namer.Exported(natural.s.Title); n != "" {
+			typeName = n
+		}
+	}
+	if typeName == "" {
+		typeName = t.Method + "Result"
+	}
+	typ, nullable, err := ts.typeOf(naturalPtr, typeName)
+	if err != nil {
+		return err
+	}
+	t.Result = typ
+	t.ResultPointer = typ.Kind == KindStruct || typ.Kind == KindUnion || (nullable && !typ.Nilable())
+	t.Output.PlainObject = ts.plainObject(natural)
+	t.Output.CanBeObject = ts.canBeObject(natural, 0)
+	t.Output.HasResultProperty = natural.s.Properties["result"] != nil
+	return nil
+}
+
+// envelope reports whether the advertised outputSchema root is a recognised
+// {"result": S} envelope (DESIGN §3) and returns the pointer of S. always is
+// true when the server marks it as wrapping in every protocol version
+// ("x-fastmcp-wrap-result": true).
+func (ts *typeSession) envelope(root *node) (inner string, always bool, ok bool) {
+	if root.boolean != nil || root.s.Properties["result"] == nil {
+		return "", false, false
+	}
+	inner = child("", "properties", "result")
+	if v, _ := root.s.Extra["x-fastmcp-wrap-result"].(bool); v {
+		return inner, true, true
+	}
+	if len(root.s.Properties) != 1 || !slices.Contains(root.s.Required, "result") {
+		return "", false, false
+	}
+	if root.s.Type != "object" && root.s.Type != "" {
+		return "", false, false
+	}
+	res, err := ts.resolve(inner)
+	if err != nil || ts.plainObject(res) {
+		return "", false, false
+	}
+	return inner, false, true
+}
+
+// plainObject reports whether n is a plain "type":"object" schema: not
+// nullable, no union. No SDK wraps such a result.
+func (ts *typeSession) plainObject(n *node) bool {
+	return n.boolean == nil && n.s.Type == "object" && len(n.s.AnyOf) == 0 && len(n.s.OneOf) == 0
+}
+
+// canBeObject reports whether a JSON object can be valid against n.
+func (ts *typeSession) canBeObject(n *node, depth int) bool {
+	if depth > 32 {
+		return true
+	}
+	if n.boolean != nil {
+		return *n.boolean
+	}
+	s := n.s
+	if s.Type != "" || len(s.Types) > 0 {
+		if s.Type != "object" && !slices.Contains(s.Types, "object") {
+			return false
+		}
+	}
+	for _, kw := range []struct {
+		name string
+		list []*jsonschema.Schema
+	}{{"anyOf", s.AnyOf}, {"oneOf", s.OneOf}} {
+		if len(kw.list) == 0 {
+			continue
+		}
+		any := false
+		for i := range kw.list {
+			v, err := ts.resolve(child(n.ptr, kw.name, strconv.Itoa(i)))
+			if err == nil && ts.canBeObject(v, depth+1) {
+				any = true
+			}
+		}
+		if !any {
+			return false
+		}
+	}
+	if s.Enum != nil || s.Const != nil {
+		for _, v := range constValues(s) {
+			if _, ok := v.(map[string]any); ok {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// resolve returns the node at ptr, following $ref chains inside the
+// document. A $ref outside the document is an error: schemas are never
+// fetched (SEP-2106).
+func (ts *typeSession) resolve(ptr string) (*node, error) {
+	n, err := ts.doc.at(ptr)
+	if err != nil {
+		return nil, ts.fail(ptr, "%v", err)
+	}
+	for seen := 0; n.boolean == nil && n.s.Ref != ""; seen++ {
+		if seen > 64 {
+			return nil, ts.fail(ptr, "$ref chain too long")
+		}
+		target, err := ts.refTarget(n)
+		if err != nil {
+			return nil, err
+		}
+		n, err = ts.doc.at(target)
+		if err != nil {
+			return nil, ts.fail(n.ptr, "$ref %q: %v", n.s.Ref, err)
+		}
+	}
+	return n, nil
+}
+
+func (ts *typeSession) refTarget(n *node) (string, error) {
+	ref := n.s.Ref
+	if !strings.HasPrefix(ref, "#") {
+		return "", ts.fail(n.ptr, "$ref %q points outside the schema; mcpbind never fetches schemas", ref)
+	}
+	frag := ref[1:]
+	if frag != "" && !strings.HasPrefix(frag, "/") {
+		return "", ts.fail(n.ptr, "$ref %q: anchors are not supported yet", ref)
+	}
+	return frag, nil
+}
+
+// typeOf types the sub-schema at ptr. name is the Go name to give it if it
+// becomes a named type. nullable reports whether the schema admits null.
+func (ts *typeSession) typeOf(ptr, name string) (t *Type, nullable bool, err error) {
+	n, err := ts.doc.at(ptr)
+	if err != nil {
+		return nil, false, ts.fail(ptr, "%v", err)
+	}
+	if n.boolean != nil {
+		if *n.boolean {
+			return &Type{Kind: KindRaw, Pointer: ptr}, true, nil
+		}
+		return &Type{Kind: KindRaw, Pointer: ptr, RawReason: "the schema is false: no value is valid"}, false, nil
+	}
+	s := n.s
+	if s.Ref != "" {
+		return ts.ref(n, name)
+	}
+	if len(s.AllOf) == 1 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Type == "" && len(s.Types) == 0 && len(n.propOrder) == 0 {
+		// allOf with one member (pydantic's way to add a description to a
+		// $ref) is that member.
+		return ts.typeOf(child(ptr, "allOf", "0"), name)
+	}
+	if len(s.AllOf) > 0 {
+		return ts.raw(n, "allOf is not typed yet"), true, nil
+	}
+	if s.Enum != nil || s.Const != nil {
+		return ts.enum(n, name)
+	}
+	if len(s.AnyOf) > 0 || len(s.OneOf) > 0 {
+		return ts.union(n, name)
+	}
+
+	types := slices.Clone(s.Types)
+	if s.Type != "" {
+		types = []string{s.Type}
+	}
+	if i := slices.Index(types, "null"); i >= 0 {
+		nullable = true
+		types = slices.Delete(types, i, i+1)
+	}
+	if slices.Contains(types, "integer") && slices.Contains(types, "number") {
+		types = slices.DeleteFunc(types, func(s string) bool { return s == "integer" })
+	}
+	switch len(types) {
+	case 0:
+		switch {
+		case len(n.propOrder) > 0 || s.AdditionalProperties != nil || s.PatternProperties != nil:
+			types = []string{"object"}
+		case s.Items != nil || s.PrefixItems != nil:
+			types = []string{"array"}
+		default:
+			return &Type{Kind: KindRaw, Pointer: ptr, Doc: docOf(s)}, true, nil
+		}
+	case 1:
+	default:
+		t, err := ts.kindUnion(n, name, types)
+		return t, nullable, err
+	}
+	t, err = ts.single(n, types[0], name)
+	return t, nullable, err
+}
+
+// single types a schema whose one non-null type is typ.
+func (ts *typeSession) single(n *node, typ, name string) (*Type, error) {
+	s := n.s
+	switch typ {
+	case "boolean":
+		return &Type{Kind: KindBool, Pointer: n.ptr}, nil
+	case "integer":
+		return &Type{Kind: KindInt, Pointer: n.ptr}, nil
+	case "number":
+		return &Type{Kind: KindFloat, Pointer: n.ptr}, nil
+	case "string":
+		return &Type{Kind: KindString, Pointer: n.ptr}, nil
+	case "array":
+		if s.PrefixItems != nil || s.ItemsArray != nil {
+			return ts.raw(n, "tuples (prefixItems) are not typed yet"), nil
+		}
+		if s.Items == nil {
+			return &Type{Kind: KindArray, Pointer: n.ptr, Elem: &Type{Kind: KindRaw}}, nil
+		}
+		ts.hint(child(n.ptr, "items"), "an item of "+name)
+		elem, nullable, err := ts.typeOf(child(n.ptr, "items"), name+"Item")
+		if err != nil {
+			return nil, err
+		}
+		if nullable && !elem.Nilable() {
+			return ts.raw(n, "arrays of nullable scalars are not typed yet"), nil
+		}
+		return &Type{Kind: KindArray, Pointer: n.ptr, Elem: elem}, nil
+	case "object":
+		if len(n.propOrder) > 0 {
+			return ts.object(n, name)
+		}
+		elem := &Type{Kind: KindRaw}
+		if ap := s.AdditionalProperties; ap != nil && s.PatternProperties == nil {
+			sub, err := ts.doc.at(child(n.ptr, "additionalProperties"))
+			if err != nil {
+				return nil, ts.fail(n.ptr, "%v", err)
+			}
+			if sub.boolean == nil {
+				e, nullable, err := ts.typeOf(sub.ptr, name+"Value")
+				if err != nil {
+					return nil, err
+				}
+				if !nullable || e.Nilable() {
+					elem = e
+				}
+			}
+		}
+		return &Type{Kind: KindMap, Pointer: n.ptr, Elem: elem}, nil
+	}
+	return nil, ts.fail(n.ptr, "unknown type %q", typ)
+}
+
+// object builds a struct from an object schema with properties.
+func (ts *typeSession) object(n *node, name string) (*Type, error) {
+	return ts.objectWithout(n, name, "")
+}
+
+// objectWithout builds a struct from an object schema, leaving out the
+// property skip (a tagged union's tag, which the union encodes).
+func (ts *typeSession) objectWithout(n *node, name, skip string) (*Type, error) {
+	t := &Type{Kind: KindStruct, Name: ts.b.types.claim(name), Pointer: n.ptr}
+	t.Doc = ts.typeDoc(t.Name, n)
+	ts.byPtr[n.ptr] = t
+	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
+	fields := newScope()
+	for _, prop := range n.propOrder {
+		if prop == skip {
+			continue
+		}
+		if !validTagName(prop) {
+			// encoding/json cannot name such a property in a struct tag.
+			ts.byPtr[n.ptr] = nil
+			ts.b.pkg.Types = slices.DeleteFunc(ts.b.pkg.Types, func(x *Type) bool { return x == t })
+			return &Type{Kind: KindMap, Pointer: n.ptr, Elem: &Type{Kind: KindRaw},
+				Doc: []string{fmt.Sprintf("mcpbind: property %q cannot be a Go struct field tag; the object is kept as a map.", prop)}}, nil
+		}
+		goName := ts.b.cfg.Namer.Exported(prop)
+		if goName == "" {
+			goName = "Field"
+		}
+		goName = fields.claim(goName)
+		ptr := child(n.ptr, "properties", prop)
+		ts.hint(ptr, fmt.Sprintf("the type of %s.%s", t.Name, goName))
+		ft, nullable, err := ts.typeOf(ptr, t.Name+goName)
+		if err != nil {
+			return nil, err
+		}
+		sub, _ := ts.doc.at(ptr)
+		f := &Field{
+			Name:     goName,
+			JSONName: prop,
+			Type:     ft,
+			Required: slices.Contains(n.s.Required, prop),
+			Nullable: nullable && ft.Kind != KindRaw,
+		}
+		f.Pointer = (!f.Required || f.Nullable) && !ft.Nilable()
+		f.Doc = fieldDoc(sub, ft)
+		t.Fields = append(t.Fields, f)
+	}
+	return t, nil
+}
+
+// validTagName reports whether encoding/json accepts name in a struct tag
+// (the rule of encoding/json's isValidTag).
+func validTagName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range name {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+			return false
+		}
+	}
+	return true
+}
+
+// ref types a $ref: a reference to a sub-schema becomes that sub-schema's
+// type, named after the last pointer token ("#/$defs/Address" → Address)
+// and built once per target.
+func (ts *typeSession) ref(n *node, name string) (t *Type, nullable bool, err error) {
+	target, err := ts.refTarget(n)
+	if err != nil {
+		return nil, false, err
+	}
+	if cached := ts.byPtr[target]; cached != nil {
+		tn, _ := ts.doc.at(target)
+		return cached, tn != nil && nullableSchema(tn), nil
+	}
+	if _, building := ts.byPtr["building:"+target]; building {
+		return ts.raw(n, "recursion through a type that has no name is not typed yet"), true, nil
+	}
+	ts.byPtr["building:"+target] = nil
+	defer delete(ts.byPtr, "building:"+target)
+	defer func() {
+		if t != nil && t.Named() {
+			ts.byPtr[target] = t
+		}
+	}()
+	if target != "" {
+		toks := strings.Split(target, "/")
+		if defName := ts.b.cfg.Namer.Exported(unescapePointer(toks[len(toks)-1])); defName != "" && (len(toks) >= 2 && (toks[len(toks)-2] == "$defs" || toks[len(toks)-2] == "definitions")) {
+			name = defName
+		}
+	}
+	return ts.typeOf(target, name)
+}
+
+func nullableSchema(n *node) bool {
+	return n.boolean == nil && (slices.Contains(n.s.Types, "null"))
+}
+
+// enum types "enum" and "const".
+func (ts *typeSession) enum(n *node, name string) (*Type, bool, error) {
+	values := constValues(n.s)
+	var base Kind
+	nullable := false
+	var kept []any
+	for _, v := range values {
+		var k Kind
+		switch x := v.(type) {
+		case nil:
+			nullable = true
+			continue
+		case string:
+			k = KindString
+		case bool:
+			k = KindBool
+		case float64:
+			k = KindFloat
+			if x == math.Trunc(x) && math.Abs(x) < 1<<53 && n.s.Type != "number" {
+				k = KindInt
+			}
+		default:
+			return ts.raw(n, "enum values that are objects or arrays are not typed yet"), true, nil
+		}
+		if len(kept) > 0 && k != base {
+			if (k == KindFloat && base == KindInt) || (k == KindInt && base == KindFloat) {
+				k = KindFloat
+			} else {
+				return ts.raw(n, "enums mixing JSON types are not typed yet"), true, nil
+			}
+		}
+		base = k
+		kept = append(kept, v)
+	}
+	if len(kept) == 0 {
+		return ts.raw(n, "the only allowed value is null"), true, nil
+	}
+	t := &Type{Kind: KindEnum, Name: ts.b.types.claim(name), Pointer: n.ptr, Enum: &Enum{Base: base}}
+	t.Doc = ts.typeDoc(t.Name, n)
+	for i, v := range kept {
+		t.Enum.Values = append(t.Enum.Values, EnumValue{
+			Const:   ts.b.types.claim(ts.b.cfg.Namer.EnumConstant(t.Name, v, i)),
+			Literal: goLiteral(v, base),
+		})
+	}
+	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
+	return t, nullable || slices.Contains(n.s.Types, "null"), nil
+}
+
+func constValues(s *jsonschema.Schema) []any {
+	if s.Const != nil {
+		return []any{*s.Const}
+	}
+	return s.Enum
+}
+
+func goLiteral(v any, base Kind) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		if base == KindInt {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		s := strconv.FormatFloat(x, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".eE") {
+			s += ".0"
+		}
+		return s
+	}
+	return "nil"
+}
+
+// union types anyOf/oneOf. A null variant makes the result nullable; a
+// single remaining variant is that variant; objects told apart by a const
+// property become a tagged union; variants of distinct JSON kinds become a
+// kind union; anything else stays raw JSON.
+func (ts *typeSession) union(n *node, name string) (*Type, bool, error) {
+	kw, list := "anyOf", n.s.AnyOf
+	if len(n.s.OneOf) > 0 {
+		kw, list = "oneOf", n.s.OneOf
+	}
+	if len(n.s.AnyOf) > 0 && len(n.s.OneOf) > 0 {
+		return ts.raw(n, "anyOf together with oneOf is not typed yet"), true, nil
+	}
+	nullable := false
+	var variants []*node
+	var variantPtrs []string
+	for i := range list {
+		p := child(n.ptr, kw, strconv.Itoa(i))
+		v, err := ts.resolve(p)
+		if err != nil {
+			return nil, false, err
+		}
+		if v.boolean == nil && v.s.Type == "null" {
+			nullable = true
+			continue
+		}
+		variants = append(variants, v)
+		variantPtrs = append(variantPtrs, p)
+	}
+	if len(variants) == 1 {
+		// Type the variant through its own pointer, not the resolved one,
+		// so that a $ref keeps its name.
+		t, nl, err := ts.typeOf(variantPtrs[0], name)
+		return t, nl || nullable, err
+	}
+	if t, ok, err := ts.taggedUnion(n, kw, list, name); err != nil || ok {
+		return t, nullable, err
+	}
+	var types []string
+	for _, v := range variants {
+		if v.boolean != nil || v.s.Type == "" || len(v.s.Types) > 0 || v.s.Enum != nil || v.s.Const != nil {
+			return ts.raw(n, kw+" variants that cannot be told apart by JSON kind or a const property"), true, nil
+		}
+		types = append(types, v.s.Type)
+	}
+	t, err := ts.kindUnionOf(n, name, types, func(i int) string { return variantPtrs[i] })
+	return t, nullable, err
+}
+
+// taggedUnion builds a union of object variants discriminated by a property
+// that is const (or a single-value enum) in every variant, with distinct
+// values.
+func (ts *typeSession) taggedUnion(n *node, kw string, list []*jsonschema.Schema, name string) (*Type, bool, error) {
+	var vs []*node
+	for i := range list {
+		v, err := ts.resolve(child(n.ptr, kw, strconv.Itoa(i)))
+		if err != nil {
+			return nil, false, err
+		}
+		if v.boolean != nil || v.s.Type == "null" {
+			continue
+		}
+		if len(v.propOrder) == 0 {
+			return nil, false, nil
+		}
+		vs = append(vs, v)
+	}
+	if len(vs) < 2 {
+		return nil, false, nil
+	}
+	for _, tag := range vs[0].propOrder {
+		seen := map[string]bool{}
+		ok := true
+		var values []string
+		for _, v := range vs {
+			p, err := ts.resolve(child(v.ptr, "properties", tag))
+			if err != nil || p.boolean != nil {
+				ok = false
+				break
+			}
+			cv := constValues(p.s)
+			if len(cv) != 1 || !slices.Contains(v.s.Required, tag) {
+				ok = false
+				break
+			}
+			lit, _ := json.Marshal(cv[0])
+			if seen[string(lit)] {
+				ok = false
+				break
+			}
+			seen[string(lit)] = true
+			values = append(values, string(lit))
+		}
+		if !ok {
+			continue
+		}
+		u := &Type{Kind: KindUnion, Name: ts.b.types.claim(name), Pointer: n.ptr, Union: &Union{By: ByTag, Tag: tag}}
+		u.Doc = append(ts.typeDoc(u.Name, n), "", fmt.Sprintf("It is one of several objects, told apart by their %q property; exactly one field is set.", tag))
+		ts.b.pkg.Types = append(ts.b.pkg.Types, u)
+		fields := newScope()
+		for i, v := range vs {
+			var tv any
+			_ = json.Unmarshal([]byte(values[i]), &tv)
+			vname := ts.b.cfg.Namer.Exported(fmt.Sprint(tv))
+			if vname == "" {
+				vname = "Variant" + strconv.Itoa(i+1)
+			}
+			vname = fields.claim(vname)
+			st, err := ts.variantStruct(v, tag, u.Name+vname)
+			if err != nil {
+				return nil, false, err
+			}
+			u.Union.Variants = append(u.Union.Variants, &Variant{Name: vname, Type: st, TagValue: values[i]})
+		}
+		return u, true, nil
+	}
+	return nil, false, nil
+}
+
+// variantStruct builds the struct of a tagged union's variant, without the
+// tag property.
+func (ts *typeSession) variantStruct(v *node, tag, name string) (*Type, error) {
+	return ts.objectWithout(v, name, tag)
+}
+
+// kindUnion types a schema with a type array of several non-null types.
+func (ts *typeSession) kindUnion(n *node, name string, types []string) (*Type, error) {
+	return ts.kindUnionOf(n, name, types, func(int) string { return "" })
+}
+
+// kindUnionOf builds a union whose variants are told apart by JSON kind.
+// variantPtr gives the sub-schema of variant i ("" = the same schema
+// restricted to that type).
+func (ts *typeSession) kindUnionOf(n *node, name string, types []string, variantPtr func(int) string) (*Type, error) {
+	seen := map[string]bool{}
+	for _, typ := range types {
+		k := jsonKind(typ)
+		if seen[k] {
+			return ts.raw(n, "union variants of the same JSON kind are not typed yet"), nil
+		}
+		seen[k] = true
+	}
+	u := &Type{Kind: KindUnion, Name: ts.b.types.claim(name), Pointer: n.ptr, Union: &Union{By: ByJSONKind}}
+	u.Doc = append(ts.typeDoc(u.Name, n), "", "It holds a value of one of several JSON types; exactly one field is set.")
+	ts.b.pkg.Types = append(ts.b.pkg.Types, u)
+	for i, typ := range types {
+		vname := kindVariantName(typ)
+		var vt *Type
+		var err error
+		if p := variantPtr(i); p != "" {
+			vt, _, err = ts.typeOf(p, u.Name+vname)
+		} else {
+			vt, err = ts.single(n, typ, u.Name+vname)
+		}
+		if err != nil {
+			return nil, err
+		}
+		u.Union.Variants = append(u.Union.Variants, &Variant{Name: vname, Type: vt, JSONKind: jsonKind(typ)})
+	}
+	return u, nil
+}
+
+func jsonKind(typ string) string {
+	if typ == "integer" {
+		return "number"
+	}
+	return typ
+}
+
+func kindVariantName(typ string) string {
+	switch typ {
+	case "boolean":
+		return "Bool"
+	case "integer":
+		return "Int"
+	case "number":
+		return "Float"
+	case "string":
+		return "String"
+	case "array":
+		return "Array"
+	}
+	return "Object"
+}
+
+func (ts *typeSession) raw(n *node, reason string) *Type {
+	return &Type{Kind: KindRaw, Pointer: n.ptr, RawReason: reason, Doc: docOf(n.s)}
+}
+
+// docOf returns a schema's doc lines: its description, else its title.
+func docOf(s *jsonschema.Schema) []string {
+	return commentLines(firstNonEmpty(s.Description, s.Title))
+}
+
+// fieldDoc documents a struct field: its description, then the facts the
+// Go type does not show (format, default, raw reason).
+func fieldDoc(n *node, t *Type) []string {
+	var lines []string
+	if n != nil && n.boolean == nil {
+		lines = docOf(n.s)
+		var facts []string
+		if n.s.Format != "" {
+			facts = append(facts, "Format: "+n.s.Format+".")
+		}
+		if len(n.s.Default) > 0 {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, n.s.Default); err == nil {
+				facts = append(facts, "Default: "+abbreviate(buf.Bytes())+".")
+			}
+		}
+		if len(facts) > 0 {
+			if len(lines) > 0 {
+				lines = append(lines, "")
+			}
+			lines = append(lines, strings.Join(facts, " "))
+		}
+	}
+	if t.Kind == KindRaw && t.RawReason != "" {
+		if len(lines) > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, "mcpbind: "+t.RawReason+"; kept as raw JSON.")
+	}
+	return lines
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func stringAt(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}

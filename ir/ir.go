@@ -1,0 +1,342 @@
+// Package ir turns the tool schemas of an mcpbind bundle into a typed graph
+// of named Go types: the intermediate representation that gen/ prints.
+//
+// Every typing and naming decision is made here (DESIGN §1): which JSON
+// Schema becomes a struct, a map, an enum, a union or raw JSON, what each Go
+// identifier is called, which fields are pointers, and which result schemas
+// are {"result": v} envelopes (DESIGN §3, SEP-2106). gen/ only renders.
+package ir
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Kind says what Go construct a Type is.
+type Kind uint8
+
+// The kinds of Type.
+const (
+	// KindRaw is json.RawMessage: any JSON value, kept byte for byte. Used for
+	// schemas that allow any value and for those mcpbind cannot type precisely
+	// (Type.RawReason says why).
+	KindRaw Kind = iota
+	// KindBool is Go bool (JSON Schema "boolean").
+	KindBool
+	// KindInt is Go int64 (JSON Schema "integer").
+	KindInt
+	// KindFloat is Go float64 (JSON Schema "number").
+	KindFloat
+	// KindString is Go string (JSON Schema "string").
+	KindString
+	// KindArray is a Go slice of Elem (JSON Schema "array" with "items").
+	KindArray
+	// KindMap is map[string]Elem (an object schema without "properties").
+	KindMap
+	// KindStruct is a named Go struct with Fields (an object schema with
+	// "properties").
+	KindStruct
+	// KindEnum is a named Go type over a scalar with one constant per value
+	// ("enum", "const").
+	KindEnum
+	// KindUnion is a named Go struct with one pointer field per variant and
+	// generated MarshalJSON/UnmarshalJSON ("anyOf", "oneOf", type arrays).
+	KindUnion
+)
+
+var kindNames = [...]string{"raw", "bool", "int", "float", "string", "array", "map", "struct", "enum", "union"}
+
+// String returns the kind's name as it appears in dumps ("struct", "enum", …).
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Type is one Go type in the IR. Named kinds (struct, enum, union) have a
+// Name and are declared once in the package; the others are type
+// expressions built from their Elem.
+type Type struct {
+	// Kind selects which of the fields below are used.
+	Kind Kind
+	// Name is the Go identifier of a named type (struct, enum, union).
+	Name string
+	// Doc holds the lines of the type's doc comment, without "//".
+	Doc []string
+	// Pointer is the JSON pointer of the schema the type comes from,
+	// relative to the tool's inputSchema or outputSchema document.
+	Pointer string
+	// Elem is the element type of KindArray and the value type of KindMap.
+	Elem *Type
+	// Fields are the struct fields of KindStruct, in schema property order.
+	Fields []*Field
+	// Enum holds the base type and values of KindEnum.
+	Enum *Enum
+	// Union holds the variants and discriminator of KindUnion.
+	Union *Union
+	// RawReason, for KindRaw, says why the schema is kept as raw JSON when it
+	// does not simply allow any value ("" otherwise).
+	RawReason string
+}
+
+// Named reports whether the type is declared under its own name.
+func (t *Type) Named() bool { return t.Name != "" }
+
+// Nilable reports whether the Go type has a nil value that marshals as
+// JSON null or is omitted by omitempty (slices, maps, json.RawMessage), so
+// optional and nullable values need no extra pointer.
+func (t *Type) Nilable() bool {
+	switch t.Kind {
+	case KindRaw, KindArray, KindMap:
+		return true
+	}
+	return false
+}
+
+// GoType returns the Go type expression for t ("int64", "[]Column",
+// "map[string]json.RawMessage", "QueryResult").
+func (t *Type) GoType() string {
+	if t.Named() {
+		return t.Name
+	}
+	switch t.Kind {
+	case KindBool:
+		return "bool"
+	case KindInt:
+		return "int64"
+	case KindFloat:
+		return "float64"
+	case KindString:
+		return "string"
+	case KindArray:
+		return "[]" + t.Elem.GoType()
+	case KindMap:
+		return "map[string]" + t.Elem.GoType()
+	}
+	return "json.RawMessage"
+}
+
+// Underlying returns the Go type expression of t ignoring its name: the
+// right-hand side of a named type's declaration ("map[string]Tag").
+func (t *Type) Underlying() string {
+	u := *t
+	u.Name = ""
+	if t.Kind == KindEnum {
+		return t.Enum.BaseGoType()
+	}
+	return u.GoType()
+}
+
+// IsStruct, IsEnum and IsUnion report the kind, for templates.
+func (t *Type) IsStruct() bool { return t.Kind == KindStruct }
+
+// IsEnum reports whether t is an enum type.
+func (t *Type) IsEnum() bool { return t.Kind == KindEnum }
+
+// IsUnion reports whether t is a union type.
+func (t *Type) IsUnion() bool { return t.Kind == KindUnion }
+
+// Field is one property of a struct.
+type Field struct {
+	// Name is the Go field name, unique within the struct.
+	Name string
+	// JSONName is the property name exactly as in the schema.
+	JSONName string
+	// Type is the field's type without the optional pointer.
+	Type *Type
+	// Required is true when the property is listed in "required".
+	Required bool
+	// Nullable is true when the schema admits null.
+	Nullable bool
+	// Pointer is true when the Go field is *Type: the property is optional or
+	// nullable and Type has no nil value of its own.
+	Pointer bool
+	// Doc holds the lines of the field's doc comment.
+	Doc []string
+}
+
+// GoType returns the field's Go type expression, with its pointer.
+func (f *Field) GoType() string {
+	if f.Pointer {
+		return "*" + f.Type.GoType()
+	}
+	return f.Type.GoType()
+}
+
+// Tag returns the field's struct tag, `json:"name"` or
+// `json:"name,omitempty"` for optional properties.
+func (f *Field) Tag() string {
+	opts := ""
+	if !f.Required {
+		opts = ",omitempty"
+	}
+	return "`json:" + strconv.Quote(f.JSONName+opts) + "`"
+}
+
+// Enum describes a KindEnum type.
+type Enum struct {
+	// Base is the underlying scalar kind: KindString, KindInt, KindFloat or
+	// KindBool.
+	Base Kind
+	// Values are the allowed values in schema order.
+	Values []EnumValue
+}
+
+// BaseGoType returns the Go type underlying the enum ("string", "int64", …).
+func (e *Enum) BaseGoType() string { return (&Type{Kind: e.Base}).GoType() }
+
+// EnumValue is one allowed enum value.
+type EnumValue struct {
+	// Const is the Go constant name, prefixed by the type name (ColorRed).
+	Const string
+	// Literal is the value as a Go literal ("\"red\"", "3", "true").
+	Literal string
+}
+
+// UnionBy says how a union's UnmarshalJSON picks its variant.
+type UnionBy uint8
+
+const (
+	// ByTag: the variants are objects that carry a property (Union.Tag) whose
+	// schema is a const or single-value enum, distinct per variant.
+	ByTag UnionBy = iota
+	// ByJSONKind: each variant accepts a distinct JSON kind (string, number,
+	// boolean, array, object).
+	ByJSONKind
+)
+
+// Union describes a KindUnion type.
+type Union struct {
+	// By is the discriminator strategy.
+	By UnionBy
+	// Tag is the discriminating property's JSON name (ByTag).
+	Tag string
+	// Variants in schema order.
+	Variants []*Variant
+}
+
+// Tagged reports whether the union is discriminated by a tag property.
+func (u *Union) Tagged() bool { return u.By == ByTag }
+
+// Variant is one alternative of a union.
+type Variant struct {
+	// Name is the Go field name of the variant inside the union struct.
+	Name string
+	// Type is the variant's type. For ByTag it is a struct without the tag
+	// property, which MarshalJSON adds back.
+	Type *Type
+	// TagValue is the tag property's value as compact JSON (ByTag).
+	TagValue string
+	// JSONKind is the JSON kind the variant accepts (ByJSONKind): "string",
+	// "number", "boolean", "array" or "object".
+	JSONKind string
+}
+
+// GoType returns the Go type of the variant's field in the union struct: a
+// pointer, unless the type has a nil value of its own (slices, maps, raw
+// JSON). A nil field means "not this variant".
+func (v *Variant) GoType() string {
+	if v.Type.Nilable() {
+		return v.Type.GoType()
+	}
+	return "*" + v.Type.GoType()
+}
+
+// Output mirrors composition.Output: the facts the runtime needs to apply
+// the envelope rules of DESIGN §3 to a tool's natural result.
+type Output struct {
+	PlainObject       bool
+	CanBeObject       bool
+	HasResultProperty bool
+	AlwaysWraps       bool
+}
+
+// Tool is one tool's generated surface: a Client method, its argument type
+// and its natural result type.
+type Tool struct {
+	// Name is the tool name as listed by the server.
+	Name string
+	// Method is the Go method name on Client (unique in the package).
+	Method string
+	// Doc holds the lines of the method's doc comment.
+	Doc []string
+	// Args is the argument type, or nil when the tool takes no arguments.
+	Args *Type
+	// Result is the natural result type (DESIGN §3), or nil when the tool
+	// has no outputSchema; the method then returns *composition.Result.
+	Result *Type
+	// ResultPointer is true when the method returns *Result (structs and
+	// unions, and nullable scalars: nil stands for JSON null).
+	ResultPointer bool
+	// Output describes the natural result for the runtime's envelope rules.
+	Output Output
+	// Wrapped is true when the advertised outputSchema is a recognised
+	// {"result": S} envelope and Result was built from S.
+	Wrapped bool
+}
+
+// ResultGoType returns the Go type of the method's first result.
+func (t *Tool) ResultGoType() string {
+	if t.Result == nil {
+		return "*composition.Result"
+	}
+	if t.ResultPointer {
+		return "*" + t.Result.GoType()
+	}
+	return t.Result.GoType()
+}
+
+// ResultZero returns the Go literal of the zero value of ResultGoType, which
+// a method returns with an error.
+func (t *Tool) ResultZero() string {
+	if t.Result == nil || t.ResultPointer || t.Result.Nilable() {
+		return "nil"
+	}
+	k := t.Result.Kind
+	if k == KindEnum {
+		k = t.Result.Enum.Base
+	}
+	switch k {
+	case KindBool:
+		return "false"
+	case KindInt, KindFloat:
+		return "0"
+	case KindString:
+		return `""`
+	}
+	return t.Result.GoType() + "{}"
+}
+
+// Package is the IR of one server: the Go package generated for it.
+type Package struct {
+	// Name is the Go package name.
+	Name string
+	// ServerID is the server's id in the bundle.
+	ServerID string
+	// ServerName and ServerVersion come from the server's serverInfo.
+	ServerName, ServerVersion string
+	// ProtocolVersion is the version negotiated when the bundle was exported.
+	ProtocolVersion string
+	// Tools in bundle order (by tool name).
+	Tools []*Tool
+	// Types are the named types in declaration order: each tool's argument
+	// and result types, each followed by the types nested in it.
+	Types []*Type
+}
+
+// commentLines splits free text into comment lines, trimming trailing
+// space and dropping leading and trailing blank lines.
+func commentLines(text string) []string {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r")
+	}
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}

@@ -1,0 +1,163 @@
+package ir
+
+import (
+	"go/token"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/iancoleman/strcase"
+)
+
+// DefaultInitialisms are the words Go spells in upper case inside
+// identifiers (Effective Go, "MixedCaps"; the list golint used), plus a few
+// that MCP schemas use often.
+func DefaultInitialisms() []string {
+	return []string{
+		"ACL", "API", "ASCII", "CPU", "CSS", "CSV", "DB", "DNS", "EOF", "GUID", "HTML", "HTTP", "HTTPS",
+		"ID", "IDS", "IP", "JSON", "JWT", "LHS", "MCP", "OS", "QPS", "RAM", "RHS", "RPC", "SHA", "SLA", "SMTP",
+		"SQL", "SSE", "SSH", "TCP", "TLS", "TTL", "UDP", "UI", "UID", "URI", "URL", "UTF8", "UUID", "VM",
+		"XML", "XMPP", "XSRF", "XSS", "YAML",
+	}
+}
+
+// Namer turns JSON names (tool names, property names, $defs keys, enum
+// values) into exported Go identifiers. It is the only place mcpbind makes
+// naming decisions; it holds no global state, so two generators with
+// different initialisms can run side by side.
+type Namer struct {
+	initialisms map[string]string
+}
+
+// NewNamer returns a Namer that upper-cases the given initialisms (matched
+// case-insensitively against whole words, e.g. "id" in "user_id" → "UserID").
+func NewNamer(initialisms []string) *Namer {
+	m := make(map[string]string, len(initialisms))
+	for _, w := range initialisms {
+		m[strings.ToLower(w)] = strings.ToUpper(w)
+	}
+	return &Namer{initialisms: m}
+}
+
+// Exported returns the exported Go identifier for a JSON name: words are
+// split at case changes, digits-to-letters boundaries and every character
+// that is not a letter or digit, then joined in MixedCaps with initialisms
+// upper-cased ("read_note" and "read-note" → "ReadNote", "userId" → "UserID").
+// A name that does not start with an upper-case letter after conversion
+// (a digit, or a letter of a script without case such as "名前") gets an "X"
+// prefix; a name with no letters or digits gives "" (callers choose a
+// fallback).
+func (n *Namer) Exported(name string) string {
+	var b strings.Builder
+	for _, word := range n.words(name) {
+		if up, ok := n.initialisms[strings.ToLower(word)]; ok {
+			b.WriteString(up)
+			continue
+		}
+		r := []rune(word)
+		r[0] = unicode.ToUpper(r[0])
+		b.WriteString(string(r))
+	}
+	id := b.String()
+	if id == "" {
+		return ""
+	}
+	if first := []rune(id)[0]; !unicode.IsUpper(first) {
+		id = "X" + id
+	}
+	return id
+}
+
+// words splits a JSON name into lower-case words.
+func (n *Namer) words(name string) []string {
+	snake := strcase.ToSnake(name)
+	return strings.FieldsFunc(snake, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// EnumConstant returns the constant name for one enum value of the Go type
+// typeName: the type name followed by the value's identifier ("red" →
+// ColorRed; 3 → Level3; -1 → LevelMinus1; true → FlagTrue). Values that give no
+// identifier ("", "+") are named by their position: ColorValue2.
+func (n *Namer) EnumConstant(typeName string, value any, index int) string {
+	var suffix string
+	switch v := value.(type) {
+	case string:
+		suffix = n.Exported(v)
+		if strings.HasPrefix(suffix, "X") && len(v) > 0 && unicode.IsDigit([]rune(v)[0]) {
+			suffix = strings.TrimPrefix(suffix, "X") // Level + "2xx" reads fine
+		}
+	case bool:
+		suffix = strings.ToUpper(strconv.FormatBool(v)[:1]) + strconv.FormatBool(v)[1:]
+	case float64:
+		s := strconv.FormatFloat(v, 'f', -1, 64)
+		s = strings.ReplaceAll(s, ".", "_")
+		if strings.HasPrefix(s, "-") {
+			s = "Minus" + s[1:]
+		}
+		suffix = s
+	case nil:
+		suffix = "Null"
+	}
+	if suffix == "" {
+		suffix = "Value" + strconv.Itoa(index+1)
+	}
+	return typeName + suffix
+}
+
+// scope hands out unique identifiers within one Go namespace (a package's
+// top-level names, or one struct's fields). The first claimant of a name
+// keeps it; later ones get the smallest free numeric suffix ("FooBar",
+// "FooBar2"), so the outcome depends only on the claim order, which the IR
+// keeps deterministic (bundle order: tools by name, properties in schema
+// order).
+type scope struct {
+	taken map[string]bool
+}
+
+func newScope(reserved ...string) *scope {
+	s := &scope{taken: map[string]bool{}}
+	for _, r := range reserved {
+		s.taken[r] = true
+	}
+	return s
+}
+
+// claim returns base, or base with the smallest numeric suffix ≥ 2 that is
+// still free, and marks it taken.
+func (s *scope) claim(base string) string {
+	name := base
+	for i := 2; s.taken[name]; i++ {
+		name = base + strconv.Itoa(i)
+	}
+	s.taken[name] = true
+	return name
+}
+
+// PackageName returns a Go package name for a server id: lower case letters
+// and digits only ("sqlite-explorer" → "sqliteexplorer"); "mcpserver" when
+// nothing is left, with an "mcp" prefix when it would start with a digit or
+// be a Go keyword ("type" → "mcptype").
+func PackageName(id string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(id) {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			b.WriteRune(r)
+		}
+	}
+	name := b.String()
+	switch {
+	case name == "":
+		return "mcpserver"
+	case unicode.IsDigit(rune(name[0])), token.IsKeyword(name):
+		return "mcp" + name
+	}
+	return name
+}
+
+// ValidPackageName reports whether name can be used as a Go package name:
+// an identifier that is not a keyword.
+func ValidPackageName(name string) bool {
+	return token.IsIdentifier(name) && !token.IsKeyword(name)
+}
