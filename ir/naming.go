@@ -15,7 +15,7 @@ import (
 func DefaultInitialisms() []string {
 	return []string{
 		"ACL", "API", "ASCII", "CPU", "CSS", "CSV", "DB", "DNS", "EOF", "GUID", "HTML", "HTTP", "HTTPS",
-		"ID", "IDS", "IP", "JSON", "JWT", "LHS", "MCP", "OS", "QPS", "RAM", "RHS", "RPC", "SHA", "SLA", "SMTP",
+		"ID", "IP", "JSON", "JWT", "LHS", "MCP", "OS", "QPS", "RAM", "RHS", "RPC", "SHA", "SLA", "SMTP",
 		"SQL", "SSE", "SSH", "TCP", "TLS", "TTL", "UDP", "UI", "UID", "URI", "URL", "UTF8", "UUID", "VM",
 		"XML", "XMPP", "XSRF", "XSS", "YAML",
 	}
@@ -54,6 +54,12 @@ func (n *Namer) Exported(name string) string {
 			b.WriteString(up)
 			continue
 		}
+		if stem, ok := strings.CutSuffix(word, "s"); ok {
+			if up, ok := n.initialisms[stem]; ok && len(stem) > 1 {
+				b.WriteString(up + "s")
+				continue
+			}
+		}
 		r := []rune(word)
 		r[0] = unicode.ToUpper(r[0])
 		b.WriteString(string(r))
@@ -68,12 +74,38 @@ func (n *Namer) Exported(name string) string {
 	return id
 }
 
-// words splits a JSON name into lower-case words.
+// words splits a JSON name into lower-case words. Plural initialisms
+// ("URLs", "IDs") are folded first, since strcase would split them as
+// "UR"+"Ls".
 func (n *Namer) words(name string) []string {
-	snake := strcase.ToSnake(name)
+	snake := strcase.ToSnake(n.foldPlurals(name))
 	return strings.FieldsFunc(snake, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
+}
+
+// foldPlurals rewrites an upper-case initialism followed by a plural "s" at
+// a word end ("listURLs") as a capitalised word ("listUrls").
+func (n *Namer) foldPlurals(name string) string {
+	r := []rune(name)
+	for i := 0; i < len(r); i++ {
+		if !unicode.IsUpper(r[i]) || (i > 0 && unicode.IsUpper(r[i-1])) {
+			continue
+		}
+		j := i
+		for j < len(r) && unicode.IsUpper(r[j]) {
+			j++
+		}
+		if j-i < 2 || j >= len(r) || r[j] != 's' || (j+1 < len(r) && unicode.IsLower(r[j+1])) {
+			continue
+		}
+		if _, ok := n.initialisms[strings.ToLower(string(r[i:j]))]; ok {
+			for k := i + 1; k < j; k++ {
+				r[k] = unicode.ToLower(r[k])
+			}
+		}
+	}
+	return string(r)
 }
 
 // EnumConstant returns the constant name for one enum value of the Go type
