@@ -208,9 +208,14 @@ func (ts *typeSession) args(name string) (*Type, error) {
 	if err != nil {
 		return nil, ts.fail("", "%v", err)
 	}
-	if root.boolean == nil && len(root.propOrder) == 0 && root.s.AdditionalProperties == nil &&
-		root.s.PatternProperties == nil && root.s.Ref == "" && len(root.s.AnyOf) == 0 && len(root.s.OneOf) == 0 && len(root.s.AllOf) == 0 {
-		return nil, nil
+	if root.boolean == nil && len(root.propOrder) == 0 && root.s.PatternProperties == nil && root.s.Ref == "" &&
+		len(root.s.AnyOf) == 0 && len(root.s.OneOf) == 0 && len(root.s.AllOf) == 0 {
+		ap, err := ts.doc.at(child("", "additionalProperties"))
+		if err != nil || (ap.boolean != nil && !*ap.boolean) {
+			// No properties, and none beyond them (absent or false): the
+			// tool takes no arguments.
+			return nil, nil
+		}
 	}
 	t, _, err := ts.typeOf("", name)
 	if err != nil || t.Named() {

@@ -241,3 +241,10 @@ func TestPropertyOrderIsFieldOrder(t *testing.T) {
 		t.Fatalf("order %v", names)
 	}
 }
+
+func TestNoPropertiesAndAdditionalPropertiesFalseMeansNoArgs(t *testing.T) {
+	p := build(t, `{"name":"a","inputSchema":{"type":"object","additionalProperties":false}}`)
+	if p.Tools[0].Args != nil {
+		t.Fatalf("args = %+v, want none", p.Tools[0].Args)
+	}
+}

@@ -1,0 +1,250 @@
+// Package bundle is the mcpbind bundle: the versioned, deterministic JSON file
+// that `mcpbind export` writes from live MCP servers and `mcpbind generate`
+// reads (DESIGN §2).
+//
+// A bundle holds, per server, the negotiated protocol version, the serverInfo,
+// capabilities and instructions the server sent, and its tools. Each tool is
+// kept as the raw JSON object the server listed, every field and every key
+// order intact: this package never decodes a tool or a schema into Go maps or
+// structs and back. Commands, URLs, headers, tokens and environment values
+// have no place in the format.
+//
+// Parse and Load check a file in this order, and report the first problem as
+// an *Error naming the file and where in it: JSON syntax (with line, column
+// and byte offset), duplicate object keys, the bundleVersion, the format's
+// own JSON Schema (bundle.schema.json, see Schema), then duplicate server ids
+// and tool names. Marshal writes the canonical bytes: servers sorted by id,
+// tools by name, two-space indentation, a final newline.
+package bundle
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Version is the bundle format version this build reads and writes.
+const Version = 1
+
+// Transports recorded in Server.Transport.
+const (
+	// TransportStdio is a server started as a subprocess, spoken to over
+	// its stdin and stdout.
+	TransportStdio = "stdio"
+	// TransportStreamableHTTP is the streamable HTTP transport.
+	TransportStreamableHTTP = "streamable-http"
+	// TransportSSE is the legacy HTTP+SSE transport.
+	TransportSSE = "sse"
+)
+
+// Bundle is a parsed bundle file.
+type Bundle struct {
+	// BundleVersion is the format version; Marshal writes Version, and
+	// accepts 0 as "Version".
+	BundleVersion int `json:"bundleVersion"`
+	// Servers are the exported servers. Parse returns them sorted by ID;
+	// Marshal sorts them.
+	Servers []Server `json:"servers"`
+}
+
+// Server is one exported MCP server.
+type Server struct {
+	// ID names the server in the bundle (and by default the generated
+	// package): a letter or digit, then letters, digits, '.', '_' or '-'.
+	// Unique within a bundle.
+	ID string `json:"id"`
+	// ServerInfo is the serverInfo object the server sent, as sent.
+	ServerInfo json.RawMessage `json:"serverInfo"`
+	// ProtocolVersion is the negotiated MCP protocol version.
+	ProtocolVersion string `json:"protocolVersion"`
+	// Transport is how the server was reached: TransportStdio,
+	// TransportStreamableHTTP or TransportSSE.
+	Transport string `json:"transport"`
+	// Capabilities is the capabilities object the server sent, if any.
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	// Instructions is the instructions text the server sent, if any.
+	Instructions string `json:"instructions,omitempty"`
+	// Tools are the server's tools. Parse returns them sorted by Name;
+	// Marshal sorts them. Names are unique within a server.
+	Tools []Tool `json:"tools"`
+	// Extensions holds facts derived by mcpbind (envelope evidence,
+	// digests), stored under "x-mcpbind"; a JSON object or empty.
+	Extensions json.RawMessage `json:"x-mcpbind,omitempty"`
+}
+
+// Tool is one tool, kept as the raw JSON object the server sent.
+//
+// Its JSON encoding is Raw, unchanged; decoding a Tool keeps the bytes
+// (compacted) and extracts Name.
+type Tool struct {
+	// Name is the tool's "name" member, extracted from Raw.
+	Name string
+	// Raw is the tool object exactly as listed by the server (compacted:
+	// insignificant whitespace removed, everything else byte for byte).
+	Raw json.RawMessage
+}
+
+// NewTool returns the Tool for a raw tool object as a server listed it. The
+// bytes are compacted (whitespace outside strings removed; keys, key order,
+// numbers and string escapes are kept) and copied. It fails when raw is not
+// a JSON object or has no non-empty string "name".
+func NewTool(raw json.RawMessage) (Tool, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return Tool{}, fmt.Errorf("tool is not valid JSON: %w", err)
+	}
+	c := buf.Bytes()
+	if len(c) == 0 || c[0] != '{' {
+		return Tool{}, errors.New("tool is not a JSON object")
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(c, &members); err != nil {
+		return Tool{}, fmt.Errorf("tool is not a JSON object: %w", err)
+	}
+	nameRaw, ok := members["name"] // exact key: encoding/json's struct matching is case-insensitive
+	if !ok {
+		return Tool{}, errors.New("missing name")
+	}
+	var name string
+	if err := json.Unmarshal(nameRaw, &name); err != nil {
+		return Tool{}, fmt.Errorf("name is not a string: %s", nameRaw)
+	}
+	if name == "" {
+		return Tool{}, errors.New("empty name")
+	}
+	return Tool{Name: name, Raw: json.RawMessage(c)}, nil
+}
+
+// MarshalJSON returns t.Raw.
+func (t Tool) MarshalJSON() ([]byte, error) {
+	if len(t.Raw) == 0 {
+		return nil, fmt.Errorf("tool %q has no raw JSON", t.Name)
+	}
+	return t.Raw, nil
+}
+
+// UnmarshalJSON keeps data (compacted) as t.Raw and sets t.Name from it.
+func (t *Tool) UnmarshalJSON(data []byte) error {
+	nt, err := NewTool(data)
+	if err != nil {
+		return err
+	}
+	*t = nt
+	return nil
+}
+
+// Load reads and parses the bundle file at path. Errors are *Error values
+// whose Source is path.
+func Load(path string) (*Bundle, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		cause := err
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			cause = pe.Err
+		}
+		return nil, &Error{Source: path, Kind: KindIO, Msg: "cannot read bundle: " + cause.Error(), Err: err}
+	}
+	return Parse(data, path)
+}
+
+// Parse parses and validates a bundle. source names the data in errors
+// (usually the file name). Servers come back sorted by ID and tools by Name;
+// raw JSON members are compacted. Errors are *Error values.
+func Parse(data []byte, source string) (*Bundle, error) {
+	if err := check(data, source); err != nil {
+		return nil, err
+	}
+	return decode(data, source)
+}
+
+// Marshal returns the canonical bytes of b: servers sorted by ID, tools by
+// name, raw members re-indented (never re-encoded), two-space indentation, no
+// HTML escaping, a final newline. The same bundle always gives the same bytes,
+// and Parse reads them back to an equal bundle. b is not modified.
+//
+// It fails, writing nothing, when the result would not be a valid bundle:
+// a duplicate server id or tool name, a tool whose Raw is not an object with
+// the same name, invalid raw JSON, or anything bundle.schema.json rejects.
+func (b *Bundle) Marshal() ([]byte, error) {
+	if b.BundleVersion != 0 && b.BundleVersion != Version {
+		return nil, &Error{Kind: KindVersion, Pointer: "/bundleVersion",
+			Msg: fmt.Sprintf("cannot write bundleVersion %d: this build writes bundleVersion %d", b.BundleVersion, Version)}
+	}
+	servers := slices.Clone(b.Servers)
+	slices.SortStableFunc(servers, func(x, y Server) int { return strings.Compare(x.ID, y.ID) })
+	for i := range servers {
+		s := &servers[i]
+		ptr := fmt.Sprintf("/servers/%d", i)
+		if i > 0 && servers[i-1].ID == s.ID {
+			return nil, &Error{Kind: KindInvalid, Pointer: ptr + "/id", Msg: fmt.Sprintf("duplicate server id %q", s.ID)}
+		}
+		for _, f := range []struct {
+			name string
+			raw  json.RawMessage
+		}{{"serverInfo", s.ServerInfo}, {"capabilities", s.Capabilities}, {"x-mcpbind", s.Extensions}} {
+			if len(f.raw) > 0 && !json.Valid(f.raw) {
+				return nil, &Error{Kind: KindInvalid, Pointer: ptr + "/" + f.name, Msg: "not valid JSON"}
+			}
+		}
+		tools := slices.Clone(s.Tools)
+		slices.SortStableFunc(tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+		for j, t := range tools {
+			tptr := fmt.Sprintf("%s/tools/%d", ptr, j)
+			nt, err := NewTool(t.Raw)
+			if err != nil {
+				return nil, &Error{Kind: KindInvalid, Pointer: tptr, Msg: fmt.Sprintf("tool %q: %v", t.Name, err)}
+			}
+			if nt.Name != t.Name {
+				return nil, &Error{Kind: KindInvalid, Pointer: tptr,
+					Msg: fmt.Sprintf("tool Name %q differs from the name %q in its raw JSON", t.Name, nt.Name)}
+			}
+			if j > 0 && tools[j-1].Name == t.Name {
+				return nil, &Error{Kind: KindInvalid, Pointer: tptr + "/name", Msg: fmt.Sprintf("duplicate tool name %q", t.Name)}
+			}
+			tools[j] = nt
+		}
+		if tools == nil {
+			tools = []Tool{}
+		}
+		s.Tools = tools
+	}
+	if servers == nil {
+		servers = []Server{}
+	}
+
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(Bundle{BundleVersion: Version, Servers: servers}); err != nil {
+		return nil, &Error{Kind: KindInvalid, Msg: err.Error(), Err: err}
+	}
+	out := buf.Bytes()
+	// Never hand out bytes that Parse would refuse.
+	if err := check(out, ""); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// CheckID reports whether id is a valid server id: a non-empty ASCII letter
+// or digit, then ASCII letters, digits, '.', '_' or '-' (the pattern of
+// "id" in bundle.schema.json).
+func CheckID(id string) error {
+	if id == "" {
+		return errors.New("empty server id")
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return fmt.Errorf("invalid server id %q: want a letter or digit, then letters, digits, '.', '_' or '-'", id)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,367 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/export"
+)
+
+// defaultTimeout bounds connecting and listing tools unless --timeout says
+// otherwise.
+const defaultTimeout = 30 * time.Second
+
+// exportFlags are the flags of `mcpbind export`.
+type exportFlags struct {
+	output          string
+	id              string
+	headers         []string
+	bearerEnv       string
+	env             []string
+	protocolVersion string
+	timeout         time.Duration
+	verbose         bool
+}
+
+// newExportCmd builds `mcpbind export`.
+func newExportCmd(c *cli) *cobra.Command {
+	var f exportFlags
+	cmd := &cobra.Command{
+		Use:   "export [flags] (-- COMMAND [ARG...] | URL)",
+		Short: "Export a live MCP server's tools into a bundle",
+		Long: `Export connects to a live MCP server, lists every tool, and writes a bundle:
+deterministic JSON holding each tool exactly as the server sent it, with the
+negotiated protocol version, serverInfo, capabilities and instructions.
+
+A stdio server is given as a command after --; a streamable HTTP server by the
+URL of its MCP endpoint. The bundle never records the command, URL, headers,
+tokens or environment values.
+
+On any error nothing is written: an existing --output file is left untouched.
+Exit codes: 2 for a usage error, 3 when the server cannot be started or
+reached, fails, or answers something unusable.`,
+		Example: `  mcpbind export -o everything.json -- npx -y @modelcontextprotocol/server-everything
+  mcpbind export --env API_KEY=xyz -- ./my-server --stdio
+  mcpbind export -o remote.json --bearer-env MCP_TOKEN https://example.com/mcp`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.runExport(cmd.Context(), &f, args, cmd.ArgsLenAtDash())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.output, "output", "o", "", "write the bundle to `FILE` (atomically; \"-\": stdout, the default)")
+	fl.StringVar(&f.id, "id", "", "server `ID` in the bundle (default: slug of serverInfo.name)")
+	fl.StringArrayVar(&f.headers, "header", nil, "HTTP header `'NAME: VALUE'` sent to an HTTP server (repeatable)")
+	fl.StringVar(&f.bearerEnv, "bearer-env", "", "send 'Authorization: Bearer <token>' to an HTTP server, the token read from environment variable `VAR`")
+	fl.StringArrayVar(&f.env, "env", nil, "environment variable `KEY=VALUE` for a stdio server (repeatable)")
+	fl.StringVar(&f.protocolVersion, "protocol-version", "", "ask for this MCP protocol `VERSION` instead of negotiating the newest")
+	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up connecting and listing tools after this `DURATION` (0: never)")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "report progress and copy a stdio server's stderr to stderr")
+	return cmd
+}
+
+// runExport carries out `mcpbind export`.
+func (c *cli) runExport(ctx context.Context, f *exportFlags, args []string, dash int) error {
+	target, opts, secrets, err := c.exportTarget(f, args, dash)
+	if err != nil {
+		return err
+	}
+	err = c.doExport(ctx, f, target, opts)
+	return redact(err, secrets)
+}
+
+// doExport connects, exports, and writes the bundle.
+func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.Transport, opts []composition.Option) error {
+	output := f.output
+	if output == "-" {
+		output = ""
+	}
+	server := target.String() // command or redacted URL: safe to print
+	if err := checkOutputPath(output); err != nil {
+		return err
+	}
+	if f.protocolVersion != "" {
+		opts = append(opts, composition.WithProtocolVersion(f.protocolVersion))
+	}
+	if f.verbose {
+		opts = append(opts, composition.WithStderr(c.stderr))
+	}
+	progress := func(format string, args ...any) {
+		if f.verbose {
+			fmt.Fprintf(c.stderr, "mcpbind: "+format+"\n", args...)
+		}
+	}
+
+	runCtx := ctx
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	explain := func(err error) error {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			return fmt.Errorf("%w (gave up after --timeout %s)", err, f.timeout)
+		case ctx.Err() != nil:
+			return fmt.Errorf("%w (interrupted)", err)
+		}
+		return err
+	}
+
+	progress("connecting to %s", server)
+	sess, err := composition.Connect(runCtx, target, opts...)
+	if err != nil {
+		return explain(err) // a *composition.ConnectError: exit 3 (2 for a bad configuration)
+	}
+	closed := false
+	closeSession := func() {
+		if closed {
+			return
+		}
+		closed = true
+		if err := sess.Close(); err != nil {
+			fmt.Fprintf(c.stderr, "mcpbind: warning: closing %s: %v\n", server, err)
+		}
+	}
+	defer closeSession()
+	progress("connected: protocol %s over %s; listing tools", sess.ProtocolVersion(), sess.Transport())
+	if v := sess.ProtocolVersion(); f.protocolVersion != "" && v != f.protocolVersion {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: asked %s for protocol %s; it answered %s, which the bundle records\n", server, f.protocolVersion, v)
+	}
+
+	srv, err := export.Export(runCtx, sess, export.Options{ID: f.id})
+	if err != nil {
+		var ae *export.AnswerError
+		if errors.As(err, &ae) {
+			err = fmt.Errorf("server %s: %w", server, err) // the runtime's own errors name it already
+		}
+		return withExit(exitServer, explain(err))
+	}
+	data, err := (&bundle.Bundle{Servers: []bundle.Server{*srv}}).Marshal()
+	if err != nil {
+		return withExit(exitServer, fmt.Errorf("server %s: %w", server, err))
+	}
+	closeSession()
+
+	dest := "stdout"
+	if output == "" {
+		if _, err := c.stdout.Write(data); err != nil {
+			return withExit(exitInput, fmt.Errorf("writing the bundle to stdout: %w", err))
+		}
+	} else {
+		if err := bundle.WriteFile(output, data); err != nil {
+			return withExit(exitInput, err)
+		}
+		dest = output
+	}
+	fmt.Fprintf(c.stderr, "mcpbind: exported %d %s of server %q (%s, protocol %s, %s) to %s\n",
+		len(srv.Tools), plural(len(srv.Tools), "tool", "tools"), srv.ID, describeServerInfo(srv.ServerInfo),
+		srv.ProtocolVersion, srv.Transport, dest)
+	return nil
+}
+
+// exportTarget reads the server from the arguments and the flags that say
+// how to reach it. Errors are usage errors; their messages never contain a
+// header, token or environment value.
+//
+// secrets are the header, token and environment values given, which the
+// server might echo back in an error message.
+func (c *cli) exportTarget(f *exportFlags, args []string, dash int) (t composition.Transport, opts []composition.Option, secrets []string, err error) {
+	var none composition.Transport
+	if f.timeout < 0 {
+		return none, nil, nil, usageErrorf("--timeout must not be negative")
+	}
+	if f.id != "" {
+		if err := bundle.CheckID(f.id); err != nil {
+			return none, nil, nil, usageErrorf("--id: %v", err)
+		}
+	}
+	switch {
+	case dash >= 0:
+		if dash > 0 {
+			return none, nil, nil, usageErrorf("unexpected argument %q before --: give either -- COMMAND [ARG...] or a URL", args[0])
+		}
+		if len(args) == 0 || args[0] == "" {
+			return none, nil, nil, usageErrorf("missing the server command after --")
+		}
+		if len(f.headers) > 0 || f.bearerEnv != "" {
+			return none, nil, nil, usageErrorf("--header and --bearer-env apply to HTTP servers; this is a stdio server (command after --)")
+		}
+		for i, kv := range f.env {
+			k, _, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return none, nil, nil, usageErrorf("--env #%d: want KEY=VALUE", i+1)
+			}
+		}
+		for _, kv := range f.env {
+			_, v, _ := strings.Cut(kv, "=")
+			secrets = append(secrets, v)
+		}
+		if len(f.env) > 0 {
+			opts = append(opts, composition.WithEnv(f.env...))
+		}
+		return composition.Stdio(args[0], args[1:]...), opts, secrets, nil
+
+	case len(args) == 0:
+		return none, nil, nil, usageErrorf("missing the server: give -- COMMAND [ARG...] for a stdio server or the URL of an HTTP server")
+	case len(args) > 1:
+		return none, nil, nil, usageErrorf("too many arguments: to start a stdio server, put its command after --, as in: mcpbind export -- %s", strings.Join(args, " "))
+	}
+
+	raw := args[0]
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return none, nil, nil, usageErrorf("%q is not an http or https URL; to start a stdio server, put its command after --, as in: mcpbind export -- %s", raw, raw)
+	}
+	if len(f.env) > 0 {
+		return none, nil, nil, usageErrorf("--env applies to stdio servers; this is an HTTP server")
+	}
+	auth := false
+	for i, h := range f.headers {
+		name, value, err := parseHeader(h)
+		if err != nil {
+			return none, nil, nil, usageErrorf("--header #%d: %v", i+1, err)
+		}
+		secrets = append(secrets, value)
+		auth = auth || strings.EqualFold(name, "Authorization")
+		opts = append(opts, composition.WithHeader(name, value))
+	}
+	if f.bearerEnv != "" {
+		if auth {
+			return none, nil, nil, usageErrorf("--bearer-env and --header 'Authorization: …' both set the Authorization header; give one")
+		}
+		token, ok := c.lookupEnv(f.bearerEnv)
+		token = strings.TrimSpace(token)
+		switch {
+		case !ok:
+			return none, nil, nil, usageErrorf("--bearer-env: environment variable %s is not set", f.bearerEnv)
+		case token == "":
+			return none, nil, nil, usageErrorf("--bearer-env: environment variable %s is empty", f.bearerEnv)
+		case strings.ContainsAny(token, "\r\n"):
+			return none, nil, nil, usageErrorf("--bearer-env: environment variable %s holds a line break", f.bearerEnv)
+		}
+		opts = append(opts, composition.WithHeader("Authorization", "Bearer "+token))
+		secrets = append(secrets, token)
+	}
+	return composition.HTTP(raw), opts, secrets, nil
+}
+
+// minSecretLen is the shortest header, token or environment value that
+// redact hides; shorter ones ("1", "true") would garble messages and are
+// unlikely to be secrets.
+const minSecretLen = 6
+
+// redact replaces every secret of at least minSecretLen bytes in err's
+// message with "***", keeping err reachable for errors.As and errors.Is.
+func redact(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for _, s := range secrets {
+		if len(s) >= minSecretLen {
+			msg = strings.ReplaceAll(msg, s, "***")
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+// redactedError is an error whose message had secrets removed.
+type redactedError struct {
+	msg string
+	err error
+}
+
+// Error returns the redacted message.
+func (e *redactedError) Error() string { return e.msg }
+
+// Unwrap returns the original error.
+func (e *redactedError) Unwrap() error { return e.err }
+
+// parseHeader splits "Name: value". The error never quotes the value.
+func parseHeader(h string) (name, value string, err error) {
+	name, value, ok := strings.Cut(h, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return "", "", errors.New("want 'NAME: VALUE'")
+	}
+	for i := 0; i < len(name); i++ {
+		if !isTokenChar(name[i]) {
+			return "", "", fmt.Errorf("invalid header name %q", name)
+		}
+	}
+	value = strings.TrimSpace(value)
+	if strings.ContainsAny(value, "\r\n\x00") {
+		return "", "", fmt.Errorf("the value of header %s holds a line break or NUL", name)
+	}
+	return name, value, nil
+}
+
+// isTokenChar reports whether c may appear in an HTTP header name (RFC 9110
+// tchar).
+func isTokenChar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// checkOutputPath fails early, before the server is started, when the
+// bundle could not be written to path.
+func checkOutputPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usageErrorf("--output %s is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return withExit(exitInput, fmt.Errorf("--output %s: folder %s: %w", path, dir, unwrapPath(err)))
+	}
+	if !fi.IsDir() {
+		return withExit(exitInput, fmt.Errorf("--output %s: %s is not a folder", path, dir))
+	}
+	return nil
+}
+
+// unwrapPath drops the path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// describeServerInfo returns "NAME VERSION" from a serverInfo object.
+func describeServerInfo(raw []byte) string {
+	var info struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	_ = json.Unmarshal(raw, &info)
+	return strings.TrimSpace(info.Name + " " + info.Version)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/gen"
+	"github.com/mcpbind/mcpbind/ir"
+)
+
+// newGenerateCmd builds `mcpbind generate BUNDLE -o DIR [--package NAME]`:
+// one Go package per server of the bundle, in DIR/<package>/ (DESIGN §4).
+//
+// Every package is rendered and formatted in memory before any file is
+// written, so a schema mcpbind cannot type (exit 2, naming server, tool and
+// JSON pointer) leaves earlier output untouched; each file is then replaced
+// atomically. A formatting failure is an mcpbind bug: the raw source is
+// written beside the target as <file>.dump and the command fails.
+func newGenerateCmd(c *cli) *cobra.Command {
+	var out, pkg string
+	cmd := &cobra.Command{
+		Use:   "generate BUNDLE -o DIR",
+		Short: "Generate typed Go clients from a bundle",
+		Long: `Generate turns a bundle written by "mcpbind export" into Go: for each server, a
+package DIR/<package>/ with argument and result types for every tool and a
+Client with one method per tool. The package is named after the server id
+(sqlite-explorer → sqliteexplorer) unless --package is given (single-server
+bundles only). The generated code imports github.com/mcpbind/mcpbind/composition.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErrorf("generate: -o DIR is required")
+			}
+			b, err := bundle.Load(args[0])
+			if err != nil {
+				return withExit(exitInput, err)
+			}
+			g, err := gen.New()
+			if err != nil {
+				return err
+			}
+			outs, err := g.Bundle(b, gen.Options{Package: pkg, Config: ir.DefaultConfig()})
+			if err != nil {
+				return withExit(exitInput, generateError(args[0], out, err))
+			}
+			for _, o := range outs {
+				dir := filepath.Join(out, o.Package)
+				if err := gen.Write(dir, o.Files); err != nil {
+					return withExit(exitInput, fmt.Errorf("write %s: %w", dir, err))
+				}
+				fmt.Fprintf(c.stderr, "mcpbind: server %q → %s (%d files)\n", o.ServerID, dir, len(o.Files))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "folder that receives one package folder per server (required)")
+	cmd.Flags().StringVar(&pkg, "package", "", "Go package name (single-server bundles; default: from the server id)")
+	return cmd
+}
+
+// generateError names the bundle in an IR error and dumps unformattable
+// source beside its target.
+func generateError(bundlePath, outDir string, err error) error {
+	var fe *gen.FormatError
+	if errors.As(err, &fe) {
+		if path, ok := gen.WriteDump(outDir, err); ok {
+			return fmt.Errorf("%s: %w (raw source written to %s)", bundlePath, err, path)
+		}
+	}
+	return fmt.Errorf("%s: %w", bundlePath, err)
+}

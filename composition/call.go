@@ -1,0 +1,254 @@
+package composition
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Result is a tools/call result as the server sent it. Generated code returns
+// it for tools without an outputSchema.
+type Result struct {
+	// Content holds the content blocks in order.
+	Content []Content `json:"content"`
+	// StructuredContent is the structuredContent value exactly as sent;
+	// nil when absent, the JSON null literal when the server sent null.
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	// IsError is the result's isError flag.
+	IsError bool `json:"isError,omitempty"`
+	// Meta is the result's _meta object as sent; nil when absent.
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Content is one content block of a tool result. The common fields are
+// decoded for convenience (each is "" when absent or not a string); Raw
+// holds the whole block exactly as sent, for anything else (annotations,
+// _meta, new block types).
+type Content struct {
+	// Type is "text", "image", "audio", "resource_link", "resource", …
+	Type string `json:"type"`
+	// Text is the text of a "text" block.
+	Text string `json:"text,omitempty"`
+	// MimeType is the MIME type of an image, audio or resource_link block.
+	MimeType string `json:"mimeType,omitempty"`
+	// Data is the base64 data of an image or audio block.
+	Data string `json:"data,omitempty"`
+	// URI is the URI of a resource_link block.
+	URI string `json:"uri,omitempty"`
+	// Name is the name of a resource_link block.
+	Name string `json:"name,omitempty"`
+	// Resource is the resource object of an embedded "resource" block.
+	Resource json.RawMessage `json:"resource,omitempty"`
+	// Raw is the whole block as sent.
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON keeps the block in Raw and decodes the fields that are
+// strings; it fails only when data is not a JSON object.
+func (c *Content) UnmarshalJSON(data []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return fmt.Errorf("content block is not a JSON object: %w", err)
+	}
+	if fields == nil {
+		return errors.New("content block is null")
+	}
+	str := func(k string) string {
+		var s string
+		_ = json.Unmarshal(fields[k], &s)
+		return s
+	}
+	*c = Content{
+		Type:     str("type"),
+		Text:     str("text"),
+		MimeType: str("mimeType"),
+		Data:     str("data"),
+		URI:      str("uri"),
+		Name:     str("name"),
+		Resource: nonNull(fields["resource"]),
+		Raw:      append(json.RawMessage(nil), data...),
+	}
+	return nil
+}
+
+// MarshalJSON writes Raw when it is set, else the decoded fields.
+func (c Content) MarshalJSON() ([]byte, error) {
+	if len(c.Raw) > 0 {
+		return c.Raw, nil
+	}
+	type plain Content
+	return json.Marshal(plain(c))
+}
+
+// Text joins the text of the result's text blocks with "\n".
+func (r *Result) Text() string {
+	var parts []string
+	for _, c := range r.Content {
+		if c.Type == mcp.ContentTypeText {
+			parts = append(parts, c.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// JSON returns the result's JSON value: structuredContent when present
+// (even null), otherwise the first text block whose whole text is JSON. It
+// reports false when there is neither.
+func (r *Result) JSON() (json.RawMessage, bool) {
+	if r.StructuredContent != nil {
+		return r.StructuredContent, true
+	}
+	for _, c := range r.Content {
+		if c.Type != mcp.ContentTypeText {
+			continue
+		}
+		t := bytes.TrimSpace([]byte(c.Text))
+		if len(t) > 0 && json.Valid(t) {
+			return json.RawMessage(t), true
+		}
+	}
+	return nil, false
+}
+
+// DecodeJSON decodes the result's JSON value (see [Result.JSON]) into v with
+// encoding/json, without unwrapping envelopes.
+func (r *Result) DecodeJSON(v any) error {
+	raw, ok := r.JSON()
+	if !ok {
+		return fmt.Errorf("composition: result has no structuredContent and no text content that is JSON (text: %q)", truncate(r.Text(), 200))
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("composition: decoding result into %T: %w (received %s)", v, err, truncate(string(raw), 200))
+	}
+	return nil
+}
+
+// ToolError is returned when a tool answered with isError: true. errors.As
+// finds it in errors from [Session.Call] and [Session.CallResult].
+type ToolError struct {
+	// Tool is the tool's name.
+	Tool string
+	// Text is the result's text blocks joined with "\n".
+	Text string
+	// Result is the whole result as sent.
+	Result *Result
+}
+
+// Error says which tool failed and what it said.
+func (e *ToolError) Error() string {
+	if e.Text == "" {
+		return fmt.Sprintf("tool %q reported an error (no text)", e.Tool)
+	}
+	return fmt.Sprintf("tool %q reported an error: %s", e.Tool, e.Text)
+}
+
+// CallResult calls the tool name with args and returns its result as sent.
+// args is marshalled with encoding/json and must give a JSON object; nil
+// sends {}. A result with isError: true is returned as a *[ToolError] (which
+// carries the result). Other errors (JSON-RPC errors such as an unknown tool,
+// transport errors, ctx ending) name the tool and the server and wrap the
+// cause, so errors.Is(err, context.DeadlineExceeded) works. When ctx ends
+// first, CallResult returns promptly (and over stdio mcp-go tells the server
+// with notifications/cancelled).
+func (s *Session) CallResult(ctx context.Context, name string, args any) (*Result, error) {
+	res, err := s.call(ctx, name, args)
+	if err != nil {
+		return nil, err
+	}
+	if res.IsError {
+		return nil, &ToolError{Tool: name, Text: res.Text(), Result: res}
+	}
+	return res, nil
+}
+
+// Call calls tool with args (as [Session.CallResult] does) and decodes its
+// result into out, a pointer to the tool's natural result type, or nil to
+// ignore the value. The value is structuredContent when present, otherwise
+// the first text block that is JSON; it is unwrapped from a {"result": v}
+// envelope by [Unwrap] with the session's protocol version and tool.Output,
+// then decoded with encoding/json from the bytes as sent (so int64 values
+// above 2^53 stay exact). isError: true gives a *[ToolError]; a result with
+// no JSON value, or one that does not decode into out, gives an error naming
+// the tool and showing (the start of) what was received.
+func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error {
+	res, err := s.CallResult(ctx, tool.Name, args)
+	if err != nil {
+		return err
+	}
+	raw, ok := res.JSON()
+	if !ok {
+		return fmt.Errorf("composition: tool %q returned no structuredContent and no text content that is JSON (text: %q)", tool.Name, truncate(res.Text(), 200))
+	}
+	value, _ := Unwrap(s.version, tool.Output, raw)
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(value, out); err != nil {
+		return fmt.Errorf("composition: tool %q: decoding the result into %T: %w (received %s)", tool.Name, out, err, truncate(string(raw), 200))
+	}
+	return nil
+}
+
+// call sends tools/call and parses the raw result.
+func (s *Session) call(ctx context.Context, name string, args any) (*Result, error) {
+	argsRaw, err := marshalArgs(args)
+	if err != nil {
+		return nil, fmt.Errorf("composition: tool %q: %w", name, err)
+	}
+	capt := newCapture(sanitizeCallResult, string(mcp.MethodToolsCall))
+	_, err = s.client.CallTool(withCapture(ctx, capt), mcp.CallToolRequest{
+		Params: mcp.CallToolParams{Name: name, Arguments: argsRaw},
+	})
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w (%w)", err, ctxErr)
+		}
+		return nil, fmt.Errorf("composition: calling tool %q on %s: %w", name, s.server, err)
+	}
+	raw := capt.result(string(mcp.MethodToolsCall))
+	if raw == nil {
+		return nil, fmt.Errorf("composition: calling tool %q on %s: no result was captured", name, s.server)
+	}
+	var res Result
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("composition: tool %q on %s: malformed tools/call result: %w (received %s)", name, s.server, err, truncate(string(raw), 200))
+	}
+	return &res, nil
+}
+
+// marshalArgs encodes tool arguments, which must form a JSON object.
+func marshalArgs(args any) (json.RawMessage, error) {
+	if args == nil {
+		return json.RawMessage(`{}`), nil
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("encoding arguments: %w", err)
+	}
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		return json.RawMessage(`{}`), nil
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return nil, fmt.Errorf("arguments must encode as a JSON object, got %s", truncate(string(b), 100))
+	}
+	return b, nil
+}
+
+// truncate shortens s to at most n bytes (on a rune boundary), marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,255 @@
+package composition
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Raw capture.
+//
+// mcp-go decodes every result into its own types, which loses data this
+// package must keep: mcp.Tool drops schema keywords and fails on boolean or
+// type-array schema roots, structuredContent decoded into `any` turns large
+// integers into float64, and unknown content types fail the whole call. So
+// the mcp-go transport is wrapped in rawTransport, which hands the raw result
+// bytes of selected responses to the caller.
+//
+// The caller asks for them per request: it puts a *capture into the context
+// (withCapture); mcp-go passes that context (or one derived from it) down to
+// Transport.SendRequest, where rawTransport records the Result of each
+// successful response whose method the capture names. Each write replaces
+// the previous one for that method, so a call that takes several round trips
+// (SEP-2322 multi round-trip requests, version renegotiation of
+// server/discover) keeps the final answer. A capture may also rewrite what
+// mcp-go gets to decode (see sanitizeToolsPage and sanitizeCallResult), so
+// that its typed decode cannot fail on something this package reads raw.
+// Requests without a capture in their context pass through untouched.
+
+// captureKey is the context key of a *capture.
+type captureKey struct{}
+
+// capture is a per-request slot for raw results.
+type capture struct {
+	// methods are the JSON-RPC methods to record.
+	methods []string
+	// sanitize, if set, returns what mcp-go should decode instead of raw.
+	sanitize func(raw json.RawMessage) json.RawMessage
+
+	mu  sync.Mutex
+	got map[string]json.RawMessage
+}
+
+func newCapture(sanitize func(json.RawMessage) json.RawMessage, methods ...string) *capture {
+	return &capture{methods: methods, sanitize: sanitize}
+}
+
+func withCapture(ctx context.Context, c *capture) context.Context {
+	return context.WithValue(ctx, captureKey{}, c)
+}
+
+// result returns the last raw result recorded for method, or nil.
+func (c *capture) result(method string) json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.got[method]
+}
+
+// record keeps resp's raw result when its method is wanted, and returns the
+// response mcp-go should see.
+func (c *capture) record(method string, resp *transport.JSONRPCResponse) *transport.JSONRPCResponse {
+	wanted := false
+	for _, m := range c.methods {
+		if m == method {
+			wanted = true
+			break
+		}
+	}
+	if !wanted {
+		return resp
+	}
+	raw := append(json.RawMessage(nil), resp.Result...)
+	c.mu.Lock()
+	if c.got == nil {
+		c.got = map[string]json.RawMessage{}
+	}
+	c.got[method] = raw
+	c.mu.Unlock()
+	if c.sanitize == nil {
+		return resp
+	}
+	clone := *resp
+	clone.Result = c.sanitize(raw)
+	return &clone
+}
+
+// rawTransport decorates an mcp-go transport with raw capture. It implements
+// transport.Interface; newRawTransport returns a wrapper that also
+// implements transport.BidirectionalInterface and transport.HTTPConnection
+// exactly when the inner transport does, because mcp-go's client changes
+// behaviour on those assertions (server-to-client requests; the
+// MCP-Protocol-Version header, cancellation and x-mcp-header handling over
+// HTTP). The other interfaces the client asserts, RequiresLegacyProtocol
+// and SetConnectionLostHandler, are forwarded when the inner transport has
+// them and are no-ops otherwise, which mcp-go treats the same as absent.
+type rawTransport struct {
+	inner transport.Interface
+}
+
+func newRawTransport(inner transport.Interface) transport.Interface {
+	base := &rawTransport{inner: inner}
+	bidi, isBidi := inner.(transport.BidirectionalInterface)
+	hc, isHTTP := inner.(transport.HTTPConnection)
+	switch {
+	case isBidi && isHTTP:
+		return &rawBidiHTTPTransport{rawBidiTransport: rawBidiTransport{rawTransport: base, bidi: bidi}, http: hc}
+	case isBidi:
+		return &rawBidiTransport{rawTransport: base, bidi: bidi}
+	case isHTTP:
+		return &rawHTTPTransport{rawTransport: base, http: hc}
+	default:
+		return base
+	}
+}
+
+// Start starts the inner transport.
+func (t *rawTransport) Start(ctx context.Context) error { return t.inner.Start(ctx) }
+
+// SendRequest sends through the inner transport and records the raw result
+// for the capture in ctx, if any.
+func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.inner.SendRequest(ctx, req)
+	if err != nil || resp == nil || resp.Error != nil {
+		return resp, err
+	}
+	if c, ok := ctx.Value(captureKey{}).(*capture); ok {
+		resp = c.record(req.Method, resp)
+	}
+	return resp, nil
+}
+
+// SendNotification sends through the inner transport.
+func (t *rawTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	return t.inner.SendNotification(ctx, n)
+}
+
+// SetNotificationHandler sets the inner transport's notification handler.
+func (t *rawTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+	t.inner.SetNotificationHandler(h)
+}
+
+// Close closes the inner transport.
+func (t *rawTransport) Close() error { return t.inner.Close() }
+
+// GetSessionId returns the inner transport's session ID.
+func (t *rawTransport) GetSessionId() string { return t.inner.GetSessionId() }
+
+// RequiresLegacyProtocol forwards mcp-go's legacyRequiringTransport check.
+func (t *rawTransport) RequiresLegacyProtocol() bool {
+	l, ok := t.inner.(interface{ RequiresLegacyProtocol() bool })
+	return ok && l.RequiresLegacyProtocol()
+}
+
+// SetConnectionLostHandler forwards mcp-go's connectionLostSetter.
+func (t *rawTransport) SetConnectionLostHandler(h func(error)) {
+	if s, ok := t.inner.(interface{ SetConnectionLostHandler(func(error)) }); ok {
+		s.SetConnectionLostHandler(h)
+	}
+}
+
+type rawBidiTransport struct {
+	*rawTransport
+	bidi transport.BidirectionalInterface
+}
+
+// SetRequestHandler sets the handler for server-to-client requests.
+func (t *rawBidiTransport) SetRequestHandler(h transport.RequestHandler) { t.bidi.SetRequestHandler(h) }
+
+type rawHTTPTransport struct {
+	*rawTransport
+	http transport.HTTPConnection
+}
+
+// SetProtocolVersion forwards the negotiated version to the HTTP transport.
+func (t *rawHTTPTransport) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
+
+type rawBidiHTTPTransport struct {
+	rawBidiTransport
+	http transport.HTTPConnection
+}
+
+// SetProtocolVersion forwards the negotiated version to the HTTP transport.
+func (t *rawBidiHTTPTransport) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
+
+// Compile-time checks of the decorator's interface sets.
+var (
+	_ transport.Interface              = (*rawTransport)(nil)
+	_ transport.BidirectionalInterface = (*rawBidiTransport)(nil)
+	_ transport.HTTPConnection         = (*rawHTTPTransport)(nil)
+	_ transport.BidirectionalInterface = (*rawBidiHTTPTransport)(nil)
+	_ transport.HTTPConnection         = (*rawBidiHTTPTransport)(nil)
+)
+
+// sanitizeToolsPage is what mcp-go decodes of a tools/list page: the tools
+// that mcp.Tool can decode and whose x-mcp-header annotations are valid, and
+// the page's nextCursor. mcp-go caches those definitions to mirror
+// x-mcp-header parameters into HTTP headers on later calls (SEP-2243), so
+// they are kept; a tool mcp-go cannot decode would fail the whole page, so it
+// is left out of mcp-go's view (Session.ListToolsRaw reads every tool from the
+// raw page). A page that is not an object with a tools array becomes
+// {"tools":[]}, and ListToolsRaw reports the problem.
+func sanitizeToolsPage(raw json.RawMessage) json.RawMessage {
+	var page struct {
+		Tools      []json.RawMessage `json:"tools"`
+		NextCursor json.RawMessage   `json:"nextCursor"`
+	}
+	out := struct {
+		Tools      []json.RawMessage `json:"tools"`
+		NextCursor json.RawMessage   `json:"nextCursor,omitempty"`
+	}{Tools: []json.RawMessage{}}
+	if err := json.Unmarshal(raw, &page); err == nil {
+		for _, t := range page.Tools {
+			var tool mcp.Tool
+			if json.Unmarshal(t, &tool) != nil || mcp.ValidateParamHeaderAnnotations(&tool) != nil {
+				continue
+			}
+			out.Tools = append(out.Tools, t)
+		}
+		var cursor string
+		if json.Unmarshal(page.NextCursor, &cursor) == nil {
+			out.NextCursor = page.NextCursor
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return json.RawMessage(`{"tools":[]}`)
+	}
+	return b
+}
+
+// sanitizeCallResult is what mcp-go decodes of a tools/call result: the
+// fields its multi round-trip loop needs (resultType, inputRequests,
+// requestState), with empty content. The content and
+// structuredContent are read raw by Session.Call, so mcp-go's decode of them
+// (which fails on content types it does not know) is skipped. A result that
+// is not an object is passed on unchanged for mcp-go to reject.
+func sanitizeCallResult(raw json.RawMessage) json.RawMessage {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return raw
+	}
+	out := map[string]json.RawMessage{"content": json.RawMessage(`[]`)}
+	for _, k := range []string{"resultType", "inputRequests", "requestState"} {
+		if v, ok := fields[k]; ok {
+			out[k] = v
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return raw
+	}
+	return b
+}

@@ -1,0 +1,135 @@
+package composition
+
+import (
+	"bufio"
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// moduleRoot returns the directory holding go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("module root: %v", err)
+	}
+	return dir
+}
+
+// goTool returns the go command of the toolchain running the tests.
+func goTool() string {
+	p := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return "go"
+}
+
+// buildTestServer builds composition/internal/testserver into a temporary
+// directory.
+func buildTestServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "testserver")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	cmd := exec.Command(goTool(), "build", "-o", bin, "./composition/internal/testserver")
+	cmd.Dir = moduleRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the test server: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startHTTPServer runs the test server on a loopback port and returns its
+// MCP endpoint URL. It is killed when the test ends.
+func startHTTPServer(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	select {
+	case line, ok := <-lines:
+		if url, found := strings.CutPrefix(line, "URL "); ok && found {
+			return url
+		}
+		t.Fatalf("test server did not print its URL (got %q); stderr:\n%s", line, stderr.String())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("test server did not start; stderr:\n%s", stderr.String())
+	}
+	return ""
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// errExecNotFound is what a missing stdio command unwraps to.
+var errExecNotFound = exec.ErrNotFound
+
+// httpServer serves h on a loopback port for the test and returns its base URL.
+func httpServer(t *testing.T, h http.HandlerFunc) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func http404(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }
+
+func http500(w http.ResponseWriter, _ *http.Request) {
+	http.Error(w, "database exploded", http.StatusInternalServerError)
+}
+
+// httpHang never answers; it returns when the client gives up.
+func httpHang(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+
+func httpHTML(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html")
+	_, _ = w.Write([]byte("<html><body>hello</body></html>"))
+}

@@ -1,0 +1,214 @@
+// Command testserver is the MCP server that composition's tests talk to, over
+// stdio (the default) or Streamable HTTP (-http ADDR, which prints
+// "URL http://HOST:PORT/mcp" on stdout once it listens). It is built on
+// mcp-go's server, which never wraps results; the tool nullable_row imitates
+// the TypeScript SDK v2 instead, wrapping its value as {"result": v} for
+// clients before 2026-07-28.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func main() {
+	httpAddr := flag.String("http", "", "serve Streamable HTTP on this address instead of stdio")
+	pageSize := flag.Int("page", 4, "tools per tools/list page")
+	loopCursor := flag.Bool("loop-cursor", false, "answer every tools/list page with the first page's nextCursor")
+	header := flag.String("require-header", "", "HTTP only: answer 401 unless the request has this header, as NAME:VALUE")
+	flag.Parse()
+
+	fmt.Fprintln(os.Stderr, "testserver: starting")
+	s := newServer(*pageSize, *loopCursor)
+	if *httpAddr == "" {
+		if err := server.ServeStdio(s); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	ln, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var h http.Handler = server.NewStreamableHTTPServer(s)
+	if *header != "" {
+		name, value, _ := strings.Cut(*header, ":")
+		next := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get(name) != value {
+				http.Error(w, "missing or wrong "+name, http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	fmt.Printf("URL http://%s/mcp\n", ln.Addr())
+	log.Fatal(http.Serve(ln, mux))
+}
+
+func newServer(pageSize int, loopCursor bool) *server.MCPServer {
+	opts := []server.ServerOption{
+		server.WithToolCapabilities(true),
+		server.WithInstructions("Test server for mcpbind's composition package."),
+		server.WithPaginationLimit(pageSize),
+	}
+	if loopCursor {
+		var mu sync.Mutex
+		first := mcp.Cursor("")
+		hooks := &server.Hooks{}
+		hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+			mu.Lock()
+			defer mu.Unlock()
+			if first == "" {
+				first = res.NextCursor
+			}
+			if res.NextCursor != "" {
+				res.NextCursor = first
+			}
+		})
+		opts = append(opts, server.WithHooks(hooks))
+	}
+	s := server.NewMCPServer("mcpbind-testserver", "1.0.0", opts...)
+
+	noArgs := json.RawMessage(`{"type":"object","properties":{}}`)
+	tool := func(name, desc string, input, output string) mcp.Tool {
+		t := mcp.NewTool(name, mcp.WithDescription(desc))
+		t.InputSchema = mcp.ToolInputSchema{}
+		t.RawInputSchema = noArgs
+		if input != "" {
+			t.RawInputSchema = json.RawMessage(input)
+		}
+		if output != "" {
+			t.RawOutputSchema = json.RawMessage(output)
+		}
+		return t
+	}
+	structured := func(v any) (*mcp.CallToolResult, error) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{
+			Content:              []mcp.Content{mcp.NewTextContent(string(b))},
+			RawStructuredContent: b,
+		}, nil
+	}
+	type Row struct {
+		ID   int64  `json:"id"`
+		Name string `json:"name"`
+	}
+
+	s.AddTool(tool("object", "Returns a plain object.", "",
+		`{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"},"id":{"type":"integer"}}}`),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return structured(map[string]any{"name": "widget", "count": 3, "id": int64(9007199254740993)})
+		})
+	s.AddTool(tool("integer", "Returns an integer.", "", `{"type":"integer"}`),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return structured(42) })
+	s.AddTool(tool("array", "Returns an array of strings.", "", `{"type":"array","items":{"type":"string"}}`),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return structured([]string{"a", "b", "c"})
+		})
+	s.AddTool(tool("null_value", "Returns null.", "", `{"type":"null"}`),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return structured(nil)
+		})
+	s.AddTool(tool("big_int", "Returns 2^53+1.", "", `{"type":"integer","format":"int64"}`),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return structured(int64(9007199254740993))
+		})
+	s.AddTool(tool("always_wrapped", "Returns an integer wrapped as {\"result\": v} in every version, like FastMCP.", "",
+		`{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"],"x-fastmcp-wrap-result":true}`),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return structured(map[string]any{"result": 7})
+		})
+	s.AddTool(tool("nullable_row", "Returns a row or null; wraps it like the TypeScript SDK v2 for clients before 2026-07-28.",
+		`{"type":"object","properties":{"missing":{"type":"boolean"}}}`,
+		`{"type":["object","null"],"properties":{"id":{"type":"integer"},"name":{"type":"string"}}}`),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var v any = Row{ID: 9007199254740993, Name: "row"}
+			if missing, _ := req.GetArguments()["missing"].(bool); missing {
+				v = nil
+			}
+			if server.RequestProtocolVersion(ctx) < mcp.ProtocolVersion20260728 {
+				v = map[string]any{"result": v}
+			}
+			return structured(v)
+		})
+	s.AddTool(tool("fails", "Always answers isError.", "", ""),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError("kaboom: the widget is broken"), nil
+		})
+	s.AddTool(tool("text_json", "Returns JSON only in its second text block.", "", ""),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				mcp.NewTextContent("Here is the data:"),
+				mcp.NewTextContent(`{"a":1,"big":9007199254740993}`),
+			}}, nil
+		})
+	s.AddTool(tool("text_plain", "Returns plain text.", "", ""),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("just words"), nil
+		})
+	s.AddTool(tool("sleep", "Sleeps for ms milliseconds, or until cancelled.",
+		`{"type":"object","properties":{"ms":{"type":"integer"}}}`, ""),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ms, _ := req.GetArguments()["ms"].(float64)
+			select {
+			case <-time.After(time.Duration(ms) * time.Millisecond):
+				return mcp.NewToolResultText("slept"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})
+	s.AddTool(tool("echo", "Returns its arguments.", `{"type":"object","additionalProperties":true}`, ""),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			raw, _ := req.GetRawArguments().(json.RawMessage)
+			if raw == nil {
+				raw = json.RawMessage(`null`)
+			}
+			return &mcp.CallToolResult{
+				Content:              []mcp.Content{mcp.NewTextContent(string(raw))},
+				RawStructuredContent: raw,
+			}, nil
+		})
+	s.AddTool(tool("getenv", "Returns an environment variable.",
+		`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, ""),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			name, _ := req.GetArguments()["name"].(string)
+			return mcp.NewToolResultText(os.Getenv(name)), nil
+		})
+	s.AddTool(tool("cwd", "Returns the working directory.", "", ""),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			dir, err := os.Getwd()
+			if err != nil {
+				return nil, err
+			}
+			return mcp.NewToolResultText(dir), nil
+		})
+	s.AddTool(tool("bool_schema", "Its inputSchema is the boolean schema true.", `true`, ""),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		})
+	s.AddTool(tool("type_array_schema", "Its inputSchema root has a type array.",
+		`{"type":["object","null"],"properties":{"q":{"type":"string","pattern":"^[a-z]+$"}},"$defs":{"unused":{"oneOf":[{"type":"string"},{"type":"integer"}]}}}`,
+		`true`),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return structured(map[string]any{"k": "v"})
+		})
+	return s
+}

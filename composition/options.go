@@ -1,0 +1,176 @@
+package composition
+
+import (
+	"io"
+	"net/url"
+	"strings"
+)
+
+// Transport names, as returned by [Session.Transport] and recorded in a
+// bundle's "transport" field.
+const (
+	// TransportStdio is a server run as a child process, speaking
+	// newline-delimited JSON-RPC on its stdin and stdout.
+	TransportStdio = "stdio"
+	// TransportStreamableHTTP is the Streamable HTTP transport (MCP
+	// 2025-03-26 and later).
+	TransportStreamableHTTP = "streamable-http"
+)
+
+// Transport says how to reach a server. Make one with [Stdio] or [HTTP]; the
+// zero value is not usable and makes [Connect] fail.
+type Transport struct {
+	kind    string
+	command string
+	args    []string
+	url     string
+}
+
+// Stdio is a server started as a child process: command (looked up in PATH
+// when it has no path separator) with args. The process inherits this
+// process's environment plus [WithEnv], and its working directory is
+// [WithDir] or this process's. [Session.Close] closes its stdin, then signals
+// it if it does not exit within two seconds.
+func Stdio(command string, args ...string) Transport {
+	return Transport{kind: TransportStdio, command: command, args: append([]string(nil), args...)}
+}
+
+// HTTP is a server reached over the Streamable HTTP transport at url, the
+// server's MCP endpoint (for example "http://127.0.0.1:8080/mcp"). Headers
+// such as Authorization are given with [WithHeader].
+func HTTP(url string) Transport {
+	return Transport{kind: TransportStreamableHTTP, url: url}
+}
+
+// String names the server for messages: the command of a stdio server (not
+// its arguments, which may carry secrets), or the URL of an HTTP server
+// without its user information, query and fragment.
+func (t Transport) String() string {
+	switch t.kind {
+	case TransportStdio:
+		return t.command
+	case TransportStreamableHTTP:
+		return redactURL(t.url)
+	default:
+		return "<no transport>"
+	}
+}
+
+// redactURL drops what may carry credentials from a URL: user information,
+// the query and the fragment.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "<invalid URL>"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.ForceQuery = false
+	u.Fragment = ""
+	u.RawFragment = ""
+	return u.String()
+}
+
+// Option configures [Connect]. Options that do not apply to the transport
+// (WithEnv on HTTP, WithHeader on stdio) are ignored.
+type Option struct {
+	apply func(*config)
+}
+
+// DefaultMaxPages is how many tools/list pages [Session.ListToolsRaw] follows
+// before giving up, unless [WithMaxPages] says otherwise.
+const DefaultMaxPages = 1000
+
+// stderrTailSize is how much of a stdio server's most recent stderr output
+// is kept for connect errors.
+const stderrTailSize = 4 << 10
+
+type config struct {
+	env             []string
+	dir             string
+	headers         map[string]string
+	protocolVersion string
+	clientName      string
+	clientVersion   string
+	stderr          io.Writer
+	maxPages        int
+}
+
+func newConfig(opts []Option) config {
+	c := config{
+		clientName:    "mcpbind",
+		clientVersion: moduleVersion(),
+		maxPages:      DefaultMaxPages,
+	}
+	for _, o := range opts {
+		if o.apply != nil {
+			o.apply(&c)
+		}
+	}
+	return c
+}
+
+// WithEnv adds environment variables, each "KEY=VALUE", to a stdio server's
+// environment (which otherwise is this process's). Later values win.
+func WithEnv(kv ...string) Option {
+	kv = append([]string(nil), kv...)
+	return Option{func(c *config) { c.env = append(c.env, kv...) }}
+}
+
+// WithDir sets a stdio server's working directory.
+func WithDir(dir string) Option {
+	return Option{func(c *config) { c.dir = dir }}
+}
+
+// WithHeader adds an HTTP header to every request to a Streamable HTTP
+// server (for example "Authorization", "Bearer …"). A later value for the
+// same key replaces an earlier one. Header values never appear in errors.
+func WithHeader(key, value string) Option {
+	return Option{func(c *config) {
+		if c.headers == nil {
+			c.headers = map[string]string{}
+		}
+		for k := range c.headers {
+			if strings.EqualFold(k, key) {
+				delete(c.headers, k)
+			}
+		}
+		c.headers[key] = value
+	}}
+}
+
+// WithProtocolVersion pins the MCP protocol version. A version before
+// [ModernProtocolVersion] (such as "2025-06-18") connects with the initialize
+// handshake at that version, never probing server/discover. "" (the default)
+// asks for the newest version: mcp-go probes with server/discover at
+// 2026-07-28 and falls back to initialize at 2025-11-25 when the server
+// predates it. The server may still answer with another version; see
+// [Session.ProtocolVersion].
+func WithProtocolVersion(v string) Option {
+	return Option{func(c *config) { c.protocolVersion = v }}
+}
+
+// WithClientInfo sets the clientInfo sent to the server (default name
+// "mcpbind" and this module's version).
+func WithClientInfo(name, version string) Option {
+	return Option{func(c *config) { c.clientName, c.clientVersion = name, version }}
+}
+
+// WithStderr copies a stdio server's stderr to w (by default it is
+// discarded). w is written from one goroutine; a w that blocks holds up the
+// server once the pipe fills. Whatever w is, the last 4 KiB are kept for
+// [ConnectError].
+func WithStderr(w io.Writer) Option {
+	return Option{func(c *config) { c.stderr = w }}
+}
+
+// WithMaxPages bounds how many tools/list pages [Session.ListToolsRaw]
+// follows (default [DefaultMaxPages]); n <= 0 restores the default.
+func WithMaxPages(n int) Option {
+	return Option{func(c *config) {
+		if n <= 0 {
+			n = DefaultMaxPages
+		}
+		c.maxPages = n
+	}}
+}

@@ -1,0 +1,319 @@
+package composition
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Session is a connection to one MCP server, made by [Connect]. Its methods
+// may be called from several goroutines at once. Close it when done.
+type Session struct {
+	client   *client.Client
+	server   string // Transport.String(), for messages
+	kind     string
+	maxPages int
+
+	proc *stdioProcess // stdio only
+	http *httpRecorder // streamable HTTP only
+
+	version      string
+	serverInfo   json.RawMessage
+	capabilities json.RawMessage
+	instructions string
+
+	// life is the context of server-to-client requests; Close cancels it.
+	life   context.Context
+	cancel context.CancelFunc
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// ConnectError is returned by [Connect] when the server could not be reached
+// or did not complete the handshake.
+type ConnectError struct {
+	// Server names the server: the command of a stdio server, or the URL of
+	// an HTTP server without user information, query or fragment. Never
+	// headers, environment values or arguments.
+	Server string
+	// Stage is where it failed: "config" (the Transport or an Option is
+	// unusable), "start" (the process could not be started), or
+	// "initialize" (the server/discover or initialize handshake failed).
+	Stage string
+	// Err says what went wrong. It wraps the underlying error, so
+	// errors.Is(err, context.DeadlineExceeded) and errors.Is(err,
+	// exec.ErrNotFound) work through a *ConnectError.
+	Err error
+	// Stderr is the end (at most 4 KiB) of what a stdio server wrote to
+	// stderr before the failure; "" for HTTP servers.
+	Stderr string
+}
+
+// Error says which server failed, at which stage and why, followed by the
+// server's stderr tail on separate lines when there is one.
+func (e *ConnectError) Error() string {
+	msg := fmt.Sprintf("composition: connecting to %s: %s: %v", e.Server, e.Stage, e.Err)
+	if e.Stderr != "" {
+		msg += "\nserver stderr (last lines):\n  " + strings.ReplaceAll(e.Stderr, "\n", "\n  ")
+	}
+	return msg
+}
+
+// Unwrap returns Err.
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// detailError prefixes an error with what was observed around it.
+type detailError struct {
+	detail string
+	err    error
+}
+
+func (e *detailError) Error() string { return e.detail + ": " + e.err.Error() }
+func (e *detailError) Unwrap() error { return e.err }
+
+// Connect starts (stdio) or reaches (HTTP) the server and performs the MCP
+// handshake through mcp-go's client: server/discover for 2026-07-28 servers,
+// else initialize/initialized (see [WithProtocolVersion]).
+//
+// ctx bounds the handshake only: when it ends first, Connect stops the server
+// process and returns promptly. The session itself outlives ctx. A server
+// that ignores the server/discover probe costs up to five seconds before the
+// initialize fallback (mcp-go's probe timeout), unless ctx ends sooner.
+//
+// Every failure is a *[ConnectError]. For stdio servers its message says
+// whether the process could not be started, exited (with its exit status),
+// or wrote output that is not JSON-RPC, and carries the end of its stderr;
+// for HTTP servers it gives the HTTP status of a failed answer.
+func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error) {
+	cfg := newConfig(opts)
+	server := t.String()
+	fail := func(stage string, err error) (*Session, error) {
+		return nil, &ConnectError{Server: server, Stage: stage, Err: err}
+	}
+	if v := cfg.protocolVersion; v != "" && !mcp.IsValidProtocolVersion(v) {
+		return fail("config", fmt.Errorf("unknown protocol version %q (known: %s)", v, strings.Join(mcp.ValidProtocolVersions, ", ")))
+	}
+	if err := ctx.Err(); err != nil {
+		return fail("start", err)
+	}
+
+	s := &Session{server: server, kind: t.kind, maxPages: cfg.maxPages}
+	var inner transport.Interface
+	switch t.kind {
+	case TransportStdio:
+		proc, tr, err := startStdio(t.command, t.args, &cfg)
+		if err != nil {
+			return fail("start", fmt.Errorf("starting the server process: %w", err))
+		}
+		s.proc, inner = proc, tr
+	case TransportStreamableHTTP:
+		u, err := url.Parse(t.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fail("config", fmt.Errorf("not an http or https URL: %q", server))
+		}
+		s.http = newHTTPRecorder()
+		tr, err := transport.NewStreamableHTTP(t.url,
+			transport.WithHTTPHeaders(cfg.headers),
+			transport.WithHTTPBasicClient(&http.Client{Transport: s.http}))
+		if err != nil {
+			s.http.close()
+			return fail("config", redactErr(err, t.url))
+		}
+		inner = tr
+	default:
+		return fail("config", errors.New("no transport: use composition.Stdio or composition.HTTP"))
+	}
+
+	var copts []client.ClientOption
+	if cfg.protocolVersion != "" {
+		copts = append(copts, client.WithProtocolVersion(cfg.protocolVersion))
+	}
+	s.client = client.NewClient(newRawTransport(inner), copts...)
+	s.life, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+
+	if err := s.client.Start(s.life); err != nil {
+		return s.abort(ctx, "start", err, t.url)
+	}
+
+	capt := newCapture(nil, string(mcp.MethodServerDiscover), string(mcp.MethodInitialize))
+	res, err := s.client.Initialize(withCapture(ctx, capt), mcp.InitializeRequest{
+		Params: mcp.InitializeParams{
+			ProtocolVersion: cfg.protocolVersion,
+			ClientInfo:      mcp.Implementation{Name: cfg.clientName, Version: cfg.clientVersion},
+		},
+	})
+	if err != nil {
+		return s.abort(ctx, "initialize", err, t.url)
+	}
+	s.version = s.client.ProtocolVersion()
+	if s.version == "" {
+		s.version = res.ProtocolVersion
+	}
+	s.fillServerFacts(capt, res)
+	return s, nil
+}
+
+// abort stops a session whose connect failed and describes the failure.
+func (s *Session) abort(ctx context.Context, stage string, err error, rawURL string) (*Session, error) {
+	var notes []string
+	if s.proc != nil {
+		// A closed transport means stdout ended: the process is exiting, so
+		// give it a moment to be reaped for its exit status.
+		wait := time.Duration(0)
+		if errors.Is(err, transport.ErrTransportClosed) {
+			wait = time.Second
+		}
+		if s.proc.hasExited(wait) {
+			notes = append(notes, "the server process exited ("+s.proc.exitDescription()+") before the handshake completed")
+		}
+		if junk := s.proc.watch.junkNote(); junk != "" {
+			notes = append(notes, junk)
+		}
+	}
+	if s.http != nil {
+		if f := s.http.lastFailure(); f != "" {
+			notes = append(notes, f)
+		}
+	}
+	if ctx.Err() != nil {
+		notes = append(notes, "no answer before the context ended")
+	}
+
+	_ = s.client.Close()
+	var stderr string
+	if s.proc != nil {
+		_ = s.proc.stop(false)
+		stderr = s.proc.stderrTail()
+	}
+	if s.http != nil {
+		s.http.close()
+		err = redactErr(err, rawURL)
+	}
+	s.cancel()
+
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		// mcp-go reports some context ends as its own errors; keep the
+		// context's error reachable for errors.Is.
+		err = fmt.Errorf("%w (%w)", err, ctxErr)
+	}
+	if len(notes) > 0 {
+		err = &detailError{detail: strings.Join(notes, "; "), err: err}
+	}
+	return nil, &ConnectError{Server: s.server, Stage: stage, Err: err, Stderr: stderr}
+}
+
+// fillServerFacts keeps serverInfo, capabilities and instructions as the
+// server sent them: from the raw initialize result (legacy) or the raw
+// server/discover result (2026-07-28, where serverInfo is in _meta under
+// "io.modelcontextprotocol/serverInfo"). What the raw result lacks is taken
+// from mcp-go's typed InitializeResult.
+func (s *Session) fillServerFacts(capt *capture, res *mcp.InitializeResult) {
+	var raw json.RawMessage
+	if mcp.IsModernProtocol(s.version) {
+		raw = capt.result(string(mcp.MethodServerDiscover))
+	} else {
+		raw = capt.result(string(mcp.MethodInitialize))
+	}
+	var fields struct {
+		Capabilities json.RawMessage            `json:"capabilities"`
+		ServerInfo   json.RawMessage            `json:"serverInfo"`
+		Instructions *string                    `json:"instructions"`
+		Meta         map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(raw, &fields)
+	s.capabilities = nonNull(fields.Capabilities)
+	s.serverInfo = nonNull(fields.ServerInfo)
+	if s.serverInfo == nil {
+		s.serverInfo = nonNull(fields.Meta[mcp.MetaKeyServerInfo])
+	}
+	if fields.Instructions != nil {
+		s.instructions = *fields.Instructions
+	}
+	if res == nil {
+		return
+	}
+	if s.capabilities == nil {
+		s.capabilities, _ = json.Marshal(res.Capabilities)
+	}
+	if s.serverInfo == nil && res.ServerInfo.Name != "" {
+		s.serverInfo, _ = json.Marshal(res.ServerInfo)
+	}
+	if fields.Instructions == nil {
+		s.instructions = res.Instructions
+	}
+}
+
+func nonNull(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 || string(r) == "null" {
+		return nil
+	}
+	return r
+}
+
+// ProtocolVersion is the negotiated MCP protocol version, such as
+// "2025-11-25" or "2026-07-28".
+func (s *Session) ProtocolVersion() string { return s.version }
+
+// Transport is [TransportStdio] or [TransportStreamableHTTP].
+func (s *Session) Transport() string { return s.kind }
+
+// ServerInfo is the server's Implementation object ({"name", "version", …})
+// exactly as it sent it: initialize's serverInfo, or on 2026-07-28 the
+// "io.modelcontextprotocol/serverInfo" entry of server/discover's _meta. Nil
+// when the server sent none. The caller must not modify it.
+func (s *Session) ServerInfo() json.RawMessage { return s.serverInfo }
+
+// Capabilities is the server's capabilities object exactly as it sent it
+// (from initialize, or server/discover on 2026-07-28). The caller must not
+// modify it.
+func (s *Session) Capabilities() json.RawMessage { return s.capabilities }
+
+// Instructions is the server's instructions text, "" when it sent none.
+func (s *Session) Instructions() string { return s.instructions }
+
+// Close ends the session: for HTTP it ends a legacy protocol session with
+// DELETE; for stdio it closes the server's stdin, waits up to two seconds for
+// it to exit, then sends SIGTERM and finally SIGKILL. It returns an error
+// only when the process could not be stopped. Calling Close again returns the
+// first result.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		_ = s.client.Close()
+		if s.proc != nil {
+			s.closeErr = s.proc.stop(true)
+		}
+		if s.http != nil {
+			s.http.close()
+		}
+		s.cancel()
+	})
+	return s.closeErr
+}
+
+// moduleVersion is this module's version for clientInfo, or "devel".
+func moduleVersion() string {
+	const path = "github.com/mcpbind/mcpbind"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Path == path && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			return bi.Main.Version
+		}
+		for _, d := range bi.Deps {
+			if d.Path == path && d.Version != "" {
+				return d.Version
+			}
+		}
+	}
+	return "devel"
+}

@@ -1,0 +1,317 @@
+package composition
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// A stdio server is run by this package rather than by mcp-go's
+// transport.NewStdio, and handed to mcp-go's stdio transport through
+// transport.NewIO, which does all the JSON-RPC framing. Owning the process
+// lets Connect see what mcp-go's transport hides: the process's exit status,
+// the tail of its stderr, and lines on stdout that are not JSON-RPC (which
+// the transport skips silently). It also keeps the process independent of
+// the context given to Connect (mcp-go would tie it to that context with
+// exec.CommandContext, killing the server when a Connect deadline passes).
+
+const (
+	// gracefulExit is how long Close waits after closing stdin before it
+	// signals the process; termExit how long after SIGTERM before SIGKILL.
+	gracefulExit = 2 * time.Second
+	termExit     = 2 * time.Second
+	// stdoutGrace is how long stdout may stay open after the process has
+	// exited (held by a grandchild) before it is closed, so that requests in
+	// flight fail instead of waiting for the grandchild.
+	stdoutGrace = 2 * time.Second
+)
+
+// stdioProcess is a running stdio server.
+type stdioProcess struct {
+	cmd     *exec.Cmd
+	stdin   *os.File // write end of the server's stdin
+	stdout  *os.File // read end of the server's stdout
+	stderr  *os.File // read end of the server's stderr
+	watch   *stdoutWatch
+	tail    *tailBuffer
+	errDone chan struct{} // closed when stderr reaches EOF
+	exited  chan struct{} // closed when the process has been waited for
+	waitErr error         // set before exited is closed
+}
+
+// startStdio starts command with args and returns it with an mcp-go stdio
+// transport over its pipes.
+func startStdio(command string, args []string, cfg *config) (*stdioProcess, *transport.Stdio, error) {
+	if command == "" {
+		return nil, nil, fmt.Errorf("no command given")
+	}
+	cmd := exec.Command(command, args...)
+	if len(cfg.env) > 0 {
+		cmd.Env = append(os.Environ(), cfg.env...)
+	}
+	cmd.Dir = cfg.dir
+
+	var parentEnds, childEnds []*os.File
+	closeAll := func(fs []*os.File) {
+		for _, f := range fs {
+			_ = f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err != nil {
+			return nil, nil, fmt.Errorf("creating pipe: %w", err)
+		}
+		return r, w, nil
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll([]*os.File{inR, inW})
+		return nil, nil, err
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll([]*os.File{inR, inW, outR, outW})
+		return nil, nil, err
+	}
+	parentEnds = []*os.File{inW, outR, errR}
+	childEnds = []*os.File{inR, outW, errW}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+
+	if err := cmd.Start(); err != nil {
+		closeAll(childEnds)
+		closeAll(parentEnds)
+		return nil, nil, err
+	}
+	closeAll(childEnds)
+
+	p := &stdioProcess{
+		cmd:     cmd,
+		stdin:   inW,
+		stdout:  outR,
+		stderr:  errR,
+		tail:    newTailBuffer(stderrTailSize),
+		errDone: make(chan struct{}),
+		exited:  make(chan struct{}),
+	}
+	p.watch = newStdoutWatch(outR)
+	go func() {
+		defer close(p.errDone)
+		buf := make([]byte, 4096)
+		for {
+			n, err := errR.Read(buf)
+			if n > 0 {
+				_, _ = p.tail.Write(buf[:n])
+				if cfg.stderr != nil {
+					_, _ = cfg.stderr.Write(buf[:n])
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+		select {
+		case <-p.watch.eof:
+		case <-time.After(stdoutGrace):
+			_ = p.stdout.Close()
+		}
+	}()
+	// The stdio transport's Close closes stdin (and a nil stderr is skipped).
+	return p, transport.NewIO(p.watch, inW, nil), nil
+}
+
+// hasExited reports whether the process has exited, waiting up to d for it.
+func (p *stdioProcess) hasExited(d time.Duration) bool {
+	if d <= 0 {
+		select {
+		case <-p.exited:
+			return true
+		default:
+			return false
+		}
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// stop ends the process: when graceful, it first waits for the process to
+// exit on its own (its stdin has been closed by the transport), then sends
+// SIGTERM; SIGKILL comes last. The pipes are closed afterwards so no reader
+// stays blocked on a grandchild that holds them open.
+func (p *stdioProcess) stop(graceful bool) error {
+	defer func() {
+		_ = p.stdin.Close()
+		_ = p.stdout.Close()
+		// Give the stderr drain a moment to reach EOF before closing, so
+		// the tail is complete.
+		select {
+		case <-p.errDone:
+		case <-time.After(200 * time.Millisecond):
+		}
+		_ = p.stderr.Close()
+	}()
+	if graceful {
+		if p.hasExited(gracefulExit) {
+			return nil
+		}
+		if err := p.cmd.Process.Signal(syscall.SIGTERM); err == nil && p.hasExited(termExit) {
+			return nil
+		}
+	}
+	if p.hasExited(0) {
+		return nil
+	}
+	if err := p.cmd.Process.Kill(); err != nil && !p.hasExited(0) {
+		return fmt.Errorf("killing server process: %w", err)
+	}
+	if !p.hasExited(gracefulExit) {
+		return fmt.Errorf("server process %d did not exit after SIGKILL", p.cmd.Process.Pid)
+	}
+	return nil
+}
+
+// exitDescription says how the process ended, such as "exit status 3".
+func (p *stdioProcess) exitDescription() string {
+	if p.waitErr == nil {
+		return "exit status 0"
+	}
+	return p.waitErr.Error()
+}
+
+// stderrTail returns the last few KiB the process wrote to stderr, waiting
+// briefly for output still in the pipe.
+func (p *stdioProcess) stderrTail() string {
+	select {
+	case <-p.errDone:
+	case <-time.After(200 * time.Millisecond):
+	}
+	return strings.TrimSpace(p.tail.String())
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu      sync.Mutex
+	max     int
+	buf     []byte
+	dropped bool
+}
+
+func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
+
+// Write appends p, dropping the oldest bytes beyond the buffer's size.
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+		b.dropped = true
+	}
+	return len(p), nil
+}
+
+// String returns the kept bytes, prefixed with "…" when older ones were
+// dropped.
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dropped {
+		return "…" + string(b.buf)
+	}
+	return string(b.buf)
+}
+
+// stdoutWatch passes a stdio server's stdout through to mcp-go's transport
+// and notes the first line that cannot be a JSON-RPC message (one whose first
+// non-blank byte is not '{' or '['). mcp-go skips such lines; they are
+// reported only when Connect fails, since a server that prints a banner and
+// then works is still usable.
+type stdoutWatch struct {
+	r   io.Reader
+	eof chan struct{}
+
+	mu          sync.Mutex
+	atLineStart bool
+	inJunk      bool // capturing the first junk line
+	junk        []byte
+	junkLines   int
+	eofOnce     sync.Once
+}
+
+// maxJunk is how much of the first junk line is kept.
+const maxJunk = 200
+
+func newStdoutWatch(r io.Reader) *stdoutWatch {
+	return &stdoutWatch{r: r, eof: make(chan struct{}), atLineStart: true}
+}
+
+// Read reads from the server's stdout.
+func (w *stdoutWatch) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	w.scan(p[:n])
+	if err != nil {
+		w.eofOnce.Do(func() { close(w.eof) })
+	}
+	return n, err
+}
+
+func (w *stdoutWatch) scan(p []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range p {
+		switch {
+		case c == '\n':
+			w.atLineStart = true
+			w.inJunk = false
+		case w.inJunk:
+			if len(w.junk) < maxJunk {
+				w.junk = append(w.junk, c)
+			}
+		case w.atLineStart && (c == ' ' || c == '\t' || c == '\r'):
+		case w.atLineStart:
+			w.atLineStart = false
+			if c != '{' && c != '[' {
+				w.junkLines++
+				if w.junkLines == 1 {
+					w.inJunk = true
+					w.junk = append(w.junk, c)
+				}
+			}
+		}
+	}
+}
+
+// junkNote describes the non-JSON-RPC output seen, or "".
+func (w *stdoutWatch) junkNote() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.junkLines == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("the server wrote output that is not JSON-RPC to stdout: %q", truncate(string(w.junk), maxJunk))
+	if w.junkLines > 1 {
+		s += fmt.Sprintf(" (and %d more such lines)", w.junkLines-1)
+	}
+	return s
+}

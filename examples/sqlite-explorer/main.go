@@ -1,0 +1,149 @@
+// Command sqlite-explorer is an MCP server over a real SQLite database: a
+// small lending library with tables authors, books and loans, created and
+// seeded with the same data on first use. It is built with
+// github.com/mark3labs/mcp-go and modernc.org/sqlite (no cgo); the tools are
+// described in package explorer.
+//
+// Usage:
+//
+//	sqlite-explorer [--dir DIR] [--http ADDR]
+//
+// Flags:
+//
+//	--dir DIR    folder of the database file (DIR/library.db), created if
+//	             missing and reused by later runs. Default: a new temporary
+//	             folder, removed when the server exits.
+//	--http ADDR  serve streamable HTTP on ADDR (e.g. 127.0.0.1:0 for any free
+//	             port) at the path /mcp, instead of stdio.
+//
+// Without --http the server speaks MCP over stdin/stdout.
+//
+// Output contract (tests and scripts rely on it): stdout carries only MCP
+// messages in stdio mode and nothing in HTTP mode; diagnostics go to stderr.
+// With --http, once the listener is bound, the first line written to stderr
+// is
+//
+//	listening on http://HOST:PORT/mcp
+//
+// with the actual port (a wildcard host such as 0.0.0.0 or :: is printed as
+// 127.0.0.1). Both modes serve clients of every protocol version: the
+// initialize era (up to 2025-11-25) and the stateless 2026-07-28 era
+// (server/discover).
+//
+// The server stops on SIGINT or SIGTERM, and in stdio mode also when stdin
+// is closed.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	default:
+		fmt.Fprintln(os.Stderr, "sqlite-explorer:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses args and serves until ctx ends or, on stdio, stdin closes.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sqlite-explorer", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "", "folder of the database file (default: a new temporary folder, removed on exit)")
+	addr := fs.String("http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:0) at /mcp instead of stdio")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+
+	if *dir == "" {
+		tmp, err := os.MkdirTemp("", "sqlite-explorer-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		*dir = tmp
+	}
+	store, err := explorer.Open(ctx, *dir)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	mcpServer, err := explorer.NewServer(store)
+	if err != nil {
+		return err
+	}
+
+	if *addr == "" {
+		fmt.Fprintf(stderr, "serving %s over stdio (database %s)\n", explorer.Name, store.Path())
+		err := server.NewStdioServer(mcpServer).Listen(ctx, stdin, stdout)
+		if ctx.Err() != nil { // stopped by a signal
+			return nil
+		}
+		return err
+	}
+	return serveHTTP(ctx, mcpServer, *addr, store.Path(), stderr)
+}
+
+// serveHTTP serves streamable HTTP at /mcp on addr until ctx ends.
+func serveHTTP(ctx context.Context, mcpServer *server.MCPServer, addr, dbPath string, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	streamable := server.NewStreamableHTTPServer(mcpServer)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", streamable)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+
+	fmt.Fprintf(stderr, "listening on %s\n", endpointURL(ln.Addr()))
+	fmt.Fprintf(stderr, "database %s\n", dbPath)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return errors.Join(streamable.Shutdown(shutdownCtx), srv.Shutdown(shutdownCtx))
+}
+
+// endpointURL is the URL of the /mcp endpoint on the bound address a.
+func endpointURL(a net.Addr) string {
+	host, port := "127.0.0.1", ""
+	if tcp, ok := a.(*net.TCPAddr); ok {
+		port = fmt.Sprint(tcp.Port)
+		if !tcp.IP.IsUnspecified() {
+			host = tcp.IP.String()
+		}
+	} else if h, p, err := net.SplitHostPort(a.String()); err == nil {
+		host, port = h, p
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/mcp"
+}

@@ -1,0 +1,215 @@
+// Package export turns a live MCP server into a bundle entry (DESIGN §2).
+//
+// Export reads what a connected session learned at connection time (the
+// negotiated protocol version, serverInfo, capabilities, instructions) and
+// every page of tools/list, keeping each tool as the raw JSON the server
+// sent. It never decodes a tool through mcp.Tool, which loses schema keywords
+// and fails on boolean or type-array schema roots. It records nothing about
+// how the server was reached beyond the transport's name: no command, URL,
+// header, token or environment value.
+package export
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpbind/mcpbind/bundle"
+)
+
+// Session is what Export reads from a connected server. The runtime's
+// *composition.Session implements it (cmd/mcpbind relies on that); tests may
+// provide another.
+type Session interface {
+	// ProtocolVersion is the negotiated MCP protocol version.
+	ProtocolVersion() string
+	// Transport is the transport's name, such as "stdio" or
+	// "streamable-http".
+	Transport() string
+	// ServerInfo is the serverInfo object the server sent, as sent.
+	ServerInfo() json.RawMessage
+	// Capabilities is the capabilities object the server sent, as sent, or
+	// nil.
+	Capabilities() json.RawMessage
+	// Instructions is the instructions text the server sent, or "".
+	Instructions() string
+	// ListToolsRaw lists every tool, following nextCursor page by page,
+	// each tool as the raw JSON object the server sent.
+	ListToolsRaw(ctx context.Context) ([]json.RawMessage, error)
+}
+
+// Options configures Export.
+type Options struct {
+	// ID is the server's id in the bundle. Empty means Slug of the
+	// serverInfo name.
+	ID string
+}
+
+// Export lists s's tools and returns its bundle entry.
+//
+// An error from s.ListToolsRaw is returned unchanged (the runtime's errors
+// name the server). Every other error is an *AnswerError about what the
+// server answered: a tool that is not a JSON object with a name, two tools
+// with one name, a serverInfo without a name, capabilities that are not an
+// object, or answers that would not make a valid bundle; or an invalid
+// opts.ID (callers check it first with bundle.CheckID to tell it apart).
+func Export(ctx context.Context, s Session, opts Options) (*bundle.Server, error) {
+	info := s.ServerInfo()
+	name, err := serverName(info)
+	if err != nil {
+		return nil, err
+	}
+	id := opts.ID
+	if id == "" {
+		id = Slug(name)
+		if id == "" {
+			return nil, answerf("cannot derive a server id from serverInfo.name %q; give one with --id", name)
+		}
+	}
+	if err := bundle.CheckID(id); err != nil {
+		return nil, &AnswerError{Msg: "server id", Err: err}
+	}
+
+	caps := s.Capabilities()
+	if isNull(caps) {
+		caps = nil
+	} else if !isObject(caps) {
+		return nil, answerf("capabilities is not a JSON object: %s", clip(caps))
+	}
+
+	raws, err := s.ListToolsRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tools := make([]bundle.Tool, 0, len(raws))
+	seen := make(map[string]int, len(raws))
+	for i, raw := range raws {
+		t, err := bundle.NewTool(raw)
+		if err != nil {
+			return nil, answerf("tools/list: tool %d: %v: %s", i, err, clip(raw))
+		}
+		if j, dup := seen[t.Name]; dup {
+			return nil, answerf("tools/list: tool %q listed twice (tools %d and %d)", t.Name, j, i)
+		}
+		seen[t.Name] = i
+		tools = append(tools, t)
+	}
+
+	srv := &bundle.Server{
+		ID:              id,
+		ServerInfo:      compact(info),
+		ProtocolVersion: s.ProtocolVersion(),
+		Transport:       s.Transport(),
+		Capabilities:    compact(caps),
+		Instructions:    s.Instructions(),
+		Tools:           tools,
+	}
+	// Catch here, as a problem with the server's answers, anything that
+	// would stop the bundle from being written (the schema's checks of
+	// tool fields, an unknown transport, an empty protocol version).
+	if _, err := (&bundle.Bundle{Servers: []bundle.Server{*srv}}).Marshal(); err != nil {
+		return nil, &AnswerError{Msg: "the server's answers do not make a valid bundle", Err: err}
+	}
+	return srv, nil
+}
+
+// AnswerError is a problem Export found in a server's answers. It does not
+// name the server; the caller knows how it reached it.
+type AnswerError struct {
+	// Msg says what is wrong.
+	Msg string
+	// Err is the underlying error, if any.
+	Err error
+}
+
+// Error returns Msg, followed by Err's message when there is one.
+func (e *AnswerError) Error() string {
+	if e.Err != nil {
+		return e.Msg + ": " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+// Unwrap returns Err.
+func (e *AnswerError) Unwrap() error { return e.Err }
+
+func answerf(format string, args ...any) error {
+	return &AnswerError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Slug is the default server id for a serverInfo name: ASCII letters and
+// digits lowercased, every run of other characters one '-', and no '-' at
+// either end. "@modelcontextprotocol/server-everything" gives
+// "modelcontextprotocol-server-everything"; a name with no ASCII letter or
+// digit gives "".
+func Slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		default:
+			dash = b.Len() > 0
+			continue
+		}
+		if dash {
+			b.WriteByte('-')
+			dash = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// serverName returns serverInfo's "name".
+func serverName(info json.RawMessage) (string, error) {
+	if len(info) == 0 || isNull(info) {
+		return "", answerf("the server sent no serverInfo")
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(info, &m); err != nil || m == nil {
+		return "", answerf("serverInfo is not a JSON object: %s", clip(info))
+	}
+	var name string
+	if raw, ok := m["name"]; !ok || json.Unmarshal(raw, &name) != nil {
+		return "", answerf("serverInfo has no string name: %s", clip(info))
+	}
+	return name, nil
+}
+
+func isNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || strings.TrimSpace(string(raw)) == "null"
+}
+
+func isObject(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && m != nil
+}
+
+// compact removes insignificant whitespace, keeping key order, numbers and
+// string escapes.
+func compact(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return bytes.Clone(raw) // invalid JSON: the bundle check reports it
+	}
+	return buf.Bytes()
+}
+
+// clip shortens raw JSON for an error message.
+func clip(raw json.RawMessage) string {
+	const n = 200
+	s := string(raw)
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

@@ -1,0 +1,146 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mcpbind/mcpbind/bundle"
+)
+
+// fakeSession answers like a connected server.
+type fakeSession struct {
+	version, transport, instructions string
+	info, caps                       json.RawMessage
+	tools                            []json.RawMessage
+	err                              error
+}
+
+func (f *fakeSession) ProtocolVersion() string       { return f.version }
+func (f *fakeSession) Transport() string             { return f.transport }
+func (f *fakeSession) ServerInfo() json.RawMessage   { return f.info }
+func (f *fakeSession) Capabilities() json.RawMessage { return f.caps }
+func (f *fakeSession) Instructions() string          { return f.instructions }
+func (f *fakeSession) ListToolsRaw(context.Context) ([]json.RawMessage, error) {
+	return f.tools, f.err
+}
+
+func newFake() *fakeSession {
+	return &fakeSession{
+		version:   "2025-11-25",
+		transport: "stdio",
+		info:      json.RawMessage(`{ "version": "2.0.0", "name": "Everything <Server>" }`),
+		caps:      json.RawMessage(`{"tools":{"listChanged":true}}`),
+		tools: []json.RawMessage{
+			json.RawMessage(`{"name":"zeta","inputSchema":{"type":"object","properties":{"b":{"type":"string"},"a":{"type":["string","null"]}}}}`),
+			json.RawMessage(`{"inputSchema":true,"name":"alpha","outputSchema":{"oneOf":[{"type":"integer"},{"type":"null"}]},"_meta":{"x":1}}`),
+		},
+	}
+}
+
+func TestExport(t *testing.T) {
+	f := newFake()
+	f.instructions = "Use <tools> & be nice."
+	srv, err := Export(context.Background(), f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.ID != "everything-server" {
+		t.Errorf("id %q", srv.ID)
+	}
+	if string(srv.ServerInfo) != `{"version":"2.0.0","name":"Everything <Server>"}` {
+		t.Errorf("serverInfo %s", srv.ServerInfo)
+	}
+	if srv.ProtocolVersion != "2025-11-25" || srv.Transport != "stdio" || srv.Instructions != f.instructions {
+		t.Errorf("%+v", srv)
+	}
+	// Tools keep the server's order here (the bundle sorts them) and their
+	// raw bytes exactly.
+	if len(srv.Tools) != 2 || srv.Tools[1].Name != "alpha" || string(srv.Tools[1].Raw) != string(f.tools[1]) {
+		t.Errorf("tools %+v", srv.Tools)
+	}
+	b := &bundle.Bundle{Servers: []bundle.Server{*srv}}
+	out, err := b.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"name": "alpha"`) || strings.Index(string(out), `"alpha"`) > strings.Index(string(out), `"zeta"`) {
+		t.Errorf("bundle:\n%s", out)
+	}
+
+	srv, err = Export(context.Background(), f, Options{ID: "custom"})
+	if err != nil || srv.ID != "custom" {
+		t.Fatalf("id %v %v", srv, err)
+	}
+}
+
+func TestExportNoCapabilities(t *testing.T) {
+	f := newFake()
+	f.caps = json.RawMessage("null")
+	srv, err := Export(context.Background(), f, Options{})
+	if err != nil || srv.Capabilities != nil {
+		t.Fatalf("%v %s", err, srv.Capabilities)
+	}
+}
+
+func TestExportErrors(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(*fakeSession)
+		opts   Options
+		want   string
+	}{
+		{"listing fails", func(f *fakeSession) { f.err = errors.New("boom") }, Options{}, "boom"},
+		{"tool not object", func(f *fakeSession) { f.tools = append(f.tools, json.RawMessage(`"x"`)) }, Options{}, "tools/list: tool 2: tool is not a JSON object"},
+		{"tool without name", func(f *fakeSession) { f.tools = append(f.tools, json.RawMessage(`{"inputSchema":{}}`)) }, Options{}, "tool 2: missing name"},
+		{"duplicate tool", func(f *fakeSession) { f.tools = append(f.tools, f.tools[0]) }, Options{}, `tool "zeta" listed twice (tools 0 and 2)`},
+		{"bad schema", func(f *fakeSession) {
+			f.tools = append(f.tools, json.RawMessage(`{"name":"x","inputSchema":"nope"}`))
+		}, Options{}, "do not make a valid bundle: /servers/0/tools/1/inputSchema"},
+		{"no serverInfo", func(f *fakeSession) { f.info = nil }, Options{}, "no serverInfo"},
+		{"serverInfo without name", func(f *fakeSession) { f.info = json.RawMessage(`{"version":"1"}`) }, Options{}, "serverInfo has no string name"},
+		{"unsluggable name", func(f *fakeSession) { f.info = json.RawMessage(`{"name":"日本"}`) }, Options{}, "give one with --id"},
+		{"bad id", nil, Options{ID: "a/b"}, `invalid server id "a/b"`},
+		{"bad capabilities", func(f *fakeSession) { f.caps = json.RawMessage(`[1]`) }, Options{}, "capabilities is not a JSON object"},
+		{"no protocol version", func(f *fakeSession) { f.version = "" }, Options{}, "/servers/0/protocolVersion"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake()
+			if tc.mutate != nil {
+				tc.mutate(f)
+			}
+			srv, err := Export(context.Background(), f, tc.opts)
+			if err == nil {
+				t.Fatalf("no error: %+v", srv)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q lacks %q", err, tc.want)
+			}
+			var ae *AnswerError
+			if isAnswer := errors.As(err, &ae); isAnswer != (tc.name != "listing fails") {
+				t.Errorf("errors.As(*AnswerError) = %v for %v", isAnswer, err)
+			}
+		})
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"sqlite-explorer":                         "sqlite-explorer",
+		"@modelcontextprotocol/server-everything": "modelcontextprotocol-server-everything",
+		"mcp-servers/everything":                  "mcp-servers-everything",
+		"  My  Server v2 ":                        "my-server-v2",
+		"Café_Bar":                                "caf-bar",
+		"---":                                     "",
+		"":                                        "",
+		"日本":                                      "",
+		"A1":                                      "a1",
+	} {
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
