@@ -8,8 +8,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -36,7 +38,12 @@ type Generator struct {
 
 // New parses the embedded templates.
 func New() (*Generator, error) {
-	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "outputFields": outputFields}).ParseFS(templates.FS, "*.tmpl")
+	return newGenerator(templates.FS)
+}
+
+// newGenerator parses the *.tmpl files of fsys (tests pass broken ones).
+func newGenerator(fsys fs.FS) (*Generator, error) {
+	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "outputFields": outputFields}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -65,18 +72,23 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // Package renders p into formatted Go files, in a fixed order. The output is
 // a pure function of p: the same IR gives the same bytes.
 func (g *Generator) Package(p *ir.Package) ([]File, error) {
-	// Each generated file and the template block that renders it.
-	files := []struct{ name, block string }{
-		{"client.go", "file/client"},
-		{"types.go", "file/types"},
+	// Each generated file, the template block that renders it and the
+	// packages it imports.
+	files := []struct {
+		name, block string
+		imports     []string
+	}{
+		{"client.go", "file/client", clientImports(p)},
+		{"types.go", "file/types", typesImports(p)},
 	}
 	out := make([]File, 0, len(files))
 	for _, f := range files {
 		var buf bytes.Buffer
-		if err := g.tmpl.ExecuteTemplate(&buf, f.block, p); err != nil {
+		data := fileData{Package: p, Imports: f.imports}
+		if err := g.tmpl.ExecuteTemplate(&buf, f.block, data); err != nil {
 			return nil, fmt.Errorf("render %s: %w", f.name, err)
 		}
-		src, err := imports.Process(f.name, buf.Bytes(), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: false})
+		src, err := imports.Process(f.name, buf.Bytes(), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: true})
 		if err != nil {
 			return nil, &FormatError{File: f.name, Raw: buf.Bytes(), Err: err}
 		}
@@ -85,15 +97,81 @@ func (g *Generator) Package(p *ir.Package) ([]File, error) {
 	return out, nil
 }
 
+// fileData is what a file template renders: the package and the import
+// paths the file needs.
+type fileData struct {
+	*ir.Package
+	Imports []string
+}
+
+// The import paths generated code uses.
+const (
+	importContext     = "context"
+	importJSON        = "encoding/json"
+	importErrors      = "errors"
+	importFmt         = "fmt"
+	importComposition = "github.com/mcpbind/mcpbind/composition"
+)
+
+// clientImports lists what client.go needs. Imports are decided here, in
+// one place, from the IR, so imports.Process only formats (FormatOnly): it
+// never has to search the environment for a package, which keeps output
+// independent of the machine.
+func clientImports(p *ir.Package) []string {
+	imps := []string{importComposition}
+	if len(p.Tools) > 0 {
+		imps = append(imps, importContext)
+	}
+	for _, t := range p.Tools {
+		if t.Result != nil && t.Result.UsesRawJSON() {
+			imps = append(imps, importJSON)
+			break
+		}
+	}
+	return sortedUnique(imps)
+}
+
+// typesImports lists what types.go needs: encoding/json for raw JSON fields
+// and union methods; errors, fmt and composition for union methods.
+func typesImports(p *ir.Package) []string {
+	var imps []string
+	for _, t := range p.Types {
+		if t.Kind == ir.KindUnion {
+			imps = append(imps, importJSON, importErrors, importFmt, importComposition)
+		}
+		if t.Kind == ir.KindMap && t.UsesRawJSONUnderlying() {
+			imps = append(imps, importJSON)
+		}
+		for _, f := range t.Fields {
+			if f.Type.UsesRawJSON() {
+				imps = append(imps, importJSON)
+			}
+		}
+		if t.Union != nil {
+			for _, v := range t.Union.Variants {
+				if v.Type.UsesRawJSON() {
+					imps = append(imps, importJSON)
+				}
+			}
+		}
+	}
+	return sortedUnique(imps)
+}
+
+func sortedUnique(s []string) []string {
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
 // Write writes files into dir, creating it. Each file is written to a
 // temporary file and renamed, so a reader never sees a partial file and a
 // failure leaves the earlier file in place. Callers render every file
 // before writing any, so a rendering error writes nothing.
-func Write(dir string, fs []File) error {
+func Write(dir string, files []File) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, f := range fs {
+	for _, f := range files {
 		if err := bundle.WriteFile(filepath.Join(dir, f.Name), f.Content); err != nil {
 			return err
 		}

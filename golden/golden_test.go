@@ -25,8 +25,15 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden packages from the bundles")
 
-// cases returns the golden case folders, sorted.
-func cases(t *testing.T) []string {
+// goldenCase is a bundle and the folder its packages are generated into.
+type goldenCase struct {
+	name, bundle, dir string
+}
+
+// cases returns the golden cases: every golden/<case>/bundle.json, and the
+// composer example's checked-in package (refreshed by go generate), which
+// must be just as current.
+func cases(t *testing.T) []goldenCase {
 	t.Helper()
 	matches, err := filepath.Glob("*/bundle.json")
 	if err != nil {
@@ -35,12 +42,13 @@ func cases(t *testing.T) []string {
 	if len(matches) == 0 {
 		t.Fatal("no golden/*/bundle.json found")
 	}
-	var dirs []string
+	slices.Sort(matches)
+	var cs []goldenCase
 	for _, m := range matches {
-		dirs = append(dirs, filepath.Dir(m))
+		cs = append(cs, goldenCase{name: filepath.Dir(m), bundle: m, dir: filepath.Dir(m)})
 	}
-	slices.Sort(dirs)
-	return dirs
+	composer := filepath.Join("..", "examples", "composer")
+	return append(cs, goldenCase{name: "examples-composer", bundle: filepath.Join(composer, "sqlite-explorer.json"), dir: composer})
 }
 
 func TestGolden(t *testing.T) {
@@ -48,9 +56,9 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range cases(t) {
-		t.Run(dir, func(t *testing.T) {
-			b, err := bundle.Load(filepath.Join(dir, "bundle.json"))
+	for _, c := range cases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := bundle.Load(c.bundle)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +67,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, out := range outs {
-				pkgDir := filepath.Join(dir, out.Package)
+				pkgDir := filepath.Join(c.dir, out.Package)
 				if *update {
 					if err := removeGenerated(pkgDir); err != nil {
 						t.Fatal(err)
@@ -101,8 +109,8 @@ func TestDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range cases(t) {
-		b, err := bundle.Load(filepath.Join(dir, "bundle.json"))
+	for _, c := range cases(t) {
+		b, err := bundle.Load(c.bundle)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,20 +125,21 @@ func TestDeterministic(t *testing.T) {
 		for i := range first {
 			for j := range first[i].Files {
 				if !bytes.Equal(first[i].Files[j].Content, second[i].Files[j].Content) {
-					t.Errorf("%s: %s/%s differs between two runs", dir, first[i].Package, first[i].Files[j].Name)
+					t.Errorf("%s: %s/%s differs between two runs", c.name, first[i].Package, first[i].Files[j].Name)
 				}
 			}
 		}
 	}
 }
 
-// TestCompiles builds and vets every golden package, so generated code that
-// does not compile or that vet rejects fails CI.
+// TestCompiles builds and vets every golden package and the composer
+// example, so generated code that does not compile or that vet rejects
+// fails CI.
 func TestCompiles(t *testing.T) {
 	if *update {
 		t.Skip("packages are being rewritten")
 	}
-	cmd := exec.Command("go", "vet", "./...")
+	cmd := exec.Command("go", "vet", "./...", "../examples/composer/...")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go vet ./golden/...: %v\n%s", err, out)

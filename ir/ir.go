@@ -117,6 +117,29 @@ func (t *Type) GoType() string {
 	return "json.RawMessage"
 }
 
+// UsesRawJSON reports whether the Go type expression of t mentions
+// json.RawMessage (itself, or through the elements of an unnamed slice or
+// map; named types are declared elsewhere).
+func (t *Type) UsesRawJSON() bool {
+	switch {
+	case t.Kind == KindRaw:
+		return true
+	case t.Named():
+		return false
+	case t.Elem != nil:
+		return t.Elem.UsesRawJSON()
+	}
+	return false
+}
+
+// UsesRawJSONUnderlying is UsesRawJSON for the right-hand side of a named
+// type's declaration.
+func (t *Type) UsesRawJSONUnderlying() bool {
+	u := *t
+	u.Name = ""
+	return u.UsesRawJSON()
+}
+
 // Underlying returns the Go type expression of t ignoring its name: the
 // right-hand side of a named type's declaration ("map[string]Tag").
 func (t *Type) Underlying() string {
