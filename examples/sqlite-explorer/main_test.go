@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -81,7 +82,7 @@ func TestSQLiteExplorer(t *testing.T) {
 				if init.ServerInfo.Name != "sqlite-explorer" {
 					t.Errorf("serverInfo.name = %q", init.ServerInfo.Name)
 				}
-				s := session{t: t, ctx: ctx, c: c, modern: want == modern}
+				s := session{ctx: ctx, c: c, modern: want == modern}
 				t.Run("tools/list", s.testToolsList)
 				t.Run("list_tables", s.testListTables)
 				t.Run("count_rows", s.testCountRows)
@@ -95,9 +96,41 @@ func TestSQLiteExplorer(t *testing.T) {
 	}
 }
 
+// One HTTP server serves both eras at once: each client sees its own era,
+// whatever the other did before (the era is a property of each request).
+func TestHTTPServesBothErasAtOnce(t *testing.T) {
+	url := testenv.SQLiteExplorerHTTP(t)
+	open := func(opts ...client.ClientOption) session {
+		tr, err := transport.NewStreamableHTTP(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := client.NewClient(tr, opts...)
+		t.Cleanup(func() { c.Close() })
+		if err := c.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Initialize(t.Context(), mcp.InitializeRequest{}); err != nil {
+			t.Fatal(err)
+		}
+		return session{ctx: t.Context(), c: c, modern: c.ProtocolVersion() == modern}
+	}
+	legacy := open(client.WithProtocolVersion("2025-06-18"))
+	current := open()
+	if legacy.modern || !current.modern {
+		t.Fatalf("negotiated %q and %q", legacy.c.ProtocolVersion(), current.c.ProtocolVersion())
+	}
+	for range 2 {
+		for _, s := range []session{legacy, current, legacy} {
+			assertJSON(t, "count_rows outputSchema", s.rawToolsList(t)["count_rows"]["outputSchema"], s.wrappedSchema(`{"type":"integer"}`))
+			s.callOK(t, "count_rows", map[string]any{"table": "authors"}, s.wrapped(`10`))
+			s.callOK(t, "find_row", map[string]any{"table": "authors", "id": 0}, s.wrapped(`null`))
+		}
+	}
+}
+
 // session is one connected client and the era it negotiated.
 type session struct {
-	t      *testing.T
 	ctx    context.Context
 	c      *client.Client
 	modern bool
@@ -364,6 +397,10 @@ func (s session) testErrors(t *testing.T) {
 	s.callError(t, "query", map[string]any{"sql": "SELEC title FROM books"}, "syntax error")
 	s.callError(t, "query", map[string]any{"sql": "SELECT nope FROM books"}, "no such column: nope")
 	s.callError(t, "query", map[string]any{"sql": "DELETE FROM loans"}, "readonly")
+	s.callError(t, "query", map[string]any{"sql": "PRAGMA query_only = 0; DELETE FROM loans"}, "only one SQL statement")
+	s.callOK(t, "query", map[string]any{"sql": "PRAGMA query_only = 0"}, `{"columns":[],"rows":[],"row_count":0}`)
+	s.callError(t, "query", map[string]any{"sql": "DELETE FROM loans"}, "readonly")
+	s.callError(t, "query", map[string]any{"sql": "VACUUM INTO ?", "params": []any{filepath.Join(t.TempDir(), "copy.db")}}, "within a transaction")
 	s.callError(t, "insert_row", map[string]any{"table": "authors", "values": map[string]any{"nickname": "Boz"}},
 		`table "authors" has no column "nickname"`)
 	s.callError(t, "insert_row", map[string]any{"table": "books", "values": map[string]any{"title": "Orphan", "author_id": 999}},

@@ -21,8 +21,9 @@ const DatabaseFile = "library.db"
 
 // Store is a small lending library kept in one SQLite database file. It
 // holds two connection pools on that file: a read-write one for
-// [Store.InsertRow] and the schema, and one opened with PRAGMA query_only, so
-// that [Store.Query] cannot change the data whatever SQL it is given.
+// [Store.InsertRow] and the schema, and a read-only one (SQLite URI
+// parameter mode=ro, and PRAGMA query_only) for everything else, so that
+// [Store.Query] cannot change the data whatever SQL it is given.
 type Store struct {
 	path string
 	rw   *sql.DB
@@ -40,7 +41,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database path: %w", err)
 	}
-	rw, err := sql.Open("sqlite", dsn(path, "foreign_keys(1)", "busy_timeout(5000)", "journal_mode(WAL)"))
+	rw, err := sql.Open("sqlite", dsn(path, false, "foreign_keys(1)", "busy_timeout(5000)"))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -49,7 +50,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		rw.Close()
 		return nil, fmt.Errorf("initialise %s: %w", path, err)
 	}
-	s.ro, err = sql.Open("sqlite", dsn(path, "query_only(1)", "busy_timeout(5000)"))
+	s.ro, err = sql.Open("sqlite", dsn(path, true, "query_only(1)", "busy_timeout(5000)"))
 	if err != nil {
 		rw.Close()
 		return nil, fmt.Errorf("open %s read-only: %w", path, err)
@@ -57,10 +58,16 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	return s, nil
 }
 
-// dsn is the modernc.org/sqlite data source name of the file at path, with
-// one PRAGMA statement per new connection for each of pragmas.
-func dsn(path string, pragmas ...string) string {
+// dsn is the modernc.org/sqlite data source name of the file at path, opened
+// read-only when readOnly is set, with one PRAGMA statement per new
+// connection for each of pragmas. (The journal stays in the default
+// rollback mode: read-only connections to a WAL database need write access
+// to its -shm file.)
+func dsn(path string, readOnly bool, pragmas ...string) string {
 	q := url.Values{"_pragma": pragmas}
+	if readOnly {
+		q.Set("mode", "ro")
+	}
 	u := url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path), RawQuery: q.Encode()}
 	return u.String()
 }
@@ -267,11 +274,17 @@ func (s *Store) InsertRow(ctx context.Context, table string, values map[string]a
 	return res.LastInsertId()
 }
 
-// Query runs one read-only SQL statement with params bound to its
-// placeholders and returns every row.
+// Query runs one SQL statement with params bound to its placeholders and
+// returns every row. The statement runs on the read-only pool inside a
+// transaction that is always rolled back (which also rules out VACUUM INTO
+// and ATTACH); more than one statement is refused, since the driver would
+// run them all.
 func (s *Store) Query(ctx context.Context, query string, params []any) (QueryResult, error) {
 	if strings.TrimSpace(query) == "" {
 		return QueryResult{}, errors.New("empty SQL statement")
+	}
+	if err := singleStatement(query); err != nil {
+		return QueryResult{}, err
 	}
 	args := make([]any, len(params))
 	for i, p := range params {
@@ -281,7 +294,12 @@ func (s *Store) Query(ctx context.Context, query string, params []any) (QueryRes
 		}
 		args[i] = a
 	}
-	rows, err := s.ro.QueryContext(ctx, query, args...)
+	tx, err := s.ro.BeginTx(ctx, nil)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return QueryResult{}, err
 	}
@@ -306,6 +324,58 @@ func (s *Store) Query(ctx context.Context, query string, params []any) (QueryRes
 	}
 	res.RowCount = len(res.Rows)
 	return res, nil
+}
+
+// singleStatement returns an error when query holds more than one SQL
+// statement: anything but blanks, comments and semicolons after a semicolon
+// that is not inside a string, a quoted identifier or a comment.
+func singleStatement(query string) error {
+	ended := false
+	for i := 0; i < len(query); {
+		rest := query[i:]
+		switch c := query[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+			continue
+		case strings.HasPrefix(rest, "--"):
+			i += skipPast(rest, "\n")
+			continue
+		case strings.HasPrefix(rest, "/*"):
+			i += 2 + skipPast(rest[2:], "*/")
+			continue
+		case c == ';':
+			ended = true
+			i++
+			continue
+		}
+		if ended {
+			return errors.New("only one SQL statement per call: remove everything after the first ';'")
+		}
+		switch c := query[i]; c {
+		case '\'', '"', '`': // string or quoted identifier; a doubled quote escapes it
+			j := i + 1
+			for j < len(query) && (query[j] != c || j+1 < len(query) && query[j+1] == c) {
+				if query[j] == c {
+					j++
+				}
+				j++
+			}
+			i = j + 1
+		case '[': // [identifier]
+			i += skipPast(rest, "]")
+		default:
+			i++
+		}
+	}
+	return nil
+}
+
+// skipPast is the length of s up to and including the first end, or len(s).
+func skipPast(s, end string) int {
+	if j := strings.Index(s, end); j >= 0 {
+		return j + len(end)
+	}
+	return len(s)
 }
 
 // scanRow reads the current row as JSON-ready values: integers, floats,
