@@ -209,7 +209,7 @@ func (s *Session) call(ctx context.Context, name string, args any) (*Result, err
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%w)", err, ctxErr)
 		}
-		return nil, fmt.Errorf("composition: calling tool %q on %s: %w", name, s.server, err)
+		return nil, fmt.Errorf("composition: calling tool %q on %s: %w", name, s.server, s.annotate(err))
 	}
 	raw := capt.result(string(mcp.MethodToolsCall))
 	if raw == nil {

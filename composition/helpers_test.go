@@ -3,6 +3,8 @@ package composition
 import (
 	"bufio"
 	"bytes"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -126,10 +128,32 @@ func http500(w http.ResponseWriter, _ *http.Request) {
 	http.Error(w, "database exploded", http.StatusInternalServerError)
 }
 
-// httpHang never answers; it returns when the client gives up.
-func httpHang(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+// httpHang never answers; it returns when the client gives up. (It reads
+// the body first: only then does net/http notice a client that hangs up.)
+func httpHang(_ http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	<-r.Context().Done()
+}
 
 func httpHTML(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/html")
 	_, _ = w.Write([]byte("<html><body>hello</body></html>"))
+}
+
+// closedPort returns a loopback address on which nothing listens (one that
+// was just free).
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+func httpGarbage(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte("\x00\xffgarbage{"))
 }

@@ -45,7 +45,7 @@ func (r *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(peek), resp.Body), resp.Body}
-	desc := fmt.Sprintf("the server answered %s %s with HTTP %s", req.Method, redactURL(req.URL.String()), resp.Status)
+	desc := fmt.Sprintf("the server answered a %s with HTTP %s", req.Method, resp.Status)
 	if body := strings.TrimSpace(string(peek)); body != "" && resp.StatusCode != http.StatusNotFound {
 		desc += fmt.Sprintf(" (body: %q)", truncate(body, 200))
 	}

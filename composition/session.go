@@ -66,7 +66,7 @@ type ConnectError struct {
 func (e *ConnectError) Error() string {
 	msg := fmt.Sprintf("composition: connecting to %s: %s: %v", e.Server, e.Stage, e.Err)
 	if e.Stderr != "" {
-		msg += "\nserver stderr (last lines):\n  " + strings.ReplaceAll(e.Stderr, "\n", "\n  ")
+		msg += stderrSection(e.Stderr)
 	}
 	return msg
 }
@@ -74,14 +74,28 @@ func (e *ConnectError) Error() string {
 // Unwrap returns Err.
 func (e *ConnectError) Unwrap() error { return e.Err }
 
-// detailError prefixes an error with what was observed around it.
+// detailError prefixes an error with what was observed around it, and may
+// end with a server's stderr tail on separate lines.
 type detailError struct {
 	detail string
 	err    error
+	stderr string
 }
 
-func (e *detailError) Error() string { return e.detail + ": " + e.err.Error() }
+func (e *detailError) Error() string {
+	msg := e.detail + ": " + e.err.Error()
+	if e.stderr != "" {
+		msg += stderrSection(e.stderr)
+	}
+	return msg
+}
+
 func (e *detailError) Unwrap() error { return e.err }
+
+// stderrSection formats a server's stderr tail for the end of a message.
+func stderrSection(tail string) string {
+	return "\nserver stderr (last lines):\n  " + strings.ReplaceAll(tail, "\n", "\n  ")
+}
 
 // Connect starts (stdio) or reaches (HTTP) the server and performs the MCP
 // handshake through mcp-go's client: server/discover for 2026-07-28 servers,
@@ -169,10 +183,10 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error)
 func (s *Session) abort(ctx context.Context, stage string, err error, rawURL string) (*Session, error) {
 	var notes []string
 	if s.proc != nil {
-		// A closed transport means stdout ended: the process is exiting, so
-		// give it a moment to be reaped for its exit status.
+		// A closed pipe means the process is exiting, so give it a moment
+		// to be reaped for its exit status.
 		wait := time.Duration(0)
-		if errors.Is(err, transport.ErrTransportClosed) {
+		if s.proc.pipeClosed(err) {
 			wait = time.Second
 		}
 		if s.proc.hasExited(wait) {
@@ -212,6 +226,23 @@ func (s *Session) abort(ctx context.Context, stage string, err error, rawURL str
 		err = &detailError{detail: strings.Join(notes, "; "), err: err}
 	}
 	return nil, &ConnectError{Server: s.server, Stage: stage, Err: err, Stderr: stderr}
+}
+
+// annotate adds to err what is known about a stdio server process that has
+// gone away: its exit status and the end of its stderr.
+func (s *Session) annotate(err error) error {
+	if s.proc == nil || !s.proc.pipeClosed(err) || !s.proc.hasExited(time.Second) {
+		return err
+	}
+	d := &detailError{detail: "the server process exited (" + s.proc.exitDescription() + ")", err: err}
+	if tail := s.proc.stderrTail(); tail != "" {
+		const max = 1 << 10
+		if len(tail) > max {
+			tail = "…" + tail[len(tail)-max:]
+		}
+		d.stderr = tail
+	}
+	return d
 }
 
 // fillServerFacts keeps serverInfo, capabilities and instructions as the

@@ -16,7 +16,7 @@ import (
 // testServerTools are the test server's tools, in the order tools/list gives
 // them (mcp-go sorts by name).
 var testServerTools = []string{
-	"always_wrapped", "array", "big_int", "bool_schema", "cwd", "echo", "fails", "getenv",
+	"always_wrapped", "array", "bad_header", "big_int", "bool_schema", "cwd", "echo", "exit", "fails", "getenv",
 	"integer", "null_value", "nullable_row", "object", "sleep", "text_json", "text_plain", "type_array_schema",
 }
 
@@ -70,6 +70,7 @@ func TestTestServer(t *testing.T) {
 
 	t.Run("options", func(t *testing.T) { t.Parallel(); testOptions(t, bin) })
 	t.Run("paging", func(t *testing.T) { t.Parallel(); testPaging(t, bin) })
+	t.Run("lifetime", func(t *testing.T) { t.Parallel(); testLifetime(t, bin) })
 	t.Run("headers", func(t *testing.T) { t.Parallel(); testHeaders(t, bin) })
 }
 
@@ -106,7 +107,10 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 		if !reflect.DeepEqual(names, testServerTools) {
 			t.Fatalf("tools = %q\nwant    %q", names, testServerTools)
 		}
-		// Schemas that mcp.Tool cannot decode arrive untouched.
+		// Tools that mcp-go's client would drop or fail on arrive untouched.
+		if !strings.Contains(string(byName["bad_header"]), `"x-mcp-header":"Region"`) {
+			t.Errorf("bad_header = %s", byName["bad_header"])
+		}
 		if !strings.Contains(string(byName["bool_schema"]), `"inputSchema":true`) {
 			t.Errorf("bool_schema = %s", byName["bool_schema"])
 		}
@@ -298,6 +302,8 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 		}
 	})
 
+	t.Run("concurrent calls", func(t *testing.T) { testConcurrent(ctx, t, s) })
+
 	t.Run("cancellation", func(t *testing.T) {
 		callCtx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		defer cancel()
@@ -356,6 +362,78 @@ func testOptions(t *testing.T, bin string) {
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// testLifetime checks that a session outlives the context given to Connect,
+// and that a server that dies during a call is reported with its exit status
+// and stderr.
+func testLifetime(t *testing.T, bin string) {
+	connectCtx, cancelConnect := context.WithTimeout(t.Context(), 30*time.Second)
+	s, err := Connect(connectCtx, Stdio(bin))
+	cancelConnect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var n int64
+	if err := s.Call(ctx, Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
+		t.Fatalf("after the connect context ended: %d, %v", n, err)
+	}
+	_, err = s.CallResult(ctx, "exit", nil)
+	t.Logf("call to a server that exits: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "exit status 5") || !strings.Contains(err.Error(), "testserver: exiting on request") {
+		t.Errorf("err = %v, want the exit status and stderr", err)
+	}
+	if err := s.Call(ctx, Tool{Name: "integer"}, nil, &n); err == nil {
+		t.Error("call after the server exited succeeded")
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close after the server exited: %v", err)
+	}
+}
+
+// testConcurrent checks that concurrent calls on one session each get their
+// own raw result.
+func testConcurrent(ctx context.Context, t *testing.T, s *Session) {
+	errs := make(chan error, 40)
+	for i := range 40 {
+		go func() {
+			switch i % 4 {
+			case 0:
+				var n int64
+				if err := s.Call(ctx, Tool{Name: "big_int"}, nil, &n); err != nil || n != 9007199254740993 {
+					errs <- fmt.Errorf("big_int: %d, %v", n, err)
+					return
+				}
+			case 1:
+				var back map[string]int64
+				if err := s.Call(ctx, Tool{Name: "echo"}, map[string]int64{"i": int64(i)}, &back); err != nil || back["i"] != int64(i) {
+					errs <- fmt.Errorf("echo %d: %v, %v", i, back, err)
+					return
+				}
+			case 2:
+				var a []string
+				if err := s.Call(ctx, Tool{Name: "array"}, nil, &a); err != nil || len(a) != 3 {
+					errs <- fmt.Errorf("array: %v, %v", a, err)
+					return
+				}
+			case 3:
+				tools, err := s.ListToolsRaw(ctx)
+				if err != nil || len(tools) != len(testServerTools) {
+					errs <- fmt.Errorf("ListToolsRaw: %d tools, %v", len(tools), err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 40 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
 
@@ -482,6 +560,10 @@ func TestConnectErrors(t *testing.T) {
 			tr: func(t *testing.T) Transport { return HTTP(httpServer(t, httpHang) + "/mcp") },
 		},
 		{
+			name: "HTTP garbage JSON", stage: "initialize", want: []string{"decode"},
+			tr: func(t *testing.T) Transport { return HTTP(httpServer(t, httpGarbage) + "/mcp") },
+		},
+		{
 			name: "HTTP wrong content", stage: "initialize", want: []string{"text/html"},
 			tr: func(t *testing.T) Transport { return HTTP(httpServer(t, httpHTML) + "/mcp") },
 		},
@@ -494,8 +576,8 @@ func TestConnectErrors(t *testing.T) {
 			},
 		},
 		{
-			name: "HTTP nothing listening", stage: "initialize", want: []string{"127.0.0.1:1"},
-			tr: func(*testing.T) Transport { return HTTP("http://127.0.0.1:1/mcp") },
+			name: "HTTP nothing listening", stage: "initialize", want: []string{"connection refused"},
+			tr: func(t *testing.T) Transport { return HTTP("http://" + closedPort(t) + "/mcp") },
 		},
 		{name: "not a URL", tr: func(*testing.T) Transport { return HTTP("ftp://example.com/x") }, stage: "config"},
 		{name: "zero transport", tr: func(*testing.T) Transport { return Transport{} }, stage: "config"},

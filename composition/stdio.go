@@ -1,6 +1,7 @@
 package composition
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -191,6 +192,22 @@ func (p *stdioProcess) stop(graceful bool) error {
 	return nil
 }
 
+// pipeClosed reports whether err, from a request, or the state of stdout
+// shows that the process closed its end of the pipes: mcp-go's transport
+// reports a stdout EOF as ErrTransportClosed, and a write to a process that
+// is gone fails with EPIPE.
+func (p *stdioProcess) pipeClosed(err error) bool {
+	if errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	select {
+	case <-p.watch.eof:
+		return true
+	default:
+		return false
+	}
+}
+
 // exitDescription says how the process ended, such as "exit status 3".
 func (p *stdioProcess) exitDescription() string {
 	if p.waitErr == nil {
@@ -311,7 +328,7 @@ func (w *stdoutWatch) junkNote() string {
 	}
 	s := fmt.Sprintf("the server wrote output that is not JSON-RPC to stdout: %q", truncate(string(w.junk), maxJunk))
 	if w.junkLines > 1 {
-		s += fmt.Sprintf(" (and %d more such lines)", w.junkLines-1)
+		s += fmt.Sprintf(" (and %d more such line(s))", w.junkLines-1)
 	}
 	return s
 }

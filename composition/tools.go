@@ -43,7 +43,7 @@ func (s *Session) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
 			if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 				err = fmt.Errorf("%w (%w)", err, ctxErr)
 			}
-			return nil, fmt.Errorf("composition: %s: %s: %w", s.server, where, err)
+			return nil, fmt.Errorf("composition: %s: %s: %w", s.server, where, s.annotate(err))
 		}
 		raw := capt.result(string(mcp.MethodToolsList))
 		if raw == nil {

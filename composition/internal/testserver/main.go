@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -66,11 +67,23 @@ func newServer(pageSize int, loopCursor bool) *server.MCPServer {
 		server.WithInstructions("Test server for mcpbind's composition package."),
 		server.WithPaginationLimit(pageSize),
 	}
-	if loopCursor {
-		var mu sync.Mutex
-		first := mcp.Cursor("")
-		hooks := &server.Hooks{}
-		hooks.AddAfterListTools(func(_ context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+	// bad_header has an x-mcp-header annotation on an object property, which
+	// SEP-2243 forbids: AddTool rejects it, so it is slipped into the first
+	// tools/list page (in name order) to show what a client does with it.
+	badHeader := mcp.Tool{
+		Name:           "bad_header",
+		Description:    "Has an x-mcp-header annotation on an object property.",
+		RawInputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"object","x-mcp-header":"Region"}}}`),
+	}
+	var mu sync.Mutex
+	first := mcp.Cursor("")
+	hooks := &server.Hooks{}
+	hooks.AddAfterListTools(func(_ context.Context, _ any, req *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		if req.Params.Cursor == "" {
+			res.Tools = append(res.Tools, badHeader)
+			sort.Slice(res.Tools, func(i, j int) bool { return res.Tools[i].Name < res.Tools[j].Name })
+		}
+		if loopCursor {
 			mu.Lock()
 			defer mu.Unlock()
 			if first == "" {
@@ -79,9 +92,9 @@ func newServer(pageSize int, loopCursor bool) *server.MCPServer {
 			if res.NextCursor != "" {
 				res.NextCursor = first
 			}
-		})
-		opts = append(opts, server.WithHooks(hooks))
-	}
+		}
+	})
+	opts = append(opts, server.WithHooks(hooks))
 	s := server.NewMCPServer("mcpbind-testserver", "1.0.0", opts...)
 
 	noArgs := json.RawMessage(`{"type":"object","properties":{}}`)
@@ -185,6 +198,12 @@ func newServer(pageSize int, loopCursor bool) *server.MCPServer {
 				Content:              []mcp.Content{mcp.NewTextContent(string(raw))},
 				RawStructuredContent: raw,
 			}, nil
+		})
+	s.AddTool(tool("exit", "Writes to stderr and exits with status 5 without answering.", "", ""),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, "testserver: exiting on request")
+			os.Exit(5)
+			return nil, nil
 		})
 	s.AddTool(tool("getenv", "Returns an environment variable.",
 		`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`, ""),
