@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -43,7 +44,7 @@ func New() (*Generator, error) {
 
 // newGenerator parses the *.tmpl files of fsys (tests pass broken ones).
 func newGenerator(fsys fs.FS) (*Generator, error) {
-	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "outputFields": outputFields}).ParseFS(fsys, "*.tmpl")
+	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "outputFields": outputFields, "stringSlice": stringSlice}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -80,6 +81,7 @@ func (g *Generator) Package(p *ir.Package) ([]File, error) {
 	}{
 		{"client.go", "file/client", clientImports(p)},
 		{"types.go", "file/types", typesImports(p)},
+		{"schemas.go", "file/schemas", []string{importComposition}},
 	}
 	out := make([]File, 0, len(files))
 	for _, f := range files {
@@ -136,8 +138,14 @@ func clientImports(p *ir.Package) []string {
 func typesImports(p *ir.Package) []string {
 	var imps []string
 	for _, t := range p.Types {
-		if t.Kind == ir.KindUnion {
+		switch t.Kind {
+		case ir.KindUnion:
 			imps = append(imps, importJSON, importErrors, importFmt, importComposition)
+		case ir.KindStruct:
+			imps = append(imps, importFmt, importComposition)
+			if t.Extra != nil && t.Extra.UsesRawJSON() {
+				imps = append(imps, importJSON)
+			}
 		}
 		if t.Kind == ir.KindMap && t.UsesRawJSONUnderlying() {
 			imps = append(imps, importJSON)
@@ -233,4 +241,13 @@ func outputFields(o ir.Output) string {
 		}
 	}
 	return strings.Join(set, ", ")
+}
+
+// stringSlice renders a Go []string literal.
+func stringSlice(s []string) string {
+	q := make([]string, len(s))
+	for i, x := range s {
+		q[i] = strconv.Quote(x)
+	}
+	return "[]string{" + strings.Join(q, ", ") + "}"
 }

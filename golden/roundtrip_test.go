@@ -2,10 +2,12 @@ package golden
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/golden/hostile/hostile"
 )
 
@@ -78,4 +80,64 @@ func jsonEqual(t *testing.T, a, b string) bool {
 	dec(a, &x)
 	dec(b, &y)
 	return reflect.DeepEqual(x, y)
+}
+
+// TestHostileValidate checks generated Validate methods against the
+// schemas' constraints, with JSON pointers in the errors.
+func TestHostileValidate(t *testing.T) {
+	ok := hostile.ReadNote2Args{ID: "n1", Type: hostile.ReadNote2ArgsTypeA}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("valid args: %v", err)
+	}
+	zero := int64(0)
+	for _, tc := range []struct {
+		name string
+		v    interface{ Validate() error }
+		ptr  string
+	}{
+		{"pattern", hostile.ReadNote2Args{ID: "x1", Type: hostile.ReadNote2ArgsTypeA}, "/id"},
+		{"minimum", hostile.ReadNote2Args{ID: "n1", Type: hostile.ReadNote2ArgsTypeA, MaxLines: &zero}, "/maxLines"},
+		{"enum", hostile.ReadNote2Args{ID: "n1", Type: "c"}, "/type"},
+		{"minLength", hostile.StrictArgs{Name: "x"}, "/name"},
+		{"maxItems", hostile.StrictResult{"a", "b", "c"}, ""},
+		{"items maxLength", hostile.StrictResult{"abcd"}, "/0"},
+		{"enum type alone", hostile.ReadNote2ArgsType("c"), ""},
+	} {
+		err := tc.v.Validate()
+		var ve *composition.ValidationError
+		if !errors.As(err, &ve) || ve.Pointer != tc.ptr {
+			t.Errorf("%s: Validate() = %v, want a ValidationError at %q", tc.name, err, tc.ptr)
+		}
+	}
+}
+
+// TestHostileObjectsDecodeStrictly: required properties must be present,
+// a closed object (additionalProperties false) rejects unknown ones, and an
+// open object keeps them so the value round-trips.
+func TestHostileObjectsDecodeStrictly(t *testing.T) {
+	var s hostile.StrictArgs
+	if err := json.Unmarshal([]byte(`{}`), &s); err == nil || !strings.Contains(err.Error(), `missing required property "name"`) {
+		t.Errorf("missing required: %v", err)
+	}
+	if err := json.Unmarshal([]byte(`{"name":"ab","x":1}`), &s); err == nil || !strings.Contains(err.Error(), `"x" is not allowed`) {
+		t.Errorf("closed object: %v", err)
+	}
+	if err := json.Unmarshal([]byte(`null`), &s); err == nil {
+		t.Errorf("null into a required object: no error")
+	}
+	in := `{"id":"n1","type":"b","zeta":{"k":[1,2]},"alpha":true}`
+	var args hostile.ReadNote2Args
+	if err := json.Unmarshal([]byte(in), &args); err != nil {
+		t.Fatal(err)
+	}
+	if len(args.AdditionalProperties) != 2 {
+		t.Fatalf("extras = %v", args.AdditionalProperties)
+	}
+	out, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !jsonEqual(t, in, string(out)) {
+		t.Fatalf("round trip lost extra properties:\n in: %s\nout: %s", in, out)
+	}
 }

@@ -79,6 +79,7 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 		}
 		p.Tools = append(p.Tools, tool)
 	}
+	slices.SortFunc(p.Schemas, func(a, b SchemaDoc) int { return strings.Compare(a.Key, b.Key) })
 	return p, nil
 }
 
@@ -126,7 +127,8 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 
 	// Arguments.
 	if len(rt.InputSchema) > 0 {
-		ts := b.session(rt.InputSchema)
+		t.InputDoc = rt.Name + "#inputSchema"
+		ts := b.session(rt.InputSchema, t.InputDoc)
 		ts.hint("", fmt.Sprintf("the argument object of the tool %q", rt.Name))
 		args, err := ts.args(t.Method + "Args")
 		if err != nil {
@@ -137,7 +139,8 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 
 	// Result.
 	if len(rt.OutputSchema) > 0 {
-		ts := b.session(rt.OutputSchema)
+		t.OutputDoc = rt.Name + "#outputSchema"
+		ts := b.session(rt.OutputSchema, t.OutputDoc)
 		name := firstNonEmpty(stringAt(rt.Annotations, outputTypeNameKey), stringAt(rt.Meta, outputTypeNameKey))
 		if err := ts.result(t, name); err != nil {
 			return nil, &Error{Tool: rt.Name, Schema: "outputSchema", Pointer: ts.errPtr, Err: err}
@@ -146,8 +149,14 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 	return t, nil
 }
 
-func (b *builder) session(schema json.RawMessage) *typeSession {
-	return &typeSession{b: b, doc: newDocument(schema), byPtr: map[string]*Type{}, hints: map[string]string{}}
+// session starts typing one schema document and records it, compact, in
+// the package's schemas under key.
+func (b *builder) session(schema json.RawMessage, key string) *typeSession {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, schema); err == nil {
+		b.pkg.Schemas = append(b.pkg.Schemas, SchemaDoc{Key: key, JSON: buf.String()})
+	}
+	return &typeSession{b: b, doc: newDocument(schema), docKey: key, byPtr: map[string]*Type{}, hints: map[string]string{}}
 }
 
 func toolDoc(method string, rt rawTool) []string {
@@ -167,6 +176,7 @@ func toolDoc(method string, rt rawTool) []string {
 type typeSession struct {
 	b      *builder
 	doc    *document
+	docKey string
 	byPtr  map[string]*Type
 	errPtr string
 	// hints say what the sub-schema at a pointer is ("the arguments of the
@@ -223,7 +233,7 @@ func (ts *typeSession) args(name string) (*Type, error) {
 	}
 	// A map or raw JSON argument object: name it so the method signature
 	// reads well.
-	named := &Type{Kind: KindMap, Name: ts.b.types.claim(name), Elem: elemOrRaw(t),
+	named := &Type{Kind: KindMap, Name: ts.b.types.claim(name), Elem: elemOrRaw(t), SchemaDoc: ts.docKey,
 		Doc: []string{name + " is " + ts.hints[""] + ": an object whose properties the schema does not list."}}
 	ts.b.pkg.Types = append(ts.b.pkg.Types, named)
 	return named, nil
@@ -266,12 +276,47 @@ func (ts *typeSession) result(t *Tool, typeName string) error {
 	if err != nil {
 		return err
 	}
+	if !typ.Named() && typ.Kind != KindRaw && ts.needsValidation(natural, 0) {
+		// Give a constrained non-object result a name, so it has a Validate
+		// method.
+		named := *typ
+		named.Name = ts.b.types.claim(typeName)
+		named.Doc = ts.typeDoc(named.Name, natural)
+		named.SchemaDoc = ts.docKey
+		named.Pointer = naturalPtr
+		ts.b.pkg.Types = append(ts.b.pkg.Types, &named)
+		typ = &named
+	}
 	t.Result = typ
+	t.NaturalPointer = naturalPtr
 	t.ResultPointer = typ.Kind == KindStruct || typ.Kind == KindUnion || (nullable && !typ.Nilable())
 	t.Output.PlainObject = ts.plainObject(natural)
 	t.Output.CanBeObject = ts.canBeObject(natural, 0)
 	t.Output.HasResultProperty = natural.s.Properties["result"] != nil
 	return nil
+}
+
+// needsValidation reports whether a schema that types as an unnamed Go
+// type (scalar, slice, map) constrains values beyond what the Go type
+// enforces, looking through items and additionalProperties but not into
+// named types (which validate themselves).
+func (ts *typeSession) needsValidation(n *node, depth int) bool {
+	if n.boolean != nil || depth > 16 {
+		return n.boolean != nil && !*n.boolean
+	}
+	s := n.s
+	if s.Minimum != nil || s.Maximum != nil || s.ExclusiveMinimum != nil || s.ExclusiveMaximum != nil || s.MultipleOf != nil ||
+		s.MinLength != nil || s.MaxLength != nil || s.Pattern != "" || s.MinItems != nil || s.MaxItems != nil || s.UniqueItems ||
+		s.Contains != nil || s.MinProperties != nil || s.MaxProperties != nil || s.PropertyNames != nil || s.PatternProperties != nil ||
+		s.Not != nil || s.If != nil || len(s.AllOf) > 0 || s.PrefixItems != nil || s.DependentRequired != nil || s.DependentSchemas != nil {
+		return true
+	}
+	for _, kw := range []string{"items", "additionalProperties"} {
+		if c, err := ts.resolve(child(n.ptr, kw)); err == nil && len(c.propOrder) == 0 && ts.needsValidation(c, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // envelope reports whether the advertised outputSchema root is a recognised
@@ -507,7 +552,7 @@ func (ts *typeSession) object(n *node, name string) (*Type, error) {
 // objectWithout builds a struct from an object schema, leaving out the
 // property skip (a tagged union's tag, which the union encodes).
 func (ts *typeSession) objectWithout(n *node, name, skip string) (*Type, error) {
-	t := &Type{Kind: KindStruct, Name: ts.b.types.claim(name), Pointer: n.ptr}
+	t := &Type{Kind: KindStruct, Name: ts.b.types.claim(name), Pointer: n.ptr, SchemaDoc: ts.docKey}
 	t.Doc = ts.typeDoc(t.Name, n)
 	ts.byPtr[n.ptr] = t
 	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
@@ -545,8 +590,41 @@ func (ts *typeSession) objectWithout(n *node, name, skip string) (*Type, error) 
 		f.Pointer = (!f.Required || f.Nullable) && !ft.Nilable()
 		f.Doc = fieldDoc(sub, ft)
 		t.Fields = append(t.Fields, f)
+		if f.Required {
+			t.Required = append(t.Required, prop)
+		}
 	}
-	return t, nil
+	if skip != "" && slices.Contains(n.s.Required, skip) {
+		t.Required = append(t.Required, skip)
+	}
+	return t, ts.extras(n, t, fields)
+}
+
+// extras decides what a struct does with properties it has no field for:
+// "additionalProperties": false closes it; otherwise they are kept in a map
+// field (typed by an additionalProperties schema, else raw JSON), so values
+// round-trip.
+func (ts *typeSession) extras(n *node, t *Type, fields *scope) error {
+	t.Extra = &Type{Kind: KindRaw}
+	ap, err := ts.doc.at(child(n.ptr, "additionalProperties"))
+	switch {
+	case err != nil: // absent: any property is allowed
+	case ap.boolean != nil && !*ap.boolean:
+		if n.s.PatternProperties == nil {
+			t.Closed, t.Extra = true, nil
+			return nil
+		}
+	case ap.boolean == nil && n.s.PatternProperties == nil:
+		e, nullable, err := ts.typeOf(ap.ptr, t.Name+"Value")
+		if err != nil {
+			return err
+		}
+		if !nullable || e.Nilable() {
+			t.Extra = e
+		}
+	}
+	t.ExtraName = fields.claim("AdditionalProperties")
+	return nil
 }
 
 // validTagName reports whether encoding/json accepts name in a struct tag
@@ -637,7 +715,7 @@ func (ts *typeSession) enum(n *node, name string) (*Type, bool, error) {
 	if len(kept) == 0 {
 		return ts.raw(n, "the only allowed value is null"), true, nil
 	}
-	t := &Type{Kind: KindEnum, Name: ts.b.types.claim(name), Pointer: n.ptr, Enum: &Enum{Base: base}}
+	t := &Type{Kind: KindEnum, Name: ts.b.types.claim(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Enum: &Enum{Base: base}}
 	t.Doc = ts.typeDoc(t.Name, n)
 	for i, v := range kept {
 		t.Enum.Values = append(t.Enum.Values, EnumValue{
@@ -770,7 +848,7 @@ func (ts *typeSession) taggedUnion(n *node, kw string, list []*jsonschema.Schema
 		if !ok {
 			continue
 		}
-		u := &Type{Kind: KindUnion, Name: ts.b.types.claim(name), Pointer: n.ptr, Union: &Union{By: ByTag, Tag: tag}}
+		u := &Type{Kind: KindUnion, Name: ts.b.types.claim(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByTag, Tag: tag}}
 		u.Doc = append(ts.typeDoc(u.Name, n), "", fmt.Sprintf("It is one of several objects, told apart by their %q property; exactly one field is set.", tag))
 		ts.b.pkg.Types = append(ts.b.pkg.Types, u)
 		fields := newScope()
@@ -782,7 +860,7 @@ func (ts *typeSession) taggedUnion(n *node, kw string, list []*jsonschema.Schema
 				vname = "Variant" + strconv.Itoa(i+1)
 			}
 			vname = fields.claim(vname)
-			st, err := ts.variantStruct(v, tag, u.Name+vname)
+			st, err := ts.variantStruct(v, tag, values[i], u.Name+vname)
 			if err != nil {
 				return nil, false, err
 			}
@@ -795,8 +873,13 @@ func (ts *typeSession) taggedUnion(n *node, kw string, list []*jsonschema.Schema
 
 // variantStruct builds the struct of a tagged union's variant, without the
 // tag property.
-func (ts *typeSession) variantStruct(v *node, tag, name string) (*Type, error) {
-	return ts.objectWithout(v, name, tag)
+func (ts *typeSession) variantStruct(v *node, tag, tagValue, name string) (*Type, error) {
+	t, err := ts.objectWithout(v, name, tag)
+	if err == nil && t.Kind == KindStruct {
+		t.Tag = tag
+		t.TagValue = tagValue
+	}
+	return t, err
 }
 
 // kindUnion types a schema with a type array of several non-null types.
@@ -816,7 +899,7 @@ func (ts *typeSession) kindUnionOf(n *node, name string, types []string, variant
 		}
 		seen[k] = true
 	}
-	u := &Type{Kind: KindUnion, Name: ts.b.types.claim(name), Pointer: n.ptr, Union: &Union{By: ByJSONKind}}
+	u := &Type{Kind: KindUnion, Name: ts.b.types.claim(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByJSONKind}}
 	u.Doc = append(ts.typeDoc(u.Name, n), "", "It holds a value of one of several JSON types; exactly one field is set.")
 	ts.b.pkg.Types = append(ts.b.pkg.Types, u)
 	for i, typ := range types {

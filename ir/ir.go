@@ -78,6 +78,37 @@ type Type struct {
 	// RawReason, for KindRaw, says why the schema is kept as raw JSON when it
 	// does not simply allow any value ("" otherwise).
 	RawReason string
+	// SchemaDoc is the key, in Package.Schemas, of the schema document the
+	// type comes from; a named type's Validate checks values against the
+	// sub-schema SchemaDoc#Pointer.
+	SchemaDoc string
+	// Required lists the JSON names of the required properties (KindStruct).
+	Required []string
+	// Closed is true when "additionalProperties" is false (KindStruct):
+	// decoding rejects properties that have no field.
+	Closed bool
+	// Extra is the type of the properties a struct has no field for, kept in
+	// the map field ExtraName so values round-trip (nil when Closed).
+	Extra *Type
+	// ExtraName is the Go name of the extra-properties field.
+	ExtraName string
+	// Tag and TagValue mark a tagged union's variant struct: the union
+	// encodes the variant with the property Tag set to TagValue (compact
+	// JSON).
+	Tag, TagValue string
+}
+
+// KnownJSONNames lists the JSON names of a struct's fields, in field order,
+// and a variant's tag property.
+func (t *Type) KnownJSONNames() []string {
+	names := make([]string, 0, len(t.Fields)+1)
+	for _, f := range t.Fields {
+		names = append(names, f.JSONName)
+	}
+	if t.Tag != "" {
+		names = append(names, t.Tag)
+	}
+	return names
 }
 
 // Named reports whether the type is declared under its own name.
@@ -297,6 +328,10 @@ type Tool struct {
 	// Wrapped is true when the advertised outputSchema is a recognised
 	// {"result": S} envelope and Result was built from S.
 	Wrapped bool
+	// InputDoc and OutputDoc are the keys of the tool's schema documents in
+	// Package.Schemas ("" when absent); NaturalPointer locates the natural
+	// result schema inside the output document ("" or "/properties/result").
+	InputDoc, OutputDoc, NaturalPointer string
 }
 
 // ResultGoType returns the Go type of the method's first result.
@@ -331,6 +366,15 @@ func (t *Tool) ResultZero() string {
 	return t.Result.GoType() + "{}"
 }
 
+// SchemaDoc is one schema document a package embeds for validation: a
+// tool's inputSchema or outputSchema, as exported.
+type SchemaDoc struct {
+	// Key is "<tool>#inputSchema" or "<tool>#outputSchema".
+	Key string
+	// JSON is the document, compact.
+	JSON string
+}
+
 // Package is the IR of one server: the Go package generated for it.
 type Package struct {
 	// Name is the Go package name.
@@ -346,6 +390,9 @@ type Package struct {
 	// Types are the named types in declaration order: each tool's argument
 	// and result types, each followed by the types nested in it.
 	Types []*Type
+	// Schemas are the schema documents the named types validate against,
+	// sorted by key.
+	Schemas []SchemaDoc
 }
 
 // commentLines splits free text into comment lines, trimming trailing

@@ -4,6 +4,9 @@ package sqliteexplorer
 
 import (
 	"encoding/json"
+	"fmt"
+
+	"github.com/mcpbind/mcpbind/composition"
 )
 
 // CountRowsArgs is the argument object of the tool "count_rows".
@@ -12,10 +15,56 @@ type CountRowsArgs struct {
 	Table string `json:"table"`
 }
 
+// objectRules describes CountRowsArgs's JSON object to the composition helpers.
+func (CountRowsArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"table"}, Required: []string{"table"}, Closed: true}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing or a property the schema does not allow is present.
+func (v *CountRowsArgs) UnmarshalJSON(data []byte) error {
+	type plain CountRowsArgs
+	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("CountRowsArgs: %w", err)
+	}
+	return nil
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// count_rows#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v CountRowsArgs) Validate() error {
+	return schemas.Validate("count_rows#inputSchema", "", v)
+}
+
 // DescribeTableArgs is the argument object of the tool "describe_table".
 type DescribeTableArgs struct {
 	// The table's name, as list_tables gives it.
 	Table string `json:"table"`
+}
+
+// objectRules describes DescribeTableArgs's JSON object to the composition helpers.
+func (DescribeTableArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"table"}, Required: []string{"table"}, Closed: true}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing or a property the schema does not allow is present.
+func (v *DescribeTableArgs) UnmarshalJSON(data []byte) error {
+	type plain DescribeTableArgs
+	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("DescribeTableArgs: %w", err)
+	}
+	return nil
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// describe_table#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v DescribeTableArgs) Validate() error {
+	return schemas.Validate("describe_table#inputSchema", "", v)
 }
 
 // DescribeTableResult is the result of the tool "describe_table".
@@ -24,6 +73,29 @@ type DescribeTableResult struct {
 	Table string `json:"table"`
 	// The columns, in declaration order.
 	Columns []DescribeTableResultColumnsItem `json:"columns"`
+}
+
+// objectRules describes DescribeTableResult's JSON object to the composition helpers.
+func (DescribeTableResult) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"table", "columns"}, Required: []string{"table", "columns"}, Closed: true}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing or a property the schema does not allow is present.
+func (v *DescribeTableResult) UnmarshalJSON(data []byte) error {
+	type plain DescribeTableResult
+	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("DescribeTableResult: %w", err)
+	}
+	return nil
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// describe_table#outputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v DescribeTableResult) Validate() error {
+	return schemas.Validate("describe_table#outputSchema", "", v)
 }
 
 // DescribeTableResultColumnsItem is an item of DescribeTableResultColumns.
@@ -38,12 +110,58 @@ type DescribeTableResultColumnsItem struct {
 	PrimaryKey bool `json:"primary_key"`
 }
 
+// objectRules describes DescribeTableResultColumnsItem's JSON object to the composition helpers.
+func (DescribeTableResultColumnsItem) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"name", "type", "not_null", "primary_key"}, Required: []string{"name", "type", "not_null", "primary_key"}, Closed: true}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing or a property the schema does not allow is present.
+func (v *DescribeTableResultColumnsItem) UnmarshalJSON(data []byte) error {
+	type plain DescribeTableResultColumnsItem
+	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("DescribeTableResultColumnsItem: %w", err)
+	}
+	return nil
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// describe_table#outputSchema at /properties/columns/items. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v DescribeTableResultColumnsItem) Validate() error {
+	return schemas.Validate("describe_table#outputSchema", "/properties/columns/items", v)
+}
+
 // FindRowArgs is the argument object of the tool "find_row".
 type FindRowArgs struct {
 	// The table's name, as list_tables gives it.
 	Table string `json:"table"`
 	// The row's primary key (its rowid when the table has no single primary key column).
 	ID int64 `json:"id"`
+}
+
+// objectRules describes FindRowArgs's JSON object to the composition helpers.
+func (FindRowArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"table", "id"}, Required: []string{"table", "id"}, Closed: true}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing or a property the schema does not allow is present.
+func (v *FindRowArgs) UnmarshalJSON(data []byte) error {
+	type plain FindRowArgs
+	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("FindRowArgs: %w", err)
+	}
+	return nil
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// find_row#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v FindRowArgs) Validate() error {
+	return schemas.Validate("find_row#inputSchema", "", v)
 }
 
 // InsertRowArgs is the argument object of the tool "insert_row".
@@ -54,10 +172,56 @@ type InsertRowArgs struct {
 	Values map[string]json.RawMessage `json:"values"`
 }
 
+// objectRules describes InsertRowArgs's JSON object to the composition helpers.
+func (InsertRowArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"table", "values"}, Required: []string{"table", "values"}, Closed: true}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing or a property the schema does not allow is present.
+func (v *InsertRowArgs) UnmarshalJSON(data []byte) error {
+	type plain InsertRowArgs
+	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("InsertRowArgs: %w", err)
+	}
+	return nil
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// insert_row#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v InsertRowArgs) Validate() error {
+	return schemas.Validate("insert_row#inputSchema", "", v)
+}
+
 // InsertRowResult is the result of the tool "insert_row".
 type InsertRowResult struct {
 	// The new row's rowid (its INTEGER PRIMARY KEY when it has one).
 	ID int64 `json:"id"`
+}
+
+// objectRules describes InsertRowResult's JSON object to the composition helpers.
+func (InsertRowResult) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"id"}, Required: []string{"id"}, Closed: true}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing or a property the schema does not allow is present.
+func (v *InsertRowResult) UnmarshalJSON(data []byte) error {
+	type plain InsertRowResult
+	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("InsertRowResult: %w", err)
+	}
+	return nil
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// insert_row#outputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v InsertRowResult) Validate() error {
+	return schemas.Validate("insert_row#outputSchema", "", v)
 }
 
 // QueryArgs is the argument object of the tool "query".
@@ -68,6 +232,29 @@ type QueryArgs struct {
 	Params []json.RawMessage `json:"params,omitempty"`
 }
 
+// objectRules describes QueryArgs's JSON object to the composition helpers.
+func (QueryArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"sql", "params"}, Required: []string{"sql"}, Closed: true}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing or a property the schema does not allow is present.
+func (v *QueryArgs) UnmarshalJSON(data []byte) error {
+	type plain QueryArgs
+	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("QueryArgs: %w", err)
+	}
+	return nil
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// query#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v QueryArgs) Validate() error {
+	return schemas.Validate("query#inputSchema", "", v)
+}
+
 // QueryResult is the result of the tool "query".
 type QueryResult struct {
 	// The result's column names, in order.
@@ -76,4 +263,27 @@ type QueryResult struct {
 	Rows [][]json.RawMessage `json:"rows"`
 	// The number of rows.
 	RowCount int64 `json:"row_count"`
+}
+
+// objectRules describes QueryResult's JSON object to the composition helpers.
+func (QueryResult) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"columns", "rows", "row_count"}, Required: []string{"columns", "rows", "row_count"}, Closed: true}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing or a property the schema does not allow is present.
+func (v *QueryResult) UnmarshalJSON(data []byte) error {
+	type plain QueryResult
+	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("QueryResult: %w", err)
+	}
+	return nil
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// query#outputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v QueryResult) Validate() error {
+	return schemas.Validate("query#outputSchema", "", v)
 }

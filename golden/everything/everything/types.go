@@ -2,10 +2,52 @@
 
 package everything
 
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpbind/mcpbind/composition"
+)
+
 // EchoArgs is the argument object of the tool "echo".
 type EchoArgs struct {
 	// Message to echo
 	Message string `json:"message"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes EchoArgs's JSON object to the composition helpers.
+func (EchoArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"message"}, Required: []string{"message"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *EchoArgs) UnmarshalJSON(data []byte) error {
+	type plain EchoArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("EchoArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("EchoArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v EchoArgs) MarshalJSON() ([]byte, error) {
+	type plain EchoArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// echo#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v EchoArgs) Validate() error {
+	return schemas.Validate("echo#inputSchema", "", v)
 }
 
 // GetAnnotatedMessageArgs is the argument object of the tool "get-annotated-message".
@@ -16,6 +58,41 @@ type GetAnnotatedMessageArgs struct {
 	//
 	// Default: false.
 	IncludeImage *bool `json:"includeImage,omitempty"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes GetAnnotatedMessageArgs's JSON object to the composition helpers.
+func (GetAnnotatedMessageArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"messageType", "includeImage"}, Required: []string{"messageType"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *GetAnnotatedMessageArgs) UnmarshalJSON(data []byte) error {
+	type plain GetAnnotatedMessageArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("GetAnnotatedMessageArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("GetAnnotatedMessageArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v GetAnnotatedMessageArgs) MarshalJSON() ([]byte, error) {
+	type plain GetAnnotatedMessageArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// get-annotated-message#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v GetAnnotatedMessageArgs) Validate() error {
+	return schemas.Validate("get-annotated-message#inputSchema", "", v)
 }
 
 // GetAnnotatedMessageArgsMessageType is the type of GetAnnotatedMessageArgs.MessageType.
@@ -30,12 +107,54 @@ const (
 	GetAnnotatedMessageArgsMessageTypeDebug   GetAnnotatedMessageArgsMessageType = "debug"
 )
 
+// Validate checks v against the JSON Schema it was generated from,
+// get-annotated-message#inputSchema at /properties/messageType. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v GetAnnotatedMessageArgsMessageType) Validate() error {
+	return schemas.Validate("get-annotated-message#inputSchema", "/properties/messageType", v)
+}
+
 // GetResourceLinksArgs is the argument object of the tool "get-resource-links".
 type GetResourceLinksArgs struct {
 	// Number of resource links to return (1-10)
 	//
 	// Default: 3.
 	Count *float64 `json:"count,omitempty"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes GetResourceLinksArgs's JSON object to the composition helpers.
+func (GetResourceLinksArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"count"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *GetResourceLinksArgs) UnmarshalJSON(data []byte) error {
+	type plain GetResourceLinksArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("GetResourceLinksArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("GetResourceLinksArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v GetResourceLinksArgs) MarshalJSON() ([]byte, error) {
+	type plain GetResourceLinksArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// get-resource-links#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v GetResourceLinksArgs) Validate() error {
+	return schemas.Validate("get-resource-links#inputSchema", "", v)
 }
 
 // GetResourceReferenceArgs is the argument object of the tool "get-resource-reference".
@@ -46,6 +165,41 @@ type GetResourceReferenceArgs struct {
 	//
 	// Default: 1.
 	ResourceID *float64 `json:"resourceId,omitempty"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes GetResourceReferenceArgs's JSON object to the composition helpers.
+func (GetResourceReferenceArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"resourceType", "resourceId"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *GetResourceReferenceArgs) UnmarshalJSON(data []byte) error {
+	type plain GetResourceReferenceArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("GetResourceReferenceArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("GetResourceReferenceArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v GetResourceReferenceArgs) MarshalJSON() ([]byte, error) {
+	type plain GetResourceReferenceArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// get-resource-reference#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v GetResourceReferenceArgs) Validate() error {
+	return schemas.Validate("get-resource-reference#inputSchema", "", v)
 }
 
 // GetResourceReferenceArgsResourceType is the type of GetResourceReferenceArgs.ResourceType.
@@ -57,10 +211,52 @@ const (
 	GetResourceReferenceArgsResourceTypeBlob GetResourceReferenceArgsResourceType = "Blob"
 )
 
+// Validate checks v against the JSON Schema it was generated from,
+// get-resource-reference#inputSchema at /properties/resourceType. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v GetResourceReferenceArgsResourceType) Validate() error {
+	return schemas.Validate("get-resource-reference#inputSchema", "/properties/resourceType", v)
+}
+
 // GetStructuredContentArgs is the argument object of the tool "get-structured-content".
 type GetStructuredContentArgs struct {
 	// Choose city
 	Location GetStructuredContentArgsLocation `json:"location"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes GetStructuredContentArgs's JSON object to the composition helpers.
+func (GetStructuredContentArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"location"}, Required: []string{"location"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *GetStructuredContentArgs) UnmarshalJSON(data []byte) error {
+	type plain GetStructuredContentArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("GetStructuredContentArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("GetStructuredContentArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v GetStructuredContentArgs) MarshalJSON() ([]byte, error) {
+	type plain GetStructuredContentArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// get-structured-content#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v GetStructuredContentArgs) Validate() error {
+	return schemas.Validate("get-structured-content#inputSchema", "", v)
 }
 
 // GetStructuredContentArgsLocation is the type of GetStructuredContentArgs.Location.
@@ -75,6 +271,13 @@ const (
 	GetStructuredContentArgsLocationLosAngeles GetStructuredContentArgsLocation = "Los Angeles"
 )
 
+// Validate checks v against the JSON Schema it was generated from,
+// get-structured-content#inputSchema at /properties/location. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v GetStructuredContentArgsLocation) Validate() error {
+	return schemas.Validate("get-structured-content#inputSchema", "/properties/location", v)
+}
+
 // GetStructuredContentResult is the result of the tool "get-structured-content".
 type GetStructuredContentResult struct {
 	// Temperature in celsius
@@ -85,12 +288,70 @@ type GetStructuredContentResult struct {
 	Humidity float64 `json:"humidity"`
 }
 
+// objectRules describes GetStructuredContentResult's JSON object to the composition helpers.
+func (GetStructuredContentResult) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"temperature", "conditions", "humidity"}, Required: []string{"temperature", "conditions", "humidity"}, Closed: true}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing or a property the schema does not allow is present.
+func (v *GetStructuredContentResult) UnmarshalJSON(data []byte) error {
+	type plain GetStructuredContentResult
+	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("GetStructuredContentResult: %w", err)
+	}
+	return nil
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// get-structured-content#outputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v GetStructuredContentResult) Validate() error {
+	return schemas.Validate("get-structured-content#outputSchema", "", v)
+}
+
 // GetSumArgs is the argument object of the tool "get-sum".
 type GetSumArgs struct {
 	// First number
 	A float64 `json:"a"`
 	// Second number
 	B float64 `json:"b"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes GetSumArgs's JSON object to the composition helpers.
+func (GetSumArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"a", "b"}, Required: []string{"a", "b"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *GetSumArgs) UnmarshalJSON(data []byte) error {
+	type plain GetSumArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("GetSumArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("GetSumArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v GetSumArgs) MarshalJSON() ([]byte, error) {
+	type plain GetSumArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// get-sum#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v GetSumArgs) Validate() error {
+	return schemas.Validate("get-sum#inputSchema", "", v)
 }
 
 // GzipFileAsResourceArgs is the argument object of the tool "gzip-file-as-resource".
@@ -107,6 +368,41 @@ type GzipFileAsResourceArgs struct {
 	//
 	// Default: "resourceLink".
 	OutputType *GzipFileAsResourceArgsOutputType `json:"outputType,omitempty"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes GzipFileAsResourceArgs's JSON object to the composition helpers.
+func (GzipFileAsResourceArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"name", "data", "outputType"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *GzipFileAsResourceArgs) UnmarshalJSON(data []byte) error {
+	type plain GzipFileAsResourceArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("GzipFileAsResourceArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("GzipFileAsResourceArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v GzipFileAsResourceArgs) MarshalJSON() ([]byte, error) {
+	type plain GzipFileAsResourceArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// gzip-file-as-resource#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v GzipFileAsResourceArgs) Validate() error {
+	return schemas.Validate("gzip-file-as-resource#inputSchema", "", v)
 }
 
 // GzipFileAsResourceArgsOutputType is the type of GzipFileAsResourceArgs.OutputType.
@@ -120,6 +416,13 @@ const (
 	GzipFileAsResourceArgsOutputTypeResource     GzipFileAsResourceArgsOutputType = "resource"
 )
 
+// Validate checks v against the JSON Schema it was generated from,
+// gzip-file-as-resource#inputSchema at /properties/outputType. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v GzipFileAsResourceArgsOutputType) Validate() error {
+	return schemas.Validate("gzip-file-as-resource#inputSchema", "/properties/outputType", v)
+}
+
 // SimulateResearchQueryArgs is the argument object of the tool "simulate-research-query".
 type SimulateResearchQueryArgs struct {
 	// The research topic to investigate
@@ -128,6 +431,41 @@ type SimulateResearchQueryArgs struct {
 	//
 	// Default: false.
 	Ambiguous *bool `json:"ambiguous,omitempty"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes SimulateResearchQueryArgs's JSON object to the composition helpers.
+func (SimulateResearchQueryArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"topic", "ambiguous"}, Required: []string{"topic"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *SimulateResearchQueryArgs) UnmarshalJSON(data []byte) error {
+	type plain SimulateResearchQueryArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("SimulateResearchQueryArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("SimulateResearchQueryArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v SimulateResearchQueryArgs) MarshalJSON() ([]byte, error) {
+	type plain SimulateResearchQueryArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// simulate-research-query#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v SimulateResearchQueryArgs) Validate() error {
+	return schemas.Validate("simulate-research-query#inputSchema", "", v)
 }
 
 // TriggerLongRunningOperationArgs is the argument object of the tool "trigger-long-running-operation".
@@ -140,4 +478,39 @@ type TriggerLongRunningOperationArgs struct {
 	//
 	// Default: 5.
 	Steps *float64 `json:"steps,omitempty"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes TriggerLongRunningOperationArgs's JSON object to the composition helpers.
+func (TriggerLongRunningOperationArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"duration", "steps"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *TriggerLongRunningOperationArgs) UnmarshalJSON(data []byte) error {
+	type plain TriggerLongRunningOperationArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("TriggerLongRunningOperationArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("TriggerLongRunningOperationArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v TriggerLongRunningOperationArgs) MarshalJSON() ([]byte, error) {
+	type plain TriggerLongRunningOperationArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// trigger-long-running-operation#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v TriggerLongRunningOperationArgs) Validate() error {
+	return schemas.Validate("trigger-long-running-operation#inputSchema", "", v)
 }

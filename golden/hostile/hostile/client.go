@@ -62,3 +62,14 @@ func (c *Client) ReadNote2(ctx context.Context, args ReadNote2Args) (*ReadNote2R
 	}
 	return out, nil
 }
+
+// Strict calls the tool "strict".
+//
+// A closed object in, a constrained list out.
+func (c *Client) Strict(ctx context.Context, args StrictArgs) (StrictResult, error) {
+	var out StrictResult
+	if err := c.s.Call(ctx, composition.Tool{Name: "strict", Output: composition.Output{}}, args, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

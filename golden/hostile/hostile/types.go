@@ -13,6 +13,41 @@ import (
 // FindArgs is the argument object of the tool "find".
 type FindArgs struct {
 	ID int64 `json:"id"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes FindArgs's JSON object to the composition helpers.
+func (FindArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"id"}, Required: []string{"id"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *FindArgs) UnmarshalJSON(data []byte) error {
+	type plain FindArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("FindArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("FindArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v FindArgs) MarshalJSON() ([]byte, error) {
+	type plain FindArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// find#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v FindArgs) Validate() error {
+	return schemas.Validate("find#inputSchema", "", v)
 }
 
 // ReadNote2Args is the argument object of the tool "read_note".
@@ -35,6 +70,41 @@ type ReadNote2Args struct {
 	Extra    map[string]int64           `json:"extra,omitempty"`
 	Shape    *ReadNote2ArgsShape        `json:"shape,omitempty"`
 	Maybe    *Address                   `json:"maybe,omitempty"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes ReadNote2Args's JSON object to the composition helpers.
+func (ReadNote2Args) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"id", "maxLines", "foo-bar", "foo_bar", "type", "2fa", "名前", "range", "func", "items", "meta", "extra", "shape", "maybe"}, Required: []string{"id", "type"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *ReadNote2Args) UnmarshalJSON(data []byte) error {
+	type plain ReadNote2Args
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("ReadNote2Args: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("ReadNote2Args: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v ReadNote2Args) MarshalJSON() ([]byte, error) {
+	type plain ReadNote2Args
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// read_note#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v ReadNote2Args) Validate() error {
+	return schemas.Validate("read_note#inputSchema", "", v)
 }
 
 // ReadNote2ArgsType is the type of ReadNote2Args.Type.
@@ -46,6 +116,13 @@ const (
 	ReadNote2ArgsTypeA2 ReadNote2ArgsType = "A"
 	ReadNote2ArgsTypeB  ReadNote2ArgsType = "b"
 )
+
+// Validate checks v against the JSON Schema it was generated from,
+// read_note#inputSchema at /properties/type. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v ReadNote2ArgsType) Validate() error {
+	return schemas.Validate("read_note#inputSchema", "/properties/type", v)
+}
 
 // ReadNote2ArgsRange is the type of ReadNote2Args.Range.
 //
@@ -79,6 +156,13 @@ func (u *ReadNote2ArgsRange) UnmarshalJSON(data []byte) error {
 	}
 }
 
+// Validate checks v against the JSON Schema it was generated from,
+// read_note#inputSchema at /properties/range. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v ReadNote2ArgsRange) Validate() error {
+	return schemas.Validate("read_note#inputSchema", "/properties/range", v)
+}
+
 // ReadNote2ArgsFunc is the type of ReadNote2Args.Func.
 type ReadNote2ArgsFunc string
 
@@ -87,9 +171,51 @@ const (
 	ReadNote2ArgsFuncX ReadNote2ArgsFunc = "x"
 )
 
+// Validate checks v against the JSON Schema it was generated from,
+// read_note#inputSchema at /properties/func. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v ReadNote2ArgsFunc) Validate() error {
+	return schemas.Validate("read_note#inputSchema", "/properties/func", v)
+}
+
 // ReadNote2ArgsItemsItem is an item of ReadNote2ArgsItems.
 type ReadNote2ArgsItemsItem struct {
 	Content *string `json:"content,omitempty"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes ReadNote2ArgsItemsItem's JSON object to the composition helpers.
+func (ReadNote2ArgsItemsItem) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"content"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *ReadNote2ArgsItemsItem) UnmarshalJSON(data []byte) error {
+	type plain ReadNote2ArgsItemsItem
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("ReadNote2ArgsItemsItem: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("ReadNote2ArgsItemsItem: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v ReadNote2ArgsItemsItem) MarshalJSON() ([]byte, error) {
+	type plain ReadNote2ArgsItemsItem
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// read_note#inputSchema at /properties/items/items. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v ReadNote2ArgsItemsItem) Validate() error {
+	return schemas.Validate("read_note#inputSchema", "/properties/items/items", v)
 }
 
 // ReadNote2ArgsShape is the type of ReadNote2Args.Shape.
@@ -129,23 +255,208 @@ func (u *ReadNote2ArgsShape) UnmarshalJSON(data []byte) error {
 	return fmt.Errorf("ReadNote2ArgsShape: no variant has %s = %s", "kind", tag)
 }
 
+// Validate checks v against the JSON Schema it was generated from,
+// read_note#inputSchema at /properties/shape. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v ReadNote2ArgsShape) Validate() error {
+	return schemas.Validate("read_note#inputSchema", "/properties/shape", v)
+}
+
 // ReadNote2ArgsShapeCircle is the schema at #/properties/shape/oneOf/0.
 type ReadNote2ArgsShapeCircle struct {
 	Radius float64 `json:"radius"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes ReadNote2ArgsShapeCircle's JSON object to the composition helpers.
+func (ReadNote2ArgsShapeCircle) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"radius", "kind"}, Required: []string{"radius", "kind"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *ReadNote2ArgsShapeCircle) UnmarshalJSON(data []byte) error {
+	type plain ReadNote2ArgsShapeCircle
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("ReadNote2ArgsShapeCircle: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("ReadNote2ArgsShapeCircle: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v ReadNote2ArgsShapeCircle) MarshalJSON() ([]byte, error) {
+	type plain ReadNote2ArgsShapeCircle
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// read_note#inputSchema at /properties/shape/oneOf/0. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v ReadNote2ArgsShapeCircle) Validate() error {
+	return schemas.ValidateTagged("read_note#inputSchema", "/properties/shape/oneOf/0", "kind", "\"circle\"", v)
 }
 
 // ReadNote2ArgsShapeSquare is the schema at #/properties/shape/oneOf/1.
 type ReadNote2ArgsShapeSquare struct {
 	Side *float64 `json:"side,omitempty"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes ReadNote2ArgsShapeSquare's JSON object to the composition helpers.
+func (ReadNote2ArgsShapeSquare) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"side", "kind"}, Required: []string{"kind"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *ReadNote2ArgsShapeSquare) UnmarshalJSON(data []byte) error {
+	type plain ReadNote2ArgsShapeSquare
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("ReadNote2ArgsShapeSquare: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("ReadNote2ArgsShapeSquare: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v ReadNote2ArgsShapeSquare) MarshalJSON() ([]byte, error) {
+	type plain ReadNote2ArgsShapeSquare
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// read_note#inputSchema at /properties/shape/oneOf/1. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v ReadNote2ArgsShapeSquare) Validate() error {
+	return schemas.ValidateTagged("read_note#inputSchema", "/properties/shape/oneOf/1", "kind", "\"square\"", v)
 }
 
 // Address is the schema at #/$defs/Address.
 type Address struct {
 	Street *string  `json:"street,omitempty"`
 	Next   *Address `json:"next,omitempty"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes Address's JSON object to the composition helpers.
+func (Address) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"street", "next"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *Address) UnmarshalJSON(data []byte) error {
+	type plain Address
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("Address: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("Address: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v Address) MarshalJSON() ([]byte, error) {
+	type plain Address
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// read_note#inputSchema at /$defs/Address. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v Address) Validate() error {
+	return schemas.Validate("read_note#inputSchema", "/$defs/Address", v)
 }
 
 // ReadNote2Result is the result of the tool "read_note".
 type ReadNote2Result struct {
 	Text string `json:"text"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes ReadNote2Result's JSON object to the composition helpers.
+func (ReadNote2Result) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"text"}, Required: []string{"text"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *ReadNote2Result) UnmarshalJSON(data []byte) error {
+	type plain ReadNote2Result
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("ReadNote2Result: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("ReadNote2Result: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v ReadNote2Result) MarshalJSON() ([]byte, error) {
+	type plain ReadNote2Result
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// read_note#outputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v ReadNote2Result) Validate() error {
+	return schemas.Validate("read_note#outputSchema", "", v)
+}
+
+// StrictArgs is the argument object of the tool "strict".
+type StrictArgs struct {
+	Name string `json:"name"`
+}
+
+// objectRules describes StrictArgs's JSON object to the composition helpers.
+func (StrictArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"name"}, Required: []string{"name"}, Closed: true}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing or a property the schema does not allow is present.
+func (v *StrictArgs) UnmarshalJSON(data []byte) error {
+	type plain StrictArgs
+	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("StrictArgs: %w", err)
+	}
+	return nil
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// strict#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v StrictArgs) Validate() error {
+	return schemas.Validate("strict#inputSchema", "", v)
+}
+
+// StrictResult is the result of the tool "strict".
+type StrictResult []string
+
+// Validate checks v against the JSON Schema it was generated from,
+// strict#outputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v StrictResult) Validate() error {
+	return schemas.Validate("strict#outputSchema", "", v)
 }
