@@ -48,10 +48,19 @@ type Output struct {
 }
 
 // Tool identifies a tool for a call made by generated code: its name as the
-// server lists it and the shape of its natural result.
+// server lists it, the shape of its natural result, and where its schemas
+// are for the validation options (WithArgsValidation, WithResultValidation).
 type Tool struct {
 	// Name is the tool name exactly as in tools/list.
 	Name string
 	// Output describes the natural result type; ignored by CallResult.
 	Output Output
+	// Schemas holds the package's schema documents (nil: no validation).
+	Schemas *SchemaSet
+	// InputDoc and OutputDoc are the keys of the tool's inputSchema and
+	// outputSchema in Schemas ("" when absent).
+	InputDoc, OutputDoc string
+	// ResultPointer locates the natural result schema inside OutputDoc:
+	// "" or, for a recognised envelope, "/properties/result".
+	ResultPointer string
 }

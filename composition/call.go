@@ -175,9 +175,11 @@ func (s *Session) CallResult(ctx context.Context, name string, args any) (*Resul
 // then decoded with encoding/json from the bytes as sent (so int64 values
 // above 2^53 stay exact). isError: true gives a *[ToolError]; a result with
 // no JSON value, or one that does not decode into out, gives an error naming
-// the tool and showing (the start of) what was received.
+// the tool and showing (the start of) what was received. With
+// WithArgsValidation or WithResultValidation the arguments or the natural
+// result are first checked against tool's schemas.
 func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error {
-	res, err := s.CallResult(ctx, tool.Name, args)
+	res, err := s.CallTool(ctx, tool, args)
 	if err != nil {
 		return err
 	}
@@ -186,6 +188,9 @@ func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error 
 		return fmt.Errorf("composition: tool %q returned no structuredContent and no text content that is JSON (text: %q)", tool.Name, truncate(res.Text(), 200))
 	}
 	value, _ := Unwrap(s.version, tool.Output, raw)
+	if err := s.checkResult(tool, value); err != nil {
+		return err
+	}
 	if out == nil {
 		return nil
 	}

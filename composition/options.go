@@ -94,6 +94,8 @@ type config struct {
 	clientVersion   string
 	stderr          io.Writer
 	maxPages        int
+	// validateArgs and validateResults switch on the checks of validation.go.
+	validateArgs, validateResults bool
 }
 
 func newConfig(opts []Option) config {

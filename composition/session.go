@@ -24,6 +24,8 @@ type Session struct {
 	server   string // Transport.String(), for messages
 	kind     string
 	maxPages int
+	// validateArgs and validateResults are the validation options.
+	validateArgs, validateResults bool
 
 	proc *stdioProcess // stdio only
 	http *httpRecorder // streamable HTTP only
@@ -123,7 +125,8 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error)
 		return fail("start", err)
 	}
 
-	s := &Session{server: server, kind: t.kind, maxPages: cfg.maxPages}
+	s := &Session{server: server, kind: t.kind, maxPages: cfg.maxPages,
+		validateArgs: cfg.validateArgs, validateResults: cfg.validateResults}
 	var inner transport.Interface
 	switch t.kind {
 	case TransportStdio:

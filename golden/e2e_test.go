@@ -166,7 +166,10 @@ func TestSQLiteExplorerEveryEra(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 					defer cancel()
-					s, err := composition.Connect(ctx, transports[tname], composition.WithProtocolVersion(version))
+					// Validation is on, so every natural result is also
+					// checked against the natural schema the IR chose.
+					s, err := composition.Connect(ctx, transports[tname], composition.WithProtocolVersion(version),
+						composition.WithArgsValidation(), composition.WithResultValidation())
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -241,6 +244,30 @@ func exercise(ctx context.Context, t *testing.T, c sqliteCalls) {
 	var te *composition.ToolError
 	if !errors.As(err, &te) || !strings.Contains(te.Text, "no_such_table") {
 		t.Fatalf("count_rows of a missing table: %v, want a *composition.ToolError naming it", err)
+	}
+}
+
+// TestArgsValidationStopsBadCalls: with WithArgsValidation a call whose
+// arguments break the inputSchema fails with the JSON pointer and is not
+// sent (the insert would otherwise reach the server and fail there).
+func TestArgsValidationStopsBadCalls(t *testing.T) {
+	bin, args := testenv.SQLiteExplorerStdio(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := composition.Connect(ctx, composition.Stdio(bin, args...), composition.WithArgsValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := modern.NewClient(s)
+	_, err = c.InsertRow(ctx, modern.InsertRowArgs{Table: "authors"}) // values: null
+	var ve *composition.ValidationError
+	if !errors.As(err, &ve) || ve.Pointer != "/values" {
+		t.Fatalf("err = %v, want a ValidationError at /values", err)
+	}
+	var te *composition.ToolError
+	if errors.As(err, &te) {
+		t.Fatalf("the call reached the server: %v", err)
 	}
 }
 

@@ -29,7 +29,11 @@ func NewClient(s *composition.Session) *Client {
 //
 // Echoes back the input string
 func (c *Client) Echo(ctx context.Context, args EchoArgs) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "echo", args)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "echo",
+		Schemas:  schemas,
+		InputDoc: "echo#inputSchema",
+	}, args)
 }
 
 // GetAnnotatedMessage calls the tool "get-annotated-message".
@@ -38,7 +42,11 @@ func (c *Client) Echo(ctx context.Context, args EchoArgs) (*composition.Result, 
 //
 // Demonstrates how annotations can be used to provide metadata about content.
 func (c *Client) GetAnnotatedMessage(ctx context.Context, args GetAnnotatedMessageArgs) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "get-annotated-message", args)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "get-annotated-message",
+		Schemas:  schemas,
+		InputDoc: "get-annotated-message#inputSchema",
+	}, args)
 }
 
 // GetEnv calls the tool "get-env".
@@ -47,7 +55,11 @@ func (c *Client) GetAnnotatedMessage(ctx context.Context, args GetAnnotatedMessa
 //
 // Returns all environment variables, helpful for debugging MCP server configuration
 func (c *Client) GetEnv(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "get-env", nil)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "get-env",
+		Schemas:  schemas,
+		InputDoc: "get-env#inputSchema",
+	}, nil)
 }
 
 // GetResourceLinks calls the tool "get-resource-links".
@@ -56,7 +68,11 @@ func (c *Client) GetEnv(ctx context.Context) (*composition.Result, error) {
 //
 // Returns up to ten resource links that reference different types of resources
 func (c *Client) GetResourceLinks(ctx context.Context, args GetResourceLinksArgs) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "get-resource-links", args)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "get-resource-links",
+		Schemas:  schemas,
+		InputDoc: "get-resource-links#inputSchema",
+	}, args)
 }
 
 // GetResourceReference calls the tool "get-resource-reference".
@@ -65,7 +81,11 @@ func (c *Client) GetResourceLinks(ctx context.Context, args GetResourceLinksArgs
 //
 // Returns a resource reference that can be used by MCP clients
 func (c *Client) GetResourceReference(ctx context.Context, args GetResourceReferenceArgs) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "get-resource-reference", args)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "get-resource-reference",
+		Schemas:  schemas,
+		InputDoc: "get-resource-reference#inputSchema",
+	}, args)
 }
 
 // GetStructuredContent calls the tool "get-structured-content".
@@ -75,7 +95,13 @@ func (c *Client) GetResourceReference(ctx context.Context, args GetResourceRefer
 // Returns structured content along with an output schema for client data validation
 func (c *Client) GetStructuredContent(ctx context.Context, args GetStructuredContentArgs) (*GetStructuredContentResult, error) {
 	var out *GetStructuredContentResult
-	if err := c.s.Call(ctx, composition.Tool{Name: "get-structured-content", Output: composition.Output{PlainObject: true, CanBeObject: true}}, args, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:      "get-structured-content",
+		Output:    composition.Output{PlainObject: true, CanBeObject: true},
+		Schemas:   schemas,
+		InputDoc:  "get-structured-content#inputSchema",
+		OutputDoc: "get-structured-content#outputSchema",
+	}, args, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -87,7 +113,11 @@ func (c *Client) GetStructuredContent(ctx context.Context, args GetStructuredCon
 //
 // Returns the sum of two numbers
 func (c *Client) GetSum(ctx context.Context, args GetSumArgs) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "get-sum", args)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "get-sum",
+		Schemas:  schemas,
+		InputDoc: "get-sum#inputSchema",
+	}, args)
 }
 
 // GetTinyImage calls the tool "get-tiny-image".
@@ -96,7 +126,11 @@ func (c *Client) GetSum(ctx context.Context, args GetSumArgs) (*composition.Resu
 //
 // Returns a tiny MCP logo image.
 func (c *Client) GetTinyImage(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "get-tiny-image", nil)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "get-tiny-image",
+		Schemas:  schemas,
+		InputDoc: "get-tiny-image#inputSchema",
+	}, nil)
 }
 
 // GzipFileAsResource calls the tool "gzip-file-as-resource".
@@ -105,7 +139,11 @@ func (c *Client) GetTinyImage(ctx context.Context) (*composition.Result, error) 
 //
 // Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
 func (c *Client) GzipFileAsResource(ctx context.Context, args GzipFileAsResourceArgs) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "gzip-file-as-resource", args)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "gzip-file-as-resource",
+		Schemas:  schemas,
+		InputDoc: "gzip-file-as-resource#inputSchema",
+	}, args)
 }
 
 // SimulateResearchQuery calls the tool "simulate-research-query".
@@ -114,7 +152,11 @@ func (c *Client) GzipFileAsResource(ctx context.Context, args GzipFileAsResource
 //
 // Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
 func (c *Client) SimulateResearchQuery(ctx context.Context, args SimulateResearchQueryArgs) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "simulate-research-query", args)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "simulate-research-query",
+		Schemas:  schemas,
+		InputDoc: "simulate-research-query#inputSchema",
+	}, args)
 }
 
 // ToggleSimulatedLogging calls the tool "toggle-simulated-logging".
@@ -123,7 +165,11 @@ func (c *Client) SimulateResearchQuery(ctx context.Context, args SimulateResearc
 //
 // Toggles simulated, random-leveled logging on or off.
 func (c *Client) ToggleSimulatedLogging(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "toggle-simulated-logging", nil)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "toggle-simulated-logging",
+		Schemas:  schemas,
+		InputDoc: "toggle-simulated-logging#inputSchema",
+	}, nil)
 }
 
 // ToggleSubscriberUpdates calls the tool "toggle-subscriber-updates".
@@ -132,7 +178,11 @@ func (c *Client) ToggleSimulatedLogging(ctx context.Context) (*composition.Resul
 //
 // Toggles simulated resource subscription updates on or off.
 func (c *Client) ToggleSubscriberUpdates(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "toggle-subscriber-updates", nil)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "toggle-subscriber-updates",
+		Schemas:  schemas,
+		InputDoc: "toggle-subscriber-updates#inputSchema",
+	}, nil)
 }
 
 // TriggerLongRunningOperation calls the tool "trigger-long-running-operation".
@@ -141,5 +191,9 @@ func (c *Client) ToggleSubscriberUpdates(ctx context.Context) (*composition.Resu
 //
 // Demonstrates a long running operation with progress updates.
 func (c *Client) TriggerLongRunningOperation(ctx context.Context, args TriggerLongRunningOperationArgs) (*composition.Result, error) {
-	return c.s.CallResult(ctx, "trigger-long-running-operation", args)
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "trigger-long-running-operation",
+		Schemas:  schemas,
+		InputDoc: "trigger-long-running-operation#inputSchema",
+	}, args)
 }

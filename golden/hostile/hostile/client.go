@@ -27,7 +27,13 @@ func NewClient(s *composition.Session) *Client {
 // Count calls the tool "count".
 func (c *Client) Count(ctx context.Context) (int64, error) {
 	var out int64
-	if err := c.s.Call(ctx, composition.Tool{Name: "count", Output: composition.Output{}}, nil, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:      "count",
+		Output:    composition.Output{},
+		Schemas:   schemas,
+		InputDoc:  "count#inputSchema",
+		OutputDoc: "count#outputSchema",
+	}, nil, &out); err != nil {
 		return 0, err
 	}
 	return out, nil
@@ -36,7 +42,13 @@ func (c *Client) Count(ctx context.Context) (int64, error) {
 // Find calls the tool "find".
 func (c *Client) Find(ctx context.Context, args FindArgs) (map[string]json.RawMessage, error) {
 	var out map[string]json.RawMessage
-	if err := c.s.Call(ctx, composition.Tool{Name: "find", Output: composition.Output{CanBeObject: true}}, args, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:      "find",
+		Output:    composition.Output{CanBeObject: true},
+		Schemas:   schemas,
+		InputDoc:  "find#inputSchema",
+		OutputDoc: "find#outputSchema",
+	}, args, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -45,7 +57,14 @@ func (c *Client) Find(ctx context.Context, args FindArgs) (map[string]json.RawMe
 // ReadNote calls the tool "read-note".
 func (c *Client) ReadNote(ctx context.Context) ([]string, error) {
 	var out []string
-	if err := c.s.Call(ctx, composition.Tool{Name: "read-note", Output: composition.Output{}}, nil, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:          "read-note",
+		Output:        composition.Output{},
+		Schemas:       schemas,
+		InputDoc:      "read-note#inputSchema",
+		OutputDoc:     "read-note#outputSchema",
+		ResultPointer: "/properties/result",
+	}, nil, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -57,7 +76,13 @@ func (c *Client) ReadNote(ctx context.Context) ([]string, error) {
 // Second line with */ and `backticks`.
 func (c *Client) ReadNote2(ctx context.Context, args ReadNote2Args) (*ReadNote2Result, error) {
 	var out *ReadNote2Result
-	if err := c.s.Call(ctx, composition.Tool{Name: "read_note", Output: composition.Output{PlainObject: true, CanBeObject: true}}, args, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:      "read_note",
+		Output:    composition.Output{PlainObject: true, CanBeObject: true},
+		Schemas:   schemas,
+		InputDoc:  "read_note#inputSchema",
+		OutputDoc: "read_note#outputSchema",
+	}, args, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -68,7 +93,13 @@ func (c *Client) ReadNote2(ctx context.Context, args ReadNote2Args) (*ReadNote2R
 // A closed object in, a constrained list out.
 func (c *Client) Strict(ctx context.Context, args StrictArgs) (StrictResult, error) {
 	var out StrictResult
-	if err := c.s.Call(ctx, composition.Tool{Name: "strict", Output: composition.Output{}}, args, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:      "strict",
+		Output:    composition.Output{},
+		Schemas:   schemas,
+		InputDoc:  "strict#inputSchema",
+		OutputDoc: "strict#outputSchema",
+	}, args, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

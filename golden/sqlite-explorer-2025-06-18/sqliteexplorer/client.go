@@ -31,7 +31,14 @@ func NewClient(s *composition.Session) *Client {
 // Count the rows of a table.
 func (c *Client) CountRows(ctx context.Context, args CountRowsArgs) (int64, error) {
 	var out int64
-	if err := c.s.Call(ctx, composition.Tool{Name: "count_rows", Output: composition.Output{}}, args, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:          "count_rows",
+		Output:        composition.Output{},
+		Schemas:       schemas,
+		InputDoc:      "count_rows#inputSchema",
+		OutputDoc:     "count_rows#outputSchema",
+		ResultPointer: "/properties/result",
+	}, args, &out); err != nil {
 		return 0, err
 	}
 	return out, nil
@@ -44,7 +51,13 @@ func (c *Client) CountRows(ctx context.Context, args CountRowsArgs) (int64, erro
 // Describe a table's columns: name, declared type, NOT NULL, primary key.
 func (c *Client) DescribeTable(ctx context.Context, args DescribeTableArgs) (*DescribeTableResult, error) {
 	var out *DescribeTableResult
-	if err := c.s.Call(ctx, composition.Tool{Name: "describe_table", Output: composition.Output{PlainObject: true, CanBeObject: true}}, args, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:      "describe_table",
+		Output:    composition.Output{PlainObject: true, CanBeObject: true},
+		Schemas:   schemas,
+		InputDoc:  "describe_table#inputSchema",
+		OutputDoc: "describe_table#outputSchema",
+	}, args, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -57,7 +70,14 @@ func (c *Client) DescribeTable(ctx context.Context, args DescribeTableArgs) (*De
 // Fetch one row of a table by its id, as an object of column values; null when there is no such row.
 func (c *Client) FindRow(ctx context.Context, args FindRowArgs) (map[string]json.RawMessage, error) {
 	var out map[string]json.RawMessage
-	if err := c.s.Call(ctx, composition.Tool{Name: "find_row", Output: composition.Output{CanBeObject: true}}, args, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:          "find_row",
+		Output:        composition.Output{CanBeObject: true},
+		Schemas:       schemas,
+		InputDoc:      "find_row#inputSchema",
+		OutputDoc:     "find_row#outputSchema",
+		ResultPointer: "/properties/result",
+	}, args, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -70,7 +90,13 @@ func (c *Client) FindRow(ctx context.Context, args FindRowArgs) (map[string]json
 // Insert a row into a table and return its id.
 func (c *Client) InsertRow(ctx context.Context, args InsertRowArgs) (*InsertRowResult, error) {
 	var out *InsertRowResult
-	if err := c.s.Call(ctx, composition.Tool{Name: "insert_row", Output: composition.Output{PlainObject: true, CanBeObject: true}}, args, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:      "insert_row",
+		Output:    composition.Output{PlainObject: true, CanBeObject: true},
+		Schemas:   schemas,
+		InputDoc:  "insert_row#inputSchema",
+		OutputDoc: "insert_row#outputSchema",
+	}, args, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -83,7 +109,14 @@ func (c *Client) InsertRow(ctx context.Context, args InsertRowArgs) (*InsertRowR
 // List the names of the database's tables.
 func (c *Client) ListTables(ctx context.Context) ([]string, error) {
 	var out []string
-	if err := c.s.Call(ctx, composition.Tool{Name: "list_tables", Output: composition.Output{}}, nil, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:          "list_tables",
+		Output:        composition.Output{},
+		Schemas:       schemas,
+		InputDoc:      "list_tables#inputSchema",
+		OutputDoc:     "list_tables#outputSchema",
+		ResultPointer: "/properties/result",
+	}, nil, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -96,7 +129,13 @@ func (c *Client) ListTables(ctx context.Context) ([]string, error) {
 // Execute a read-only SQL statement and return the rows.
 func (c *Client) Query(ctx context.Context, args QueryArgs) (*QueryResult, error) {
 	var out *QueryResult
-	if err := c.s.Call(ctx, composition.Tool{Name: "query", Output: composition.Output{PlainObject: true, CanBeObject: true}}, args, &out); err != nil {
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:      "query",
+		Output:    composition.Output{PlainObject: true, CanBeObject: true},
+		Schemas:   schemas,
+		InputDoc:  "query#inputSchema",
+		OutputDoc: "query#outputSchema",
+	}, args, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -1,0 +1,57 @@
+package composition
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// WithArgsValidation makes every call made through generated code validate
+// its arguments against the tool's inputSchema before sending them. A
+// failure is returned as a *ValidationError (wrapped) and nothing is sent.
+// Off by default: the server validates its own input.
+func WithArgsValidation() Option {
+	return Option{apply: func(c *config) { c.validateArgs = true }}
+}
+
+// WithResultValidation makes every call made through generated code
+// validate the natural result (after unwrapping an envelope) against the
+// tool's natural output schema before decoding it. Off by default.
+func WithResultValidation() Option {
+	return Option{apply: func(c *config) { c.validateResults = true }}
+}
+
+// checkArgs validates marshalled arguments when WithArgsValidation is on.
+func (s *Session) checkArgs(tool Tool, args any) error {
+	if !s.validateArgs || tool.Schemas == nil || tool.InputDoc == "" {
+		return nil
+	}
+	raw, err := marshalArgs(args)
+	if err != nil {
+		return fmt.Errorf("composition: tool %q: %w", tool.Name, err)
+	}
+	if err := tool.Schemas.ValidateJSON(tool.InputDoc, "", raw); err != nil {
+		return fmt.Errorf("composition: tool %q: arguments do not match its inputSchema: %w", tool.Name, err)
+	}
+	return nil
+}
+
+// checkResult validates the natural result when WithResultValidation is on.
+func (s *Session) checkResult(tool Tool, value json.RawMessage) error {
+	if !s.validateResults || tool.Schemas == nil || tool.OutputDoc == "" {
+		return nil
+	}
+	if err := tool.Schemas.ValidateJSON(tool.OutputDoc, tool.ResultPointer, value); err != nil {
+		return fmt.Errorf("composition: tool %q: result does not match its outputSchema: %w", tool.Name, err)
+	}
+	return nil
+}
+
+// CallTool calls a tool that has no outputSchema, like CallResult, and
+// applies WithArgsValidation first. Generated code uses it.
+func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) {
+	if err := s.checkArgs(tool, args); err != nil {
+		return nil, err
+	}
+	return s.CallResult(ctx, tool.Name, args)
+}
