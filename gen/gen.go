@@ -154,6 +154,9 @@ func typesImports(p *ir.Package) []string {
 			if f.Type.UsesRawJSON() {
 				imps = append(imps, importJSON)
 			}
+			if f.Wrap == ir.WrapNullable {
+				imps = append(imps, importComposition)
+			}
 		}
 		if t.Union != nil {
 			for _, v := range t.Union.Variants {

@@ -156,7 +156,7 @@ func (b *builder) session(schema json.RawMessage, key string) *typeSession {
 	if err := json.Compact(&buf, schema); err == nil {
 		b.pkg.Schemas = append(b.pkg.Schemas, SchemaDoc{Key: key, JSON: buf.String()})
 	}
-	return &typeSession{b: b, doc: newDocument(schema), docKey: key, byPtr: map[string]*Type{}, hints: map[string]string{}}
+	return &typeSession{b: b, doc: newDocument(schema), docKey: key, byPtr: map[string]*Type{}, hints: map[string]string{}, skipAllOf: map[string]bool{}}
 }
 
 func toolDoc(method string, rt rawTool) []string {
@@ -178,7 +178,10 @@ type typeSession struct {
 	doc    *document
 	docKey string
 	byPtr  map[string]*Type
-	errPtr string
+	// skipAllOf marks schemas being typed without their allOf (allOf
+	// types the schema's own keywords that way).
+	skipAllOf map[string]bool
+	errPtr    string
 	// hints say what the sub-schema at a pointer is ("the arguments of the
 	// tool \"x\""), for the first line of a named type's doc comment.
 	hints map[string]string
@@ -446,13 +449,13 @@ func (ts *typeSession) typeOf(ptr, name string) (t *Type, nullable bool, err err
 	if s.Ref != "" {
 		return ts.ref(n, name)
 	}
-	if len(s.AllOf) == 1 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Type == "" && len(s.Types) == 0 && len(n.propOrder) == 0 {
+	if len(s.AllOf) == 1 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Type == "" && len(s.Types) == 0 && len(n.propOrder) == 0 && !ts.skipAllOf[ptr] {
 		// allOf with one member (pydantic's way to add a description to a
 		// $ref) is that member.
 		return ts.typeOf(child(ptr, "allOf", "0"), name)
 	}
-	if len(s.AllOf) > 0 {
-		return ts.raw(n, "allOf is not typed yet"), true, nil
+	if len(s.AllOf) > 0 && !ts.skipAllOf[ptr] {
+		return ts.allOf(n, name)
 	}
 	if s.Enum != nil || s.Const != nil {
 		return ts.enum(n, name)
@@ -552,52 +555,130 @@ func (ts *typeSession) object(n *node, name string) (*Type, error) {
 // objectWithout builds a struct from an object schema, leaving out the
 // property skip (a tagged union's tag, which the union encodes).
 func (ts *typeSession) objectWithout(n *node, name, skip string) (*Type, error) {
+	return ts.objectOf(n, []*node{n}, name, skip)
+}
+
+// objectOf builds the struct of the object schema n from the properties
+// of parts (n itself, or for allOf the members whose properties merge), in
+// order; the first part that declares a property types it, and a property
+// is required when any part requires it.
+func (ts *typeSession) objectOf(n *node, parts []*node, name, skip string) (*Type, error) {
 	t := &Type{Kind: KindStruct, Name: ts.b.types.claim(name), Pointer: n.ptr, SchemaDoc: ts.docKey}
 	t.Doc = ts.typeDoc(t.Name, n)
 	ts.byPtr[n.ptr] = t
 	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
 	fields := newScope()
-	for _, prop := range n.propOrder {
-		if prop == skip {
-			continue
+	seen := map[string]bool{}
+	required := func(prop string) bool {
+		for _, p := range parts {
+			if slices.Contains(p.s.Required, prop) {
+				return true
+			}
 		}
-		if !validTagName(prop) {
-			// encoding/json cannot name such a property in a struct tag.
-			ts.byPtr[n.ptr] = nil
-			ts.b.pkg.Types = slices.DeleteFunc(ts.b.pkg.Types, func(x *Type) bool { return x == t })
-			return &Type{Kind: KindMap, Pointer: n.ptr, Elem: &Type{Kind: KindRaw},
-				Doc: []string{fmt.Sprintf("mcpbind: property %q cannot be a Go struct field tag; the object is kept as a map.", prop)}}, nil
-		}
-		goName := ts.b.cfg.Namer.Exported(prop)
-		if goName == "" {
-			goName = "Field"
-		}
-		goName = fields.claim(goName)
-		ptr := child(n.ptr, "properties", prop)
-		ts.hint(ptr, fmt.Sprintf("the type of %s.%s", t.Name, goName))
-		ft, nullable, err := ts.typeOf(ptr, t.Name+goName)
-		if err != nil {
-			return nil, err
-		}
-		sub, _ := ts.doc.at(ptr)
-		f := &Field{
-			Name:     goName,
-			JSONName: prop,
-			Type:     ft,
-			Required: slices.Contains(n.s.Required, prop),
-			Nullable: nullable && ft.Kind != KindRaw,
-		}
-		f.Pointer = (!f.Required || f.Nullable) && !ft.Nilable()
-		f.Doc = fieldDoc(sub, ft)
-		t.Fields = append(t.Fields, f)
-		if f.Required {
-			t.Required = append(t.Required, prop)
+		return false
+	}
+	for _, part := range parts {
+		for _, prop := range part.propOrder {
+			if prop == skip || seen[prop] {
+				continue
+			}
+			seen[prop] = true
+			if !validTagName(prop) {
+				// encoding/json cannot name such a property in a struct tag.
+				ts.byPtr[n.ptr] = nil
+				ts.b.pkg.Types = slices.DeleteFunc(ts.b.pkg.Types, func(x *Type) bool { return x == t })
+				return &Type{Kind: KindMap, Pointer: n.ptr, Elem: &Type{Kind: KindRaw},
+					Doc: []string{fmt.Sprintf("mcpbind: property %q cannot be a Go struct field tag; the object is kept as a map.", prop)}}, nil
+			}
+			goName := ts.b.cfg.Namer.Exported(prop)
+			if goName == "" {
+				goName = "Field"
+			}
+			goName = fields.claim(goName)
+			ptr := child(part.ptr, "properties", prop)
+			ts.hint(ptr, fmt.Sprintf("the type of %s.%s", t.Name, goName))
+			ft, nullable, err := ts.typeOf(ptr, t.Name+goName)
+			if err != nil {
+				return nil, err
+			}
+			sub, _ := ts.doc.at(ptr)
+			f := &Field{
+				Name:     goName,
+				JSONName: prop,
+				Type:     ft,
+				Required: required(prop),
+				Nullable: nullable && ft.Kind != KindRaw,
+			}
+			f.Wrap = fieldWrap(f.Required, f.Nullable, ft)
+			f.Doc = fieldDoc(sub, ft)
+			t.Fields = append(t.Fields, f)
+			if f.Required {
+				t.Required = append(t.Required, prop)
+			}
 		}
 	}
-	if skip != "" && slices.Contains(n.s.Required, skip) {
+	if skip != "" && required(skip) {
 		t.Required = append(t.Required, skip)
 	}
 	return t, ts.extras(n, t, fields)
+}
+
+// allOf types a schema with allOf. Members whose properties are objects
+// merge into one struct (properties in order, required combined); for
+// other schemas the first member (or the schema itself) that says what
+// type the value has types it. Every keyword still applies: Validate checks
+// the value against the whole allOf.
+func (ts *typeSession) allOf(n *node, name string) (*Type, bool, error) {
+	parts := []*node{n}
+	var typing []string // pointers of the members that constrain the type
+	var collect func(x *node, depth int) error
+	collect = func(x *node, depth int) error {
+		if depth > 16 {
+			return nil
+		}
+		for i := range x.s.AllOf {
+			p := child(x.ptr, "allOf", strconv.Itoa(i))
+			m, err := ts.resolve(p)
+			if err != nil {
+				return err
+			}
+			if m.boolean != nil {
+				continue
+			}
+			parts = append(parts, m)
+			if m.s.Type != "" || len(m.s.Types) > 0 || m.s.Enum != nil || m.s.Const != nil || len(m.propOrder) > 0 || m.s.Items != nil ||
+				len(m.s.AnyOf) > 0 || len(m.s.OneOf) > 0 {
+				typing = append(typing, p)
+			}
+			if err := collect(m, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := collect(n, 0); err != nil {
+		return nil, false, err
+	}
+	objects := false
+	for _, p := range parts {
+		if len(p.propOrder) > 0 {
+			objects = true
+		}
+	}
+	if objects {
+		t, err := ts.objectOf(n, parts, name, "")
+		return t, false, err
+	}
+	self := n.s.Type != "" || len(n.s.Types) > 0 || n.s.Enum != nil || n.s.Const != nil || n.s.Items != nil
+	if !self && len(typing) > 0 {
+		return ts.typeOf(typing[0], name)
+	}
+	if !self {
+		return &Type{Kind: KindRaw, Pointer: n.ptr, Doc: docOf(n.s)}, true, nil
+	}
+	ts.skipAllOf[n.ptr] = true
+	defer delete(ts.skipAllOf, n.ptr)
+	return ts.typeOf(n.ptr, name)
 }
 
 // extras decides what a struct does with properties it has no field for:

@@ -203,27 +203,60 @@ type Field struct {
 	Required bool
 	// Nullable is true when the schema admits null.
 	Nullable bool
-	// Pointer is true when the Go field is *Type: the property is optional or
-	// nullable and Type has no nil value of its own.
-	Pointer bool
+	// Wrap says how the Go field wraps Type: not at all, in a pointer
+	// (optional, or required and nullable, for a type without a nil value of
+	// its own), or in composition.Nullable (optional and nullable, where
+	// absent and null differ).
+	Wrap Wrap
 	// Doc holds the lines of the field's doc comment.
 	Doc []string
 }
 
-// GoType returns the field's Go type expression, with its pointer.
+// Wrap is how a struct field wraps its type.
+type Wrap uint8
+
+// The ways a field wraps its type.
+const (
+	// WrapNone: the field is the type itself.
+	WrapNone Wrap = iota
+	// WrapPointer: the field is *Type; nil is absent (optional) or null
+	// (required and nullable).
+	WrapPointer
+	// WrapNullable: the field is composition.Nullable[Type], which tells
+	// absent, null and a value apart.
+	WrapNullable
+)
+
+// fieldWrap decides how a property's type is wrapped (README "Nullability").
+func fieldWrap(required, nullable bool, t *Type) Wrap {
+	switch {
+	case !required && nullable:
+		return WrapNullable
+	case (!required || nullable) && !t.Nilable():
+		return WrapPointer
+	}
+	return WrapNone
+}
+
+// GoType returns the field's Go type expression, with its wrapper.
 func (f *Field) GoType() string {
-	if f.Pointer {
+	switch f.Wrap {
+	case WrapPointer:
 		return "*" + f.Type.GoType()
+	case WrapNullable:
+		return "composition.Nullable[" + f.Type.GoType() + "]"
 	}
 	return f.Type.GoType()
 }
 
-// Tag returns the field's struct tag, `json:"name"` or
-// `json:"name,omitempty"` for optional properties.
+// Tag returns the field's struct tag: `json:"name"`, or
+// `json:"name,omitzero"` for optional properties (omitzero, unlike
+// omitempty, keeps an empty but present array or object, so values
+// round-trip).
 func (f *Field) Tag() string {
 	opts := ""
 	if !f.Required {
-		opts = ",omitempty"
+		opts = ",omitzero"
 	}
 	return "`json:" + strconv.Quote(f.JSONName+opts) + "`"
 }

@@ -101,14 +101,16 @@ func TestFieldPointersAndTags(t *testing.T) {
 		"opt":{"type":"integer"},
 		"reqNull":{"type":["string","null"]},
 		"optList":{"type":"array","items":{"type":"string"}},
-		"any":{}
+		"any":{},
+		"optNull":{"type":["integer","null"]}
 	},"required":["req","reqNull"]}}`)
 	want := map[string]string{
 		"Req":     "string `json:\"req\"`",
-		"Opt":     "*int64 `json:\"opt,omitempty\"`",
+		"Opt":     "*int64 `json:\"opt,omitzero\"`",
 		"ReqNull": "*string `json:\"reqNull\"`",
-		"OptList": "[]string `json:\"optList,omitempty\"`",
-		"Any":     "json.RawMessage `json:\"any,omitempty\"`",
+		"OptList": "[]string `json:\"optList,omitzero\"`",
+		"Any":     "json.RawMessage `json:\"any,omitzero\"`",
+		"OptNull": "composition.Nullable[int64] `json:\"optNull,omitzero\"`",
 	}
 	for _, f := range p.Tools[0].Args.Fields {
 		if got := f.GoType() + " " + f.Tag(); got != want[f.Name] {
@@ -194,7 +196,7 @@ func TestUnions(t *testing.T) {
 	if u := f[1].Type; u.Kind != KindUnion || u.Union.By != ByJSONKind || u.Union.Variants[0].JSONKind != "boolean" {
 		t.Fatalf("kind union %+v", f[1].Type)
 	}
-	if f[2].Type.Kind != KindString || !f[2].Nullable || !f[2].Pointer {
+	if f[2].Type.Kind != KindString || !f[2].Nullable || f[2].Wrap != WrapNullable {
 		t.Fatalf("nullable string %+v", f[2])
 	}
 	if f[3].Type.Kind != KindRaw || f[3].Type.RawReason == "" || !strings.Contains(strings.Join(f[3].Doc, " "), "raw JSON") {
@@ -246,5 +248,20 @@ func TestNoPropertiesAndAdditionalPropertiesFalseMeansNoArgs(t *testing.T) {
 	p := build(t, `{"name":"a","inputSchema":{"type":"object","additionalProperties":false}}`)
 	if p.Tools[0].Args != nil {
 		t.Fatalf("args = %+v, want none", p.Tools[0].Args)
+	}
+}
+
+func TestAllOfMergesObjects(t *testing.T) {
+	p := build(t, `{"name":"a","inputSchema":{"type":"object","properties":{
+		"pet":{"allOf":[{"$ref":"#/$defs/base"},{"type":"object","properties":{"bark":{"type":"boolean"}},"required":["bark"]}]},
+		"code":{"allOf":[{"type":"string"},{"minLength":2}]}
+	},"$defs":{"base":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}}`)
+	pet := p.Tools[0].Args.Fields[0].Type
+	if pet.Kind != KindStruct || len(pet.Fields) != 2 || pet.Fields[0].JSONName != "name" || pet.Fields[1].JSONName != "bark" ||
+		strings.Join(pet.Required, ",") != "name,bark" {
+		t.Fatalf("allOf of objects: %+v", pet)
+	}
+	if code := p.Tools[0].Args.Fields[1].Type; code.Kind != KindString {
+		t.Fatalf("allOf of string constraints: %+v", code)
 	}
 }

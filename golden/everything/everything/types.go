@@ -57,7 +57,7 @@ type GetAnnotatedMessageArgs struct {
 	// Whether to include an example image
 	//
 	// Default: false.
-	IncludeImage *bool `json:"includeImage,omitempty"`
+	IncludeImage *bool `json:"includeImage,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own,
 	// so that values round-trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
@@ -119,7 +119,7 @@ type GetResourceLinksArgs struct {
 	// Number of resource links to return (1-10)
 	//
 	// Default: 3.
-	Count *float64 `json:"count,omitempty"`
+	Count *float64 `json:"count,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own,
 	// so that values round-trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
@@ -160,11 +160,11 @@ func (v GetResourceLinksArgs) Validate() error {
 // GetResourceReferenceArgs is the argument object of the tool "get-resource-reference".
 type GetResourceReferenceArgs struct {
 	// Default: "Text".
-	ResourceType *GetResourceReferenceArgsResourceType `json:"resourceType,omitempty"`
+	ResourceType *GetResourceReferenceArgsResourceType `json:"resourceType,omitzero"`
 	// ID of the text resource to fetch
 	//
 	// Default: 1.
-	ResourceID *float64 `json:"resourceId,omitempty"`
+	ResourceID *float64 `json:"resourceId,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own,
 	// so that values round-trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
@@ -359,15 +359,15 @@ type GzipFileAsResourceArgs struct {
 	// Name of the output file
 	//
 	// Default: "README.md.gz".
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitzero"`
 	// URL or data URI of the file content to compress
 	//
 	// Format: uri. Default: "https://raw.githubusercontent.com/modelcontextprotocol/serv….
-	Data *string `json:"data,omitempty"`
+	Data *string `json:"data,omitzero"`
 	// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 	//
 	// Default: "resourceLink".
-	OutputType *GzipFileAsResourceArgsOutputType `json:"outputType,omitempty"`
+	OutputType *GzipFileAsResourceArgsOutputType `json:"outputType,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own,
 	// so that values round-trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
@@ -430,7 +430,7 @@ type SimulateResearchQueryArgs struct {
 	// Simulate an ambiguous query that requires clarification (triggers input_required status)
 	//
 	// Default: false.
-	Ambiguous *bool `json:"ambiguous,omitempty"`
+	Ambiguous *bool `json:"ambiguous,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own,
 	// so that values round-trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
@@ -473,11 +473,11 @@ type TriggerLongRunningOperationArgs struct {
 	// Duration of the operation in seconds
 	//
 	// Default: 10.
-	Duration *float64 `json:"duration,omitempty"`
+	Duration *float64 `json:"duration,omitzero"`
 	// Number of steps in the operation
 	//
 	// Default: 5.
-	Steps *float64 `json:"steps,omitempty"`
+	Steps *float64 `json:"steps,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own,
 	// so that values round-trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`

@@ -57,19 +57,19 @@ type ReadNote2Args struct {
 	// Return at most this many lines.
 	//
 	// Default: 10.
-	MaxLines *int64                     `json:"maxLines,omitempty"`
-	FooBar   *string                    `json:"foo-bar,omitempty"`
-	FooBar2  *float64                   `json:"foo_bar,omitempty"`
-	Type     ReadNote2ArgsType          `json:"type"`
-	X2Fa     *bool                      `json:"2fa,omitempty"`
-	X名前      *string                    `json:"名前,omitempty"`
-	Range    *ReadNote2ArgsRange        `json:"range,omitempty"`
-	Func     *ReadNote2ArgsFunc         `json:"func,omitempty"`
-	Items    []ReadNote2ArgsItemsItem   `json:"items,omitempty"`
-	Meta     map[string]json.RawMessage `json:"meta,omitempty"`
-	Extra    map[string]int64           `json:"extra,omitempty"`
-	Shape    *ReadNote2ArgsShape        `json:"shape,omitempty"`
-	Maybe    *Address                   `json:"maybe,omitempty"`
+	MaxLines *int64                        `json:"maxLines,omitzero"`
+	FooBar   *string                       `json:"foo-bar,omitzero"`
+	FooBar2  *float64                      `json:"foo_bar,omitzero"`
+	Type     ReadNote2ArgsType             `json:"type"`
+	X2Fa     *bool                         `json:"2fa,omitzero"`
+	X名前      composition.Nullable[string]  `json:"名前,omitzero"`
+	Range    *ReadNote2ArgsRange           `json:"range,omitzero"`
+	Func     *ReadNote2ArgsFunc            `json:"func,omitzero"`
+	Items    []ReadNote2ArgsItemsItem      `json:"items,omitzero"`
+	Meta     map[string]json.RawMessage    `json:"meta,omitzero"`
+	Extra    map[string]int64              `json:"extra,omitzero"`
+	Shape    *ReadNote2ArgsShape           `json:"shape,omitzero"`
+	Maybe    composition.Nullable[Address] `json:"maybe,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own,
 	// so that values round-trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
@@ -180,7 +180,7 @@ func (v ReadNote2ArgsFunc) Validate() error {
 
 // ReadNote2ArgsItemsItem is an item of ReadNote2ArgsItems.
 type ReadNote2ArgsItemsItem struct {
-	Content *string `json:"content,omitempty"`
+	Content *string `json:"content,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own,
 	// so that values round-trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
@@ -304,7 +304,7 @@ func (v ReadNote2ArgsShapeCircle) Validate() error {
 
 // ReadNote2ArgsShapeSquare is the schema at #/properties/shape/oneOf/1.
 type ReadNote2ArgsShapeSquare struct {
-	Side *float64 `json:"side,omitempty"`
+	Side *float64 `json:"side,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own,
 	// so that values round-trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
@@ -344,8 +344,8 @@ func (v ReadNote2ArgsShapeSquare) Validate() error {
 
 // Address is the schema at #/$defs/Address.
 type Address struct {
-	Street *string  `json:"street,omitempty"`
-	Next   *Address `json:"next,omitempty"`
+	Street *string  `json:"street,omitzero"`
+	Next   *Address `json:"next,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own,
 	// so that values round-trip.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`

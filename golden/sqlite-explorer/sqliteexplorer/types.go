@@ -229,7 +229,7 @@ type QueryArgs struct {
 	// One SQL statement, run read-only (SELECT, WITH, PRAGMA, EXPLAIN). Use ? placeholders for values.
 	SQL string `json:"sql"`
 	// Values bound to the statement's ? placeholders, in order.
-	Params []json.RawMessage `json:"params,omitempty"`
+	Params []json.RawMessage `json:"params,omitzero"`
 }
 
 // objectRules describes QueryArgs's JSON object to the composition helpers.
