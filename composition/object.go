@@ -126,3 +126,57 @@ func abbreviateJSON(b []byte) string {
 	}
 	return string(b)
 }
+
+// DecodeTuple decodes the JSON array data into a generated tuple struct:
+// item i into positions[i] (pointers to the fields), the items after them
+// into rest. It fails when data is not an array, has fewer than required
+// items, or — when closed ("items": false) — more items than positions.
+func DecodeTuple[E any](data []byte, required int, closed bool, rest *[]E, positions ...any) error {
+	var items []json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil || items == nil {
+		return fmt.Errorf("want a JSON array, got %s", abbreviateJSON(data))
+	}
+	if len(items) < required {
+		return fmt.Errorf("want at least %d items, got %d", required, len(items))
+	}
+	for i, p := range positions {
+		if i >= len(items) {
+			break
+		}
+		if err := json.Unmarshal(items[i], p); err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+	}
+	*rest = nil
+	if len(items) <= len(positions) {
+		return nil
+	}
+	if closed {
+		return fmt.Errorf("want at most %d items, got %d", len(positions), len(items))
+	}
+	*rest = make([]E, 0, len(items)-len(positions))
+	for i, raw := range items[len(positions):] {
+		var e E
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return fmt.Errorf("item %d: %w", len(positions)+i, err)
+		}
+		*rest = append(*rest, e)
+	}
+	return nil
+}
+
+// EncodeTuple encodes a generated tuple struct as a JSON array: items (its
+// positional fields, up to the first absent optional one) then rest.
+// complete is false when an optional position was absent; rest must then
+// be empty, since an array cannot skip a position.
+func EncodeTuple[E any](items []any, complete bool, rest []E) ([]byte, error) {
+	if !complete && len(rest) > 0 {
+		return nil, fmt.Errorf("a tuple with an absent position %d cannot have more items", len(items))
+	}
+	all := make([]any, 0, len(items)+len(rest))
+	all = append(all, items...)
+	for _, r := range rest {
+		all = append(all, r)
+	}
+	return json.Marshal(all)
+}

@@ -141,6 +141,16 @@ func typesImports(p *ir.Package) []string {
 		switch t.Kind {
 		case ir.KindUnion:
 			imps = append(imps, importJSON, importErrors, importFmt, importComposition)
+		case ir.KindTuple:
+			imps = append(imps, importFmt, importComposition)
+			if t.Elem == nil || t.Elem.UsesRawJSON() {
+				imps = append(imps, importJSON)
+			}
+			for _, f := range t.Fields {
+				if f.Type.UsesRawJSON() {
+					imps = append(imps, importJSON)
+				}
+			}
 		case ir.KindStruct:
 			imps = append(imps, importFmt, importComposition)
 			if t.Extra != nil && t.Extra.UsesRawJSON() {

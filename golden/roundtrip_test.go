@@ -141,3 +141,34 @@ func TestHostileObjectsDecodeStrictly(t *testing.T) {
 		t.Fatalf("round trip lost extra properties:\n in: %s\nout: %s", in, out)
 	}
 }
+
+// TestHostileTuples: prefixItems become positional structs that encode as
+// arrays; optional positions may be absent; "items": false closes the
+// tuple, an items schema types the rest.
+func TestHostileTuples(t *testing.T) {
+	for _, in := range []string{`{"at":[1,2]}`, `{"at":[1,2,"z"]}`} {
+		var a hostile.PointArgs
+		if err := json.Unmarshal([]byte(in), &a); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		out, err := json.Marshal(a)
+		if err != nil || !jsonEqual(t, in, string(out)) {
+			t.Errorf("round trip %s → %s (%v)", in, out, err)
+		}
+	}
+	for _, in := range []string{`{"at":[1]}`, `{"at":[1,2,"z",4]}`, `{"at":{"0":1}}`} {
+		var a hostile.PointArgs
+		if err := json.Unmarshal([]byte(in), &a); err == nil {
+			t.Errorf("%s: no error", in)
+		}
+	}
+	var r hostile.PointResult
+	in := `{"path":["root",1,2,3]}`
+	if err := json.Unmarshal([]byte(in), &r); err != nil || r.Path.V0 == nil || *r.Path.V0 != "root" || len(r.Path.Rest) != 3 || r.Path.Rest[2] != 3 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	out, _ := json.Marshal(r)
+	if !jsonEqual(t, in, string(out)) {
+		t.Errorf("round trip %s → %s", in, out)
+	}
+}

@@ -507,8 +507,11 @@ func (ts *typeSession) single(n *node, typ, name string) (*Type, error) {
 	case "string":
 		return &Type{Kind: KindString, Pointer: n.ptr}, nil
 	case "array":
-		if s.PrefixItems != nil || s.ItemsArray != nil {
-			return ts.raw(n, "tuples (prefixItems) are not typed yet"), nil
+		if s.PrefixItems != nil {
+			return ts.tuple(n, name)
+		}
+		if s.ItemsArray != nil {
+			return ts.raw(n, "array-form items (draft 2019-09 and earlier) are not typed yet"), nil
 		}
 		if s.Items == nil {
 			return &Type{Kind: KindArray, Pointer: n.ptr, Elem: &Type{Kind: KindRaw}}, nil
@@ -545,6 +548,52 @@ func (ts *typeSession) single(n *node, typ, name string) (*Type, error) {
 		return &Type{Kind: KindMap, Pointer: n.ptr, Elem: elem}, nil
 	}
 	return nil, ts.fail(n.ptr, "unknown type %q", typ)
+}
+
+// tuple builds a tuple struct for an array schema with prefixItems:
+// fields V0, V1, … for the positions (pointers from minItems on) and Rest
+// for the items after them.
+func (ts *typeSession) tuple(n *node, name string) (*Type, error) {
+	t := &Type{Kind: KindTuple, Name: ts.b.types.claim(name), Pointer: n.ptr, SchemaDoc: ts.docKey}
+	t.Doc = append(ts.typeDoc(t.Name, n), "", "It is a tuple: a JSON array whose items are the fields, in order.")
+	ts.byPtr[n.ptr] = t
+	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
+	if n.s.MinItems != nil {
+		t.MinItems = min(*n.s.MinItems, len(n.s.PrefixItems))
+	}
+	for i := range n.s.PrefixItems {
+		ptr := child(n.ptr, "prefixItems", strconv.Itoa(i))
+		goName := "V" + strconv.Itoa(i)
+		ts.hint(ptr, fmt.Sprintf("the type of %s.%s", t.Name, goName))
+		ft, nullable, err := ts.typeOf(ptr, t.Name+goName)
+		if err != nil {
+			return nil, err
+		}
+		sub, _ := ts.doc.at(ptr)
+		f := &Field{Name: goName, JSONName: strconv.Itoa(i), Type: ft, Required: i < t.MinItems, Nullable: nullable && ft.Kind != KindRaw}
+		f.Wrap = WrapNone
+		if (!f.Required || f.Nullable) && !ft.Nilable() {
+			f.Wrap = WrapPointer
+		}
+		f.Doc = fieldDoc(sub, ft)
+		t.Fields = append(t.Fields, f)
+	}
+	t.Elem = &Type{Kind: KindRaw}
+	if items, err := ts.doc.at(child(n.ptr, "items")); err == nil {
+		switch {
+		case items.boolean != nil && !*items.boolean:
+			t.Elem = nil
+		case items.boolean == nil:
+			e, nullable, err := ts.typeOf(items.ptr, t.Name+"Item")
+			if err != nil {
+				return nil, err
+			}
+			if !nullable || e.Nilable() {
+				t.Elem = e
+			}
+		}
+	}
+	return t, nil
 }
 
 // object builds a struct from an object schema with properties.

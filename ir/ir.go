@@ -42,9 +42,14 @@ const (
 	// KindUnion is a named Go struct with one pointer field per variant and
 	// generated MarshalJSON/UnmarshalJSON ("anyOf", "oneOf", type arrays).
 	KindUnion
+	// KindTuple is a named Go struct for an array with "prefixItems": one
+	// field per position (Fields, pointers from MinItems on), the items after
+	// them in a slice of Elem (nil Elem when "items" is false), encoded as a
+	// JSON array.
+	KindTuple
 )
 
-var kindNames = [...]string{"raw", "bool", "int", "float", "string", "array", "map", "struct", "enum", "union"}
+var kindNames = [...]string{"raw", "bool", "int", "float", "string", "array", "map", "struct", "enum", "union", "tuple"}
 
 // String returns the kind's name as it appears in dumps ("struct", "enum", …).
 func (k Kind) String() string {
@@ -92,6 +97,9 @@ type Type struct {
 	Extra *Type
 	// ExtraName is the Go name of the extra-properties field.
 	ExtraName string
+	// MinItems is the number of tuple positions that must be present
+	// (KindTuple).
+	MinItems int
 	// Tag and TagValue mark a tagged union's variant struct: the union
 	// encodes the variant with the property Tag set to TagValue (compact
 	// JSON).
@@ -191,6 +199,9 @@ func (t *Type) IsEnum() bool { return t.Kind == KindEnum }
 // IsUnion reports whether t is a union type.
 func (t *Type) IsUnion() bool { return t.Kind == KindUnion }
 
+// IsTuple reports whether t is a tuple type.
+func (t *Type) IsTuple() bool { return t.Kind == KindTuple }
+
 // Field is one property of a struct.
 type Field struct {
 	// Name is the Go field name, unique within the struct.
@@ -237,6 +248,9 @@ func fieldWrap(required, nullable bool, t *Type) Wrap {
 	}
 	return WrapNone
 }
+
+// IsPointer reports whether the field is a pointer (WrapPointer).
+func (f *Field) IsPointer() bool { return f.Wrap == WrapPointer }
 
 // GoType returns the field's Go type expression, with its wrapper.
 func (f *Field) GoType() string {

@@ -54,6 +54,23 @@ func (c *Client) Find(ctx context.Context, args FindArgs) (map[string]json.RawMe
 	return out, nil
 }
 
+// Point calls the tool "point".
+//
+// A tuple in, a tuple out.
+func (c *Client) Point(ctx context.Context, args PointArgs) (*PointResult, error) {
+	var out *PointResult
+	if err := c.s.Call(ctx, composition.Tool{
+		Name:      "point",
+		Output:    composition.Output{PlainObject: true, CanBeObject: true},
+		Schemas:   schemas,
+		InputDoc:  "point#inputSchema",
+		OutputDoc: "point#outputSchema",
+	}, args, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ReadNote calls the tool "read-note".
 func (c *Client) ReadNote(ctx context.Context) ([]string, error) {
 	var out []string

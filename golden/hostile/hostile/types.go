@@ -50,6 +50,157 @@ func (v FindArgs) Validate() error {
 	return schemas.Validate("find#inputSchema", "", v)
 }
 
+// PointArgs is the argument object of the tool "point".
+type PointArgs struct {
+	At PointArgsAt `json:"at"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes PointArgs's JSON object to the composition helpers.
+func (PointArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"at"}, Required: []string{"at"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *PointArgs) UnmarshalJSON(data []byte) error {
+	type plain PointArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("PointArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("PointArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v PointArgs) MarshalJSON() ([]byte, error) {
+	type plain PointArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// point#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v PointArgs) Validate() error {
+	return schemas.Validate("point#inputSchema", "", v)
+}
+
+// PointArgsAt is the type of PointArgs.At.
+//
+// It is a tuple: a JSON array whose items are the fields, in order.
+type PointArgsAt struct {
+	V0 float64
+	V1 float64
+	V2 *string
+}
+
+// UnmarshalJSON decodes a JSON array into v, item by item.
+func (v *PointArgsAt) UnmarshalJSON(data []byte) error {
+	var rest []json.RawMessage
+	if err := composition.DecodeTuple(data, 2, true, &rest, &v.V0, &v.V1, &v.V2); err != nil {
+		return fmt.Errorf("PointArgsAt: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v as a JSON array.
+func (v PointArgsAt) MarshalJSON() ([]byte, error) {
+	items := make([]any, 0, 3)
+	items = append(items, v.V0)
+	items = append(items, v.V1)
+	if v.V2 == nil {
+		return composition.EncodeTuple(items, false, []json.RawMessage(nil))
+	}
+	items = append(items, v.V2)
+	return composition.EncodeTuple(items, true, []json.RawMessage(nil))
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// point#inputSchema at /properties/at. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v PointArgsAt) Validate() error {
+	return schemas.Validate("point#inputSchema", "/properties/at", v)
+}
+
+// PointResult is the result of the tool "point".
+type PointResult struct {
+	Path PointResultPath `json:"path"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes PointResult's JSON object to the composition helpers.
+func (PointResult) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"path"}, Required: []string{"path"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *PointResult) UnmarshalJSON(data []byte) error {
+	type plain PointResult
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("PointResult: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("PointResult: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v PointResult) MarshalJSON() ([]byte, error) {
+	type plain PointResult
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// point#outputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v PointResult) Validate() error {
+	return schemas.Validate("point#outputSchema", "", v)
+}
+
+// PointResultPath is the type of PointResult.Path.
+//
+// It is a tuple: a JSON array whose items are the fields, in order.
+type PointResultPath struct {
+	V0 *string
+	// Rest holds the items after the positional ones.
+	Rest []int64
+}
+
+// UnmarshalJSON decodes a JSON array into v, item by item.
+func (v *PointResultPath) UnmarshalJSON(data []byte) error {
+	if err := composition.DecodeTuple(data, 0, false, &v.Rest, &v.V0); err != nil {
+		return fmt.Errorf("PointResultPath: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v as a JSON array.
+func (v PointResultPath) MarshalJSON() ([]byte, error) {
+	items := make([]any, 0, 1)
+	if v.V0 == nil {
+		return composition.EncodeTuple(items, false, v.Rest)
+	}
+	items = append(items, v.V0)
+	return composition.EncodeTuple(items, true, v.Rest)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// point#outputSchema at /properties/path. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v PointResultPath) Validate() error {
+	return schemas.Validate("point#outputSchema", "/properties/path", v)
+}
+
 // ReadNote2Args is the argument object of the tool "read_note".
 type ReadNote2Args struct {
 	// Note identifier.
