@@ -26,6 +26,37 @@ type Output struct {
 	Package string
 	// Files are the formatted sources, in a fixed order.
 	Files []File
+	// IR is the package's intermediate representation (for --dump-ir).
+	IR *ir.Package
+}
+
+// UnusedOverrides lists the entries of cfg.TypeNames and of the format
+// table that no type of any output used, as "type NAME" and "format NAME",
+// sorted. Formats of the default table are not reported.
+func UnusedOverrides(cfg ir.Config, outs []Output) []string {
+	used := map[string]bool{}
+	for _, o := range outs {
+		for _, u := range o.IR.UsedOverrides {
+			used[u] = true
+		}
+	}
+	defaults := ir.DefaultFormats()
+	var unused []string
+	for name := range cfg.TypeNames {
+		if !used["type:"+name] {
+			unused = append(unused, "type "+name)
+		}
+	}
+	for name, ft := range cfg.Formats {
+		if d, ok := defaults[name]; ok && d == ft {
+			continue
+		}
+		if !used["format:"+name] {
+			unused = append(unused, "format "+name)
+		}
+	}
+	sort.Strings(unused)
+	return unused
 }
 
 // Bundle builds the IR of every server of b and renders it. Nothing is
@@ -63,7 +94,7 @@ func (g *Generator) Bundle(b *bundle.Bundle, opts Options) ([]Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, Output{ServerID: srv.ID, Package: name, Files: files})
+		outs = append(outs, Output{ServerID: srv.ID, Package: name, Files: files, IR: p})
 	}
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Package < outs[j].Package })
 	return outs, nil

@@ -127,8 +127,8 @@ func clientImports(p *ir.Package) []string {
 	for _, t := range p.Tools {
 		if t.Result != nil && t.Result.UsesRawJSON() {
 			imps = append(imps, importJSON)
-			break
 		}
+		imps = append(imps, t.Result.ExprImports()...)
 	}
 	return sortedUnique(imps)
 }
@@ -138,6 +138,7 @@ func clientImports(p *ir.Package) []string {
 func typesImports(p *ir.Package) []string {
 	var imps []string
 	for _, t := range p.Types {
+		imps = append(imps, t.DeclImports()...)
 		switch t.Kind {
 		case ir.KindUnion:
 			imps = append(imps, importJSON, importErrors, importFmt, importComposition)

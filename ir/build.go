@@ -20,12 +20,19 @@ import (
 type Config struct {
 	// Namer converts JSON names into Go identifiers.
 	Namer *Namer
+	// Formats maps a JSON Schema "format" (or "contentEncoding:<name>") to a
+	// Go type; see DefaultFormats.
+	Formats map[string]FormatType
+	// TypeNames renames generated types: the name mcpbind would choose →
+	// the name to use. Entries that match no type are reported in
+	// Package.UsedOverrides' complement (gen reports them).
+	TypeNames map[string]string
 }
 
 // DefaultConfig returns the configuration mcpbind uses unless told
-// otherwise: the DefaultInitialisms.
+// otherwise: the DefaultInitialisms and DefaultFormats, no renames.
 func DefaultConfig() Config {
-	return Config{Namer: NewNamer(DefaultInitialisms())}
+	return Config{Namer: NewNamer(DefaultInitialisms()), Formats: DefaultFormats()}
 }
 
 // Error is a schema mcpbind cannot turn into Go. It names the server, the
@@ -66,7 +73,7 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 	}
 	p.ServerName, p.ServerVersion = info.Name, info.Version
 
-	b := &builder{cfg: cfg, pkg: p, types: newScope(reservedPackageNames...), methods: newScope()}
+	b := &builder{cfg: cfg, pkg: p, types: newScope(reservedPackageNames...), methods: newScope(), used: map[string]bool{}}
 	for _, t := range srv.Tools {
 		tool, err := b.tool(t.Raw)
 		if err != nil {
@@ -80,6 +87,10 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 		p.Tools = append(p.Tools, tool)
 	}
 	slices.SortFunc(p.Schemas, func(a, b SchemaDoc) int { return strings.Compare(a.Key, b.Key) })
+	for k := range b.used {
+		p.UsedOverrides = append(p.UsedOverrides, k)
+	}
+	slices.Sort(p.UsedOverrides)
 	return p, nil
 }
 
@@ -96,6 +107,19 @@ type builder struct {
 	pkg     *Package
 	types   *scope // package-level identifiers
 	methods *scope // Client method names
+	// used records the Config entries that applied ("format:<name>",
+	// "type:<name>"), so unused overrides can be reported.
+	used map[string]bool
+}
+
+// typeName claims a package-level name for a generated type whose default
+// name is name, applying Config.TypeNames.
+func (b *builder) typeName(name string) string {
+	if to, ok := b.cfg.TypeNames[name]; ok && to != "" {
+		b.used["type:"+name] = true
+		name = to
+	}
+	return b.types.claim(name)
 }
 
 // rawTool is the part of a tool definition the IR reads.
@@ -236,7 +260,7 @@ func (ts *typeSession) args(name string) (*Type, error) {
 	}
 	// A map or raw JSON argument object: name it so the method signature
 	// reads well.
-	named := &Type{Kind: KindMap, Name: ts.b.types.claim(name), Elem: elemOrRaw(t), SchemaDoc: ts.docKey,
+	named := &Type{Kind: KindMap, Name: ts.b.typeName(name), Elem: elemOrRaw(t), SchemaDoc: ts.docKey,
 		Doc: []string{name + " is " + ts.hints[""] + ": an object whose properties the schema does not list."}}
 	ts.b.pkg.Types = append(ts.b.pkg.Types, named)
 	return named, nil
@@ -283,7 +307,7 @@ func (ts *typeSession) result(t *Tool, typeName string) error {
 		// Give a constrained non-object result a name, so it has a Validate
 		// method.
 		named := *typ
-		named.Name = ts.b.types.claim(typeName)
+		named.Name = ts.b.typeName(typeName)
 		named.Doc = ts.typeDoc(named.Name, natural)
 		named.SchemaDoc = ts.docKey
 		named.Pointer = naturalPtr
@@ -500,12 +524,12 @@ func (ts *typeSession) single(n *node, typ, name string) (*Type, error) {
 	switch typ {
 	case "boolean":
 		return &Type{Kind: KindBool, Pointer: n.ptr}, nil
-	case "integer":
-		return &Type{Kind: KindInt, Pointer: n.ptr}, nil
-	case "number":
-		return &Type{Kind: KindFloat, Pointer: n.ptr}, nil
-	case "string":
-		return &Type{Kind: KindString, Pointer: n.ptr}, nil
+	case "integer", "number", "string":
+		if ft, ok := ts.b.formatType(n, typ); ok {
+			return &Type{Kind: KindGo, Pointer: n.ptr, Go: &ft}, nil
+		}
+		kind := map[string]Kind{"integer": KindInt, "number": KindFloat, "string": KindString}[typ]
+		return &Type{Kind: kind, Pointer: n.ptr}, nil
 	case "array":
 		if s.PrefixItems != nil {
 			return ts.tuple(n, name)
@@ -554,7 +578,7 @@ func (ts *typeSession) single(n *node, typ, name string) (*Type, error) {
 // fields V0, V1, … for the positions (pointers from minItems on) and Rest
 // for the items after them.
 func (ts *typeSession) tuple(n *node, name string) (*Type, error) {
-	t := &Type{Kind: KindTuple, Name: ts.b.types.claim(name), Pointer: n.ptr, SchemaDoc: ts.docKey}
+	t := &Type{Kind: KindTuple, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey}
 	t.Doc = append(ts.typeDoc(t.Name, n), "", "It is a tuple: a JSON array whose items are the fields, in order.")
 	ts.byPtr[n.ptr] = t
 	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
@@ -612,7 +636,7 @@ func (ts *typeSession) objectWithout(n *node, name, skip string) (*Type, error) 
 // order; the first part that declares a property types it, and a property
 // is required when any part requires it.
 func (ts *typeSession) objectOf(n *node, parts []*node, name, skip string) (*Type, error) {
-	t := &Type{Kind: KindStruct, Name: ts.b.types.claim(name), Pointer: n.ptr, SchemaDoc: ts.docKey}
+	t := &Type{Kind: KindStruct, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey}
 	t.Doc = ts.typeDoc(t.Name, n)
 	ts.byPtr[n.ptr] = t
 	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
@@ -845,7 +869,7 @@ func (ts *typeSession) enum(n *node, name string) (*Type, bool, error) {
 	if len(kept) == 0 {
 		return ts.raw(n, "the only allowed value is null"), true, nil
 	}
-	t := &Type{Kind: KindEnum, Name: ts.b.types.claim(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Enum: &Enum{Base: base}}
+	t := &Type{Kind: KindEnum, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Enum: &Enum{Base: base}}
 	t.Doc = ts.typeDoc(t.Name, n)
 	for i, v := range kept {
 		t.Enum.Values = append(t.Enum.Values, EnumValue{
@@ -978,7 +1002,7 @@ func (ts *typeSession) taggedUnion(n *node, kw string, list []*jsonschema.Schema
 		if !ok {
 			continue
 		}
-		u := &Type{Kind: KindUnion, Name: ts.b.types.claim(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByTag, Tag: tag}}
+		u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByTag, Tag: tag}}
 		u.Doc = append(ts.typeDoc(u.Name, n), "", fmt.Sprintf("It is one of several objects, told apart by their %q property; exactly one field is set.", tag))
 		ts.b.pkg.Types = append(ts.b.pkg.Types, u)
 		fields := newScope()
@@ -1029,7 +1053,7 @@ func (ts *typeSession) kindUnionOf(n *node, name string, types []string, variant
 		}
 		seen[k] = true
 	}
-	u := &Type{Kind: KindUnion, Name: ts.b.types.claim(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByJSONKind}}
+	u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByJSONKind}}
 	u.Doc = append(ts.typeDoc(u.Name, n), "", "It holds a value of one of several JSON types; exactly one field is set.")
 	ts.b.pkg.Types = append(ts.b.pkg.Types, u)
 	for i, typ := range types {

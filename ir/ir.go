@@ -47,9 +47,12 @@ const (
 	// them in a slice of Elem (nil Elem when "items" is false), encoded as a
 	// JSON array.
 	KindTuple
+	// KindGo is a Go type chosen by the format table (Go): time.Time for
+	// "date-time", int32 for "int32", []byte for base64 content, ….
+	KindGo
 )
 
-var kindNames = [...]string{"raw", "bool", "int", "float", "string", "array", "map", "struct", "enum", "union", "tuple"}
+var kindNames = [...]string{"raw", "bool", "int", "float", "string", "array", "map", "struct", "enum", "union", "tuple", "go"}
 
 // String returns the kind's name as it appears in dumps ("struct", "enum", …).
 func (k Kind) String() string {
@@ -97,6 +100,8 @@ type Type struct {
 	Extra *Type
 	// ExtraName is the Go name of the extra-properties field.
 	ExtraName string
+	// Go is the format table entry of KindGo.
+	Go *FormatType
 	// MinItems is the number of tuple positions that must be present
 	// (KindTuple).
 	MinItems int
@@ -129,6 +134,8 @@ func (t *Type) Nilable() bool {
 	switch t.Kind {
 	case KindRaw, KindArray, KindMap:
 		return true
+	case KindGo:
+		return t.Go.Nilable
 	}
 	return false
 }
@@ -152,6 +159,8 @@ func (t *Type) GoType() string {
 		return "[]" + t.Elem.GoType()
 	case KindMap:
 		return "map[string]" + t.Elem.GoType()
+	case KindGo:
+		return t.Go.Expr
 	}
 	return "json.RawMessage"
 }
@@ -347,10 +356,10 @@ func (v *Variant) GoType() string {
 // Output mirrors composition.Output: the facts the runtime needs to apply
 // the envelope rules of DESIGN §3 to a tool's natural result.
 type Output struct {
-	PlainObject       bool
-	CanBeObject       bool
-	HasResultProperty bool
-	AlwaysWraps       bool
+	PlainObject       bool `json:"plainObject"`
+	CanBeObject       bool `json:"canBeObject"`
+	HasResultProperty bool `json:"hasResultProperty"`
+	AlwaysWraps       bool `json:"alwaysWraps"`
 }
 
 // Tool is one tool's generated surface: a Client method, its argument type
@@ -440,6 +449,47 @@ type Package struct {
 	// Schemas are the schema documents the named types validate against,
 	// sorted by key.
 	Schemas []SchemaDoc
+	// UsedOverrides lists the Config entries that applied, sorted:
+	// "format:<format>" and "type:<default name>".
+	UsedOverrides []string
+}
+
+// ExprImports returns the import paths that t's Go type expression needs
+// besides encoding/json (format table types such as time.Time), looking
+// through slices and maps but not into named types, which are declared
+// elsewhere.
+func (t *Type) ExprImports() []string {
+	switch {
+	case t == nil:
+		return nil
+	case t.Kind == KindGo && t.Go.Import != "":
+		return []string{t.Go.Import}
+	case t.Named():
+		return nil
+	}
+	return t.Elem.ExprImports()
+}
+
+// DeclImports returns the import paths a named type's declaration needs
+// (ExprImports of its fields, elements, extras and variants).
+func (t *Type) DeclImports() []string {
+	var out []string
+	if t.Kind == KindGo || (!t.Named() && t.Elem != nil) || t.Kind == KindArray || t.Kind == KindMap {
+		u := *t
+		u.Name = ""
+		out = append(out, u.ExprImports()...)
+	}
+	out = append(out, t.Elem.ExprImports()...)
+	out = append(out, t.Extra.ExprImports()...)
+	for _, f := range t.Fields {
+		out = append(out, f.Type.ExprImports()...)
+	}
+	if t.Union != nil {
+		for _, v := range t.Union.Variants {
+			out = append(out, v.Type.ExprImports()...)
+		}
+	}
+	return out
 }
 
 // commentLines splits free text into comment lines, trimming trailing

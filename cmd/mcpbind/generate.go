@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"go/token"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +24,8 @@ import (
 // written beside the target as <file>.dump and the command fails.
 func newGenerateCmd(c *cli) *cobra.Command {
 	var out, pkg string
+	var dumpIR bool
+	var typeNames, formatTypes []string
 	cmd := &cobra.Command{
 		Use:   "generate BUNDLE -o DIR",
 		Short: "Generate typed Go clients from a bundle",
@@ -32,7 +36,7 @@ Client with one method per tool. The package is named after the server id
 bundles only). The generated code imports github.com/mcpbind/mcpbind/composition.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
+			if out == "" && !dumpIR {
 				return usageErrorf("generate: -o DIR is required")
 			}
 			b, err := bundle.Load(args[0])
@@ -43,9 +47,28 @@ bundles only). The generated code imports github.com/mcpbind/mcpbind/composition
 			if err != nil {
 				return err
 			}
-			outs, err := g.Bundle(b, gen.Options{Package: pkg, Config: ir.DefaultConfig()})
+			cfg, err := generateConfig(typeNames, formatTypes)
+			if err != nil {
+				return err
+			}
+			outs, err := g.Bundle(b, gen.Options{Package: pkg, Config: cfg})
 			if err != nil {
 				return withExit(exitInput, generateError(args[0], out, err))
+			}
+			for _, u := range gen.UnusedOverrides(cfg, outs) {
+				fmt.Fprintf(c.stderr, "mcpbind: warning: override %s matched nothing\n", u)
+			}
+			if dumpIR {
+				for _, o := range outs {
+					d, err := o.IR.Dump()
+					if err != nil {
+						return err
+					}
+					if _, err := c.stdout.Write(d); err != nil {
+						return err
+					}
+				}
+				return nil
 			}
 			for _, o := range outs {
 				dir := filepath.Join(out, o.Package)
@@ -59,6 +82,9 @@ bundles only). The generated code imports github.com/mcpbind/mcpbind/composition
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "folder that receives one package folder per server (required)")
 	cmd.Flags().StringVar(&pkg, "package", "", "Go package name (single-server bundles; default: from the server id)")
+	cmd.Flags().BoolVar(&dumpIR, "dump-ir", false, "print the intermediate representation as JSON to stdout instead of writing Go")
+	cmd.Flags().StringArrayVar(&typeNames, "type-name", nil, "rename a generated type: DEFAULT=NAME (repeatable)")
+	cmd.Flags().StringArrayVar(&formatTypes, "format-type", nil, "map a JSON Schema format to a Go type: FORMAT=GOTYPE[@IMPORT] (repeatable), e.g. uuid=uuid.UUID@github.com/google/uuid")
 	return cmd
 }
 
@@ -72,4 +98,35 @@ func generateError(bundlePath, outDir string, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %w", bundlePath, err)
+}
+
+// generateConfig builds the IR configuration from --type-name and
+// --format-type.
+func generateConfig(typeNames, formatTypes []string) (ir.Config, error) {
+	cfg := ir.DefaultConfig()
+	for _, tn := range typeNames {
+		from, to, ok := strings.Cut(tn, "=")
+		if !ok || from == "" || !token.IsIdentifier(to) || !token.IsExported(to) {
+			return cfg, usageErrorf("--type-name %q: want DEFAULT=NAME with NAME an exported Go identifier", tn)
+		}
+		if cfg.TypeNames == nil {
+			cfg.TypeNames = map[string]string{}
+		}
+		cfg.TypeNames[from] = to
+	}
+	for _, ft := range formatTypes {
+		format, spec, ok := strings.Cut(ft, "=")
+		if !ok || format == "" || spec == "" {
+			return cfg, usageErrorf("--format-type %q: want FORMAT=GOTYPE[@IMPORT]", ft)
+		}
+		jsonType := "string"
+		switch expr, _, _ := strings.Cut(spec, "@"); {
+		case strings.HasPrefix(expr, "int"), strings.HasPrefix(expr, "uint"):
+			jsonType = "integer"
+		case strings.HasPrefix(expr, "float"):
+			jsonType = "number"
+		}
+		cfg.Formats[format] = ir.ParseFormatType(spec, jsonType)
+	}
+	return cfg, nil
 }
