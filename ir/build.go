@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -202,6 +203,8 @@ type typeSession struct {
 	doc    *document
 	docKey string
 	byPtr  map[string]*Type
+	// ids resolves $ref by $id and $anchor (built on first use).
+	ids *idIndex
 	// skipAllOf marks schemas being typed without their allOf (allOf
 	// types the schema's own keywords that way).
 	skipAllOf map[string]bool
@@ -446,14 +449,21 @@ func (ts *typeSession) resolve(ptr string) (*node, error) {
 
 func (ts *typeSession) refTarget(n *node) (string, error) {
 	ref := n.s.Ref
-	if !strings.HasPrefix(ref, "#") {
+	if strings.HasPrefix(ref, "#/") || ref == "#" {
+		frag, err := url.PathUnescape(ref[1:])
+		if err != nil {
+			frag = ref[1:]
+		}
+		return frag, nil
+	}
+	if ts.ids == nil {
+		ts.ids = buildIDIndex(ts.doc.raw)
+	}
+	target, ok := ts.ids.resolve(n.ptr, ref)
+	if !ok {
 		return "", ts.fail(n.ptr, "$ref %q points outside the schema; mcpbind never fetches schemas", ref)
 	}
-	frag := ref[1:]
-	if frag != "" && !strings.HasPrefix(frag, "/") {
-		return "", ts.fail(n.ptr, "$ref %q: anchors are not supported yet", ref)
-	}
-	return frag, nil
+	return target, nil
 }
 
 // typeOf types the sub-schema at ptr. name is the Go name to give it if it

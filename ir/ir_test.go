@@ -265,3 +265,29 @@ func TestAllOfMergesObjects(t *testing.T) {
 		t.Fatalf("allOf of string constraints: %+v", code)
 	}
 }
+
+func TestRefsByAnchorAndID(t *testing.T) {
+	p := build(t, `{"name":"a","inputSchema":{"$id":"https://example.com/root.json","type":"object","properties":{
+		"byAnchor":{"$ref":"#addr"},
+		"byID":{"$ref":"item.json"},
+		"byIDPointer":{"$ref":"item.json#/properties/n"},
+		"escaped":{"$ref":"#/$defs/a~1b%25c"}
+	},"$defs":{
+		"address":{"$anchor":"addr","type":"object","properties":{"street":{"type":"string"}}},
+		"item":{"$id":"item.json","type":"object","properties":{"n":{"type":"integer"}}},
+		"a/b%c":{"type":"boolean"}
+	}}}`)
+	f := p.Tools[0].Args.Fields
+	if f[0].Type.Kind != KindStruct || f[0].Type.Fields[0].JSONName != "street" {
+		t.Fatalf("$anchor ref: %+v", f[0].Type)
+	}
+	if f[1].Type.Kind != KindStruct || f[1].Type.Fields[0].JSONName != "n" {
+		t.Fatalf("$id ref: %+v", f[1].Type)
+	}
+	if f[2].Type.Kind != KindInt {
+		t.Fatalf("$id + pointer ref: %+v", f[2].Type)
+	}
+	if f[3].Type.Kind != KindBool {
+		t.Fatalf("escaped pointer ref: %+v", f[3].Type)
+	}
+}

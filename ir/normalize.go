@@ -59,8 +59,8 @@ import (
 //
 // A document that needs no change is returned as it was, byte for byte.
 // Otherwise the result is compact JSON. Warnings name the JSON pointer (in
-// the input) of what they are about, "#/properties/a: …", in document
-// order. The error is for input that is not one JSON value, has a duplicate
+// the input) of what they are about, "#/properties/a: …", in the document
+// order of what they are about. The error is for input that is not one JSON value, has a duplicate
 // key, or is not an object or a boolean.
 func Normalize(raw json.RawMessage) (json.RawMessage, []string, error) {
 	trimmed := bytes.TrimSpace(raw)
@@ -79,23 +79,28 @@ func Normalize(raw json.RawMessage) (json.RawMessage, []string, error) {
 	default:
 		return nil, nil, fmt.Errorf("normalize: a schema must be an object or a boolean, got %s", abbreviate(trimmed))
 	}
-	n := &normalizer{orig: map[*jvalue]string{}, resources: map[string]*jvalue{}}
-	if isDirectMap(root) {
+	n := &normalizer{orig: map[*jvalue]string{}, order: map[*jvalue]int{}, resources: map[string]*jvalue{}}
+	direct := isDirectMap(root)
+	if direct {
 		root = directMapToSchema(root)
 		n.changed = true
 		n.directMap = true
-		n.warnf(root, `the schema is the lightweight "direct map" shape (field specs such as {"type": "float", "required": true}); read as a JSON Schema object`)
 	}
 	indexPointers(root, "", n.orig)
+	rankValues(root, n.order)
+	if direct {
+		n.warnf(root, `the schema is the lightweight "direct map" shape (field specs such as {"type": "float", "required": true}); read as a JSON Schema object`)
+	}
 	n.scan(root)
 	root = n.schema(root, draft2020)
 	n.relocateRefs(root)
+	warnings := n.sortedWarnings()
 	if !n.changed {
-		return raw, n.warnings, nil
+		return raw, warnings, nil
 	}
 	var buf bytes.Buffer
 	root.encode(&buf)
-	return json.RawMessage(buf.Bytes()), n.warnings, nil
+	return json.RawMessage(buf.Bytes()), warnings, nil
 }
 
 // dialect is a JSON Schema draft, ordered by age.
@@ -229,13 +234,15 @@ type normalizer struct {
 	// orig maps every value of the (possibly direct-map-converted) input to
 	// its JSON pointer, for warnings.
 	orig map[*jvalue]string
+	// order ranks the same values in document order.
+	order map[*jvalue]int
 	// resources maps absolute base URIs to the schema objects that define
 	// them ("$id"), with the document root under defaultBase.
 	resources map[string]*jvalue
 	refs      []*refSite
 	// targets are the values that some "$ref" points to by JSON pointer.
 	targets   map[*jvalue]bool
-	warnings  []string
+	warnings  []warning
 	changed   bool
 	directMap bool
 }
@@ -256,12 +263,30 @@ type refSite struct {
 	target   *jvalue
 }
 
+// warning is one warning and the document position of what it is about.
+type warning struct {
+	pos  int // the rank of the value in document order
+	text string
+}
+
 func (n *normalizer) warnf(v *jvalue, format string, args ...any) {
 	ptr, ok := n.orig[v]
+	pos := n.order[v]
 	if !ok {
-		ptr = ""
+		ptr, pos = "", 0
 	}
-	n.warnings = append(n.warnings, "#"+ptr+": "+fmt.Sprintf(format, args...))
+	n.warnings = append(n.warnings, warning{pos: pos, text: "#" + ptr + ": " + fmt.Sprintf(format, args...)})
+}
+
+// sortedWarnings returns the warnings in document order of what they are
+// about (in rule order for the same value).
+func (n *normalizer) sortedWarnings() []string {
+	slices.SortStableFunc(n.warnings, func(a, b warning) int { return a.pos - b.pos })
+	out := make([]string, len(n.warnings))
+	for i, w := range n.warnings {
+		out[i] = w.text
+	}
+	return out
 }
 
 // scan walks the input's schemas to find base URIs and "$ref"s, and
@@ -800,6 +825,17 @@ func indexPointers(v *jvalue, ptr string, into map[*jvalue]string) {
 	}
 	for i, e := range v.elems {
 		indexPointers(e, ptr+"/"+strconv.Itoa(i), into)
+	}
+}
+
+// rankValues numbers the values below v in document order.
+func rankValues(v *jvalue, into map[*jvalue]int) {
+	into[v] = len(into)
+	for _, m := range v.members {
+		rankValues(m.val, into)
+	}
+	for _, e := range v.elems {
+		rankValues(e, into)
 	}
 }
 

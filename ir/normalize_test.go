@@ -141,8 +141,8 @@ func normalizeCases() []normalizeCase {
 			out: `{"properties":{"levels":{"type":"array","items":{"type":"integer","enum":[1,2,3]}},"names":{"type":"array","items":{"type":"string","minLength":1}},"t":{"type":"number"}},"required":["names","t"]}`,
 			warn: []string{
 				"#/properties/levels: an enum of scalars on an array applies to its items",
-				`#/properties/t: a boolean "required" in a property is not JSON Schema`,
 				`#/properties/names: "isArray" is not JSON Schema`,
+				`#/properties/t: a boolean "required" in a property is not JSON Schema`,
 				`#/properties/t: "type": "float" is not JSON Schema`,
 			}},
 		{name: "isArray with items",
