@@ -439,10 +439,11 @@ func (ts *typeSession) resolve(ptr string) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n, err = ts.doc.at(target)
+		next, err := ts.doc.at(target)
 		if err != nil {
 			return nil, ts.fail(n.ptr, "$ref %q: %v", n.s.Ref, err)
 		}
+		n = next
 	}
 	return n, nil
 }
