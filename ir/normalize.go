@@ -17,26 +17,31 @@ import (
 // way to say each thing (STYLE "Normalize before the IR"). It is a pure
 // function: the same input gives the same output and warnings.
 //
-// The dialect comes from "$schema" (2020-12 when absent; 2019-09, draft-07,
-// draft-06 and draft-04 are recognised; an embedded resource may switch
-// dialect with its own "$schema"). The rules:
+// The dialect comes from "$schema": 2020-12 when absent; 2019-09, draft-07,
+// draft-06 and draft-04 are recognised; draft-03 is read as draft-04 and an
+// unknown URI as 2020-12, each with a warning; an embedded resource may
+// switch dialect with its own "$schema". The rules:
 //
 //   - draft-04 "id" becomes "$id"; an "id" or "$id" that is only a fragment
 //     ("#foo", draft-04 to draft-07) becomes "$anchor": "foo".
 //   - A boolean "exclusiveMaximum"/"exclusiveMinimum" (draft-04) takes the
-//     value of "maximum"/"minimum", which is removed; false is removed.
+//     value of "maximum"/"minimum", which is removed; false is removed. In
+//     a later dialect, where it is invalid, the same happens with a warning.
 //   - Array-form "items" becomes "prefixItems", and "additionalItems"
 //     becomes "items" (draft-04 to 2019-09). "additionalItems" without
-//     array-form items is ignored by those drafts and removed.
+//     array-form items is ignored by those drafts and removed. In a 2020-12
+//     document, where they are not keywords, the same happens with a warning.
 //   - "dependencies" splits into "dependentRequired" (array members) and
-//     "dependentSchemas" (schema members).
+//     "dependentSchemas" (schema members), merged into existing ones.
 //   - "$ref" with sibling keywords: in draft-07 and earlier the siblings are
 //     ignored by the specification, so they are removed (with a warning);
-//     "$schema", "definitions" and "$defs" stay. In 2019-09 and 2020-12 the
-//     sibling assertions and applicators move into
+//     "$schema", "definitions" and "$defs" stay, and a value inside a removed
+//     sibling that another "$ref" points to is kept under "$defs". In
+//     2019-09 and 2020-12 the sibling assertions and applicators move into
 //     "allOf": [{"$ref": …}, {siblings}] at the place of "$ref"; annotations
-//     (title, description, default, …), core keywords ($id, $defs, …) and
-//     unknown keywords stay beside it.
+//     (title, description, default, …), core keywords ($id, $defs, …),
+//     unevaluatedProperties/unevaluatedItems and unknown keywords stay
+//     beside it.
 //   - The lightweight "direct map" argument shape
 //     (../shared/reference/go-lightweight-arg-schema-validator.md), an
 //     object whose values are field specs such as {"type": "float",
@@ -59,9 +64,10 @@ import (
 //
 // A document that needs no change is returned as it was, byte for byte.
 // Otherwise the result is compact JSON. Warnings name the JSON pointer (in
-// the input) of what they are about, "#/properties/a: …", in the document
-// order of what they are about. The error is for input that is not one JSON value, has a duplicate
-// key, or is not an object or a boolean.
+// the input) of what they are about, "#/properties/a: …", and come in
+// document order. The error is for input that is not one JSON value, has a
+// duplicate key, is nested more than 10,000 levels deep, or is not an object
+// or a boolean.
 func Normalize(raw json.RawMessage) (json.RawMessage, []string, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if !json.Valid(trimmed) {
@@ -186,14 +192,16 @@ func mapSchemaKeyword(k string) bool {
 // refMovingKeyword reports whether a 2019-09 or 2020-12 "$ref" with
 // sibling k moves k into "allOf": the assertions and applicators. format and
 // the content keywords are annotations in 2020-12 but decide Go types in
-// mcpbind, so they move with the assertions.
+// mcpbind, so they move with the assertions. unevaluatedProperties and
+// unevaluatedItems stay beside the new allOf: there they still see what
+// both the $ref and the moved siblings evaluated.
 func refMovingKeyword(k string) bool {
 	switch k {
 	case "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
 		"maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
 		"maxProperties", "minProperties", "required", "dependentRequired", "allOf", "anyOf", "oneOf", "not", "if",
 		"then", "else", "dependentSchemas", "prefixItems", "items", "contains", "properties", "patternProperties",
-		"additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "format",
+		"additionalProperties", "propertyNames", "format",
 		"contentEncoding", "contentMediaType", "contentSchema", "$dynamicRef", "$recursiveRef":
 		return true
 	}
@@ -447,7 +455,7 @@ func (n *normalizer) exclusiveBounds(v *jvalue, d dialect) {
 		}
 		n.changed = true
 		if d != draft04 {
-			n.warnf(v, "boolean %s is draft-04; read as draft-04", pair[0])
+			n.warnf(v, "boolean %s is draft-04 syntax; converted to the numeric form", pair[0])
 		}
 		bound := v.get(pair[1])
 		switch {
