@@ -140,8 +140,13 @@ func typesImports(p *ir.Package) []string {
 	for _, t := range p.Types {
 		imps = append(imps, t.DeclImports()...)
 		switch t.Kind {
+		case ir.KindRaw:
+			imps = append(imps, importJSON)
 		case ir.KindUnion:
-			imps = append(imps, importJSON, importErrors, importFmt, importComposition)
+			imps = append(imps, importJSON, importErrors, importComposition)
+			if t.Union.Tagged() || t.Union.CatchAll() == nil {
+				imps = append(imps, importFmt) // error messages of UnmarshalJSON
+			}
 		case ir.KindTuple:
 			imps = append(imps, importFmt, importComposition)
 			if t.Elem == nil || t.Elem.UsesRawJSON() {
@@ -158,7 +163,7 @@ func typesImports(p *ir.Package) []string {
 				imps = append(imps, importJSON)
 			}
 		}
-		if t.Kind == ir.KindMap && t.UsesRawJSONUnderlying() {
+		if (t.Kind == ir.KindMap || t.Kind == ir.KindArray) && t.UsesRawJSONUnderlying() {
 			imps = append(imps, importJSON)
 		}
 		for _, f := range t.Fields {

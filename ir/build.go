@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,6 +153,7 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 	if len(rt.InputSchema) > 0 {
 		t.InputDoc = rt.Name + "#inputSchema"
 		ts := b.session(rt.InputSchema, t.InputDoc)
+		ts.objectRoot = true
 		ts.hint("", fmt.Sprintf("the argument object of the tool %q", rt.Name))
 		args, err := ts.args(t.Method + "Args")
 		if err != nil {
@@ -181,7 +181,7 @@ func (b *builder) session(schema json.RawMessage, key string) *typeSession {
 	if err := json.Compact(&buf, schema); err == nil {
 		b.pkg.Schemas = append(b.pkg.Schemas, SchemaDoc{Key: key, JSON: buf.String()})
 	}
-	return &typeSession{b: b, doc: newDocument(schema), docKey: key, byPtr: map[string]*Type{}, hints: map[string]string{}, skipAllOf: map[string]bool{}}
+	return &typeSession{b: b, doc: newDocument(schema), docKey: key, byPtr: map[string]*Type{}, hints: map[string]string{}, skipAllOf: map[string]bool{}, registerAs: map[string]*Type{}}
 }
 
 func toolDoc(method string, rt rawTool) []string {
@@ -208,10 +208,47 @@ type typeSession struct {
 	// skipAllOf marks schemas being typed without their allOf (allOf
 	// types the schema's own keywords that way).
 	skipAllOf map[string]bool
+	// registerAs marks pointers whose type is a loose union being built.
+	registerAs map[string]*Type
+	// objectRoot is true for an inputSchema, whose root is an object.
+	objectRoot bool
 	errPtr    string
 	// hints say what the sub-schema at a pointer is ("the arguments of the
 	// tool \"x\""), for the first line of a named type's doc comment.
 	hints map[string]string
+}
+
+// register records t as the type of the schema at ptr, for $ref reuse and
+// recursion, unless a loose union that wraps it claimed the pointer.
+func (ts *typeSession) register(ptr string, t *Type) {
+	if _, ok := ts.registerAs[ptr]; ok {
+		return
+	}
+	ts.byPtr[ptr] = t
+}
+
+// looseUnion types a schema without "type" whose keywords constrain only
+// one JSON kind (kind: "object" or "array"): a union whose variant of that
+// kind is typed precisely and whose Other variant keeps any other value as
+// raw JSON, as the schema allows it.
+func (ts *typeSession) looseUnion(n *node, kind, name string) (*Type, error) {
+	u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByJSONKind}}
+	u.Doc = append(ts.typeDoc(u.Name, n), "",
+		fmt.Sprintf("The schema has no \"type\": its keywords constrain %s values (field %s), and any other JSON value is valid as it is (field Other). Exactly one field is set.",
+			kind, kindVariantName(kind)))
+	ts.b.pkg.Types = append(ts.b.pkg.Types, u)
+	ts.byPtr[n.ptr] = u
+	ts.registerAs[n.ptr] = u
+	vt, err := ts.single(n, kind, u.Name+kindVariantName(kind))
+	delete(ts.registerAs, n.ptr)
+	if err != nil {
+		return nil, err
+	}
+	u.Union.Variants = []*Variant{
+		{Name: kindVariantName(kind), Type: vt, JSONKind: kind},
+		{Name: "Other", Type: &Type{Kind: KindRaw}},
+	}
+	return u, nil
 }
 
 // hint records what the sub-schema at ptr is, unless already known.
@@ -306,7 +343,7 @@ func (ts *typeSession) result(t *Tool, typeName string) error {
 	if err != nil {
 		return err
 	}
-	if !typ.Named() && typ.Kind != KindRaw && ts.needsValidation(natural, 0) {
+	if !typ.Named() && ts.needsValidation(natural, 0) {
 		// Give a constrained non-object result a name, so it has a Validate
 		// method.
 		named := *typ
@@ -338,7 +375,8 @@ func (ts *typeSession) needsValidation(n *node, depth int) bool {
 	if s.Minimum != nil || s.Maximum != nil || s.ExclusiveMinimum != nil || s.ExclusiveMaximum != nil || s.MultipleOf != nil ||
 		s.MinLength != nil || s.MaxLength != nil || s.Pattern != "" || s.MinItems != nil || s.MaxItems != nil || s.UniqueItems ||
 		s.Contains != nil || s.MinProperties != nil || s.MaxProperties != nil || s.PropertyNames != nil || s.PatternProperties != nil ||
-		s.Not != nil || s.If != nil || len(s.AllOf) > 0 || s.PrefixItems != nil || s.DependentRequired != nil || s.DependentSchemas != nil {
+		s.Not != nil || s.If != nil || len(s.AllOf) > 0 || ts.unionNeedsValidation(n, depth) || s.PrefixItems != nil ||
+		s.DependentRequired != nil || s.DependentSchemas != nil || s.Const != nil || s.Enum != nil || s.Ref != "" {
 		return true
 	}
 	for _, kw := range []string{"items", "additionalProperties"} {
@@ -347,6 +385,36 @@ func (ts *typeSession) needsValidation(n *node, depth int) bool {
 		}
 	}
 	return false
+}
+
+// unionNeedsValidation reports whether n's anyOf/oneOf says more than "or
+// null" (which the Go type already expresses).
+func (ts *typeSession) unionNeedsValidation(n *node, depth int) bool {
+	kw, list := "anyOf", n.s.AnyOf
+	if len(n.s.OneOf) > 0 {
+		kw, list = "oneOf", n.s.OneOf
+	}
+	if len(list) == 0 {
+		return false
+	}
+	if len(n.s.AnyOf) > 0 && len(n.s.OneOf) > 0 {
+		return true
+	}
+	nonNull := 0
+	for i := range list {
+		v, err := ts.resolve(child(n.ptr, kw, strconv.Itoa(i)))
+		if err != nil || v.boolean != nil {
+			return true
+		}
+		if v.s.Type == "null" {
+			continue
+		}
+		nonNull++
+		if len(v.propOrder) == 0 && ts.needsValidation(v, depth+1) {
+			return true
+		}
+	}
+	return nonNull > 1
 }
 
 // envelope reports whether the advertised outputSchema root is a recognised
@@ -450,13 +518,6 @@ func (ts *typeSession) resolve(ptr string) (*node, error) {
 
 func (ts *typeSession) refTarget(n *node) (string, error) {
 	ref := n.s.Ref
-	if strings.HasPrefix(ref, "#/") || ref == "#" {
-		frag, err := url.PathUnescape(ref[1:])
-		if err != nil {
-			frag = ref[1:]
-		}
-		return frag, nil
-	}
 	if ts.ids == nil {
 		ts.ids = buildIDIndex(ts.doc.raw)
 	}
@@ -512,11 +573,22 @@ func (ts *typeSession) typeOf(ptr, name string) (t *Type, nullable bool, err err
 	}
 	switch len(types) {
 	case 0:
+		implied := ""
 		switch {
 		case len(n.propOrder) > 0 || s.AdditionalProperties != nil || s.PatternProperties != nil:
-			types = []string{"object"}
+			implied = "object"
 		case s.Items != nil || s.PrefixItems != nil:
-			types = []string{"array"}
+			implied = "array"
+		}
+		switch {
+		case implied != "" && ptr == "" && ts.objectRoot:
+			// An inputSchema root is an object (MCP requires it).
+			types = []string{implied}
+		case implied != "":
+			// Without "type", object (or array) keywords constrain only
+			// values of that kind; any other value is valid as it is.
+			t, err := ts.looseUnion(n, implied, name)
+			return t, true, err
 		default:
 			return &Type{Kind: KindRaw, Pointer: ptr, Doc: docOf(s)}, true, nil
 		}
@@ -591,7 +663,7 @@ func (ts *typeSession) single(n *node, typ, name string) (*Type, error) {
 func (ts *typeSession) tuple(n *node, name string) (*Type, error) {
 	t := &Type{Kind: KindTuple, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey}
 	t.Doc = append(ts.typeDoc(t.Name, n), "", "It is a tuple: a JSON array whose items are the fields, in order.")
-	ts.byPtr[n.ptr] = t
+	ts.register(n.ptr, t)
 	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
 	if n.s.MinItems != nil {
 		t.MinItems = min(*n.s.MinItems, len(n.s.PrefixItems))
@@ -649,7 +721,7 @@ func (ts *typeSession) objectWithout(n *node, name, skip string) (*Type, error) 
 func (ts *typeSession) objectOf(n *node, parts []*node, name, skip string) (*Type, error) {
 	t := &Type{Kind: KindStruct, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey}
 	t.Doc = ts.typeDoc(t.Name, n)
-	ts.byPtr[n.ptr] = t
+	ts.register(n.ptr, t)
 	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
 	fields := newScope()
 	seen := map[string]bool{}
@@ -945,6 +1017,10 @@ func (ts *typeSession) union(n *node, name string) (*Type, bool, error) {
 		}
 		variants = append(variants, v)
 		variantPtrs = append(variantPtrs, p)
+	}
+	if len(variants) == 0 {
+		// Only null (or nothing) is allowed.
+		return &Type{Kind: KindRaw, Pointer: n.ptr, Doc: docOf(n.s)}, true, nil
 	}
 	if len(variants) == 1 {
 		// Type the variant through its own pointer, not the resolved one,

@@ -170,10 +170,10 @@ func (t *Type) GoType() string {
 // map; named types are declared elsewhere).
 func (t *Type) UsesRawJSON() bool {
 	switch {
-	case t.Kind == KindRaw:
-		return true
 	case t.Named():
 		return false
+	case t.Kind == KindRaw:
+		return true
 	case t.Elem != nil:
 		return t.Elem.UsesRawJSON()
 	}
@@ -207,6 +207,10 @@ func (t *Type) IsEnum() bool { return t.Kind == KindEnum }
 
 // IsUnion reports whether t is a union type.
 func (t *Type) IsUnion() bool { return t.Kind == KindUnion }
+
+// IsRaw reports whether t is raw JSON (a named raw type needs the
+// json.RawMessage methods spelled out: a defined type does not inherit them).
+func (t *Type) IsRaw() bool { return t.Kind == KindRaw }
 
 // IsTuple reports whether t is a tuple type.
 func (t *Type) IsTuple() bool { return t.Kind == KindTuple }
@@ -326,6 +330,17 @@ type Union struct {
 	Variants []*Variant
 }
 
+// CatchAll returns the variant that takes any JSON value the others do not
+// (JSONKind ""), or nil.
+func (u *Union) CatchAll() *Variant {
+	for _, v := range u.Variants {
+		if u.By == ByJSONKind && v.JSONKind == "" {
+			return v
+		}
+	}
+	return nil
+}
+
 // Tagged reports whether the union is discriminated by a tag property.
 func (u *Union) Tagged() bool { return u.By == ByTag }
 
@@ -339,7 +354,8 @@ type Variant struct {
 	// TagValue is the tag property's value as compact JSON (ByTag).
 	TagValue string
 	// JSONKind is the JSON kind the variant accepts (ByJSONKind): "string",
-	// "number", "boolean", "array" or "object".
+	// "number", "boolean", "array" or "object"; "" for the catch-all
+	// variant Other, which takes any value the others do not.
 	JSONKind string
 }
 

@@ -287,6 +287,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"strconv"
 %s
 	suite %q
@@ -330,7 +331,9 @@ func check[T any](data []byte, wrapped bool) (o outcome) {
 		return outcome{Stage: "unmarshal", Err: err.Error()}
 	}
 	var val validator
-	if x, ok := any(v).(validator); ok {
+	if rv := reflect.ValueOf(&v).Elem(); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		// JSON null decoded into a pointer: nothing to call Validate on.
+	} else if x, ok := any(v).(validator); ok {
 		val = x
 	} else if x, ok := any(&v).(validator); ok {
 		val = x
