@@ -212,7 +212,7 @@ type typeSession struct {
 	registerAs map[string]*Type
 	// objectRoot is true for an inputSchema, whose root is an object.
 	objectRoot bool
-	errPtr    string
+	errPtr     string
 	// hints say what the sub-schema at a pointer is ("the arguments of the
 	// tool \"x\""), for the first line of a named type's doc comment.
 	hints map[string]string
