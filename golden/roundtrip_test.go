@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/golden/hostile/hostile"
+	"github.com/mcpbind/mcpbind/golden/styles/styles"
 )
 
 // TestHostileRoundTrip decodes sample instances into the types generated
@@ -170,5 +171,51 @@ func TestHostileTuples(t *testing.T) {
 	out, _ := json.Marshal(r)
 	if !jsonEqual(t, in, string(out)) {
 		t.Errorf("round trip %s → %s", in, out)
+	}
+}
+
+// TestStyles exercises the schema styles real servers send: draft-04's
+// boolean exclusiveMaximum (normalized), the direct-map shape, pydantic's
+// nullable anyOf, zod's const-tagged oneOf and a schemars recursive tree.
+func TestStyles(t *testing.T) {
+	hundred, ninetyNine := 100.0, 99.5
+	if err := (styles.Draft04RangeArgs{Low: 0, High: &ninetyNine}).Validate(); err != nil {
+		t.Errorf("draft-04 range 0..99.5: %v", err)
+	}
+	var ve *composition.ValidationError
+	if err := (styles.Draft04RangeArgs{Low: 0, High: &hundred}).Validate(); !errors.As(err, &ve) || ve.Pointer != "/high" {
+		t.Errorf("draft-04 exclusiveMaximum: true must reject 100 at /high: %v", err)
+	}
+	var dm styles.DirectMapArgs
+	if err := json.Unmarshal([]byte(`{"amount":1.5,"currency":"EUR","tags":["a"]}`), &dm); err != nil || dm.Currency != styles.DirectMapArgsCurrencyEUR {
+		t.Errorf("direct map: %+v %v", dm, err)
+	}
+	if err := json.Unmarshal([]byte(`{"currency":"EUR"}`), &dm); err == nil {
+		t.Errorf("direct map: a missing required field was accepted")
+	}
+	if err := (styles.DirectMapArgs{Amount: 1, Currency: "GBP"}).Validate(); err == nil {
+		t.Errorf("direct map: an enum value outside the list was accepted")
+	}
+	var ps styles.PydanticSearchArgs
+	in := `{"query":"q","limit":null,"filters":[{"field":"a","value":3},{"field":"b","value":"x"},{"field":"c","value":null}]}`
+	if err := json.Unmarshal([]byte(in), &ps); err != nil {
+		t.Fatal(err)
+	}
+	if !ps.Limit.Set || !ps.Limit.Null || ps.Filters[0].Value.Value.Int == nil || *ps.Filters[0].Value.Value.Int != 3 {
+		t.Errorf("pydantic nullable fields: %+v", ps)
+	}
+	if out, _ := json.Marshal(ps); !jsonEqual(t, in, string(out)) {
+		t.Errorf("pydantic round trip:\n in: %s\nout: %s", in, out)
+	}
+	var z styles.ZodShapeArgs
+	if err := json.Unmarshal([]byte(`{"shape":{"kind":"rect","w":2,"h":3}}`), &z); err != nil || z.Shape.Rect == nil || z.Shape.Rect.H != 3 {
+		t.Errorf("zod union: %+v %v", z, err)
+	}
+	if err := json.Unmarshal([]byte(`{"shape":{"kind":"rect","w":2,"h":3,"d":1}}`), &z); err == nil {
+		t.Errorf("zod union: additionalProperties false was not enforced")
+	}
+	var tree styles.Node
+	if err := json.Unmarshal([]byte(`{"name":"root","children":[{"name":"leaf","children":[]}]}`), &tree); err != nil || tree.Children[0].Name != "leaf" {
+		t.Errorf("recursive tree: %+v %v", tree, err)
 	}
 }

@@ -152,7 +152,10 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 	// Arguments.
 	if len(rt.InputSchema) > 0 {
 		t.InputDoc = rt.Name + "#inputSchema"
-		ts := b.session(rt.InputSchema, t.InputDoc)
+		ts, err := b.session(rt.Name, "inputSchema", rt.InputSchema)
+		if err != nil {
+			return nil, err
+		}
 		ts.objectRoot = true
 		ts.hint("", fmt.Sprintf("the argument object of the tool %q", rt.Name))
 		args, err := ts.args(t.Method + "Args")
@@ -165,7 +168,10 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 	// Result.
 	if len(rt.OutputSchema) > 0 {
 		t.OutputDoc = rt.Name + "#outputSchema"
-		ts := b.session(rt.OutputSchema, t.OutputDoc)
+		ts, err := b.session(rt.Name, "outputSchema", rt.OutputSchema)
+		if err != nil {
+			return nil, err
+		}
 		name := firstNonEmpty(stringAt(rt.Annotations, outputTypeNameKey), stringAt(rt.Meta, outputTypeNameKey))
 		if err := ts.result(t, name); err != nil {
 			return nil, &Error{Tool: rt.Name, Schema: "outputSchema", Pointer: ts.errPtr, Err: err}
@@ -176,12 +182,26 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 
 // session starts typing one schema document and records it, compact, in
 // the package's schemas under key.
-func (b *builder) session(schema json.RawMessage, key string) *typeSession {
+//
+// The document is first normalized to canonical 2020-12 (Normalize: older
+// dialects, the direct-map shape); its warnings go to Package.Warnings. The
+// normalized document is what the IR types and what Validate checks, so
+// their JSON pointers agree.
+func (b *builder) session(tool, which string, schema json.RawMessage) (*typeSession, error) {
+	key := tool + "#" + which
+	norm, warnings, err := Normalize(schema)
+	if err != nil {
+		return nil, &Error{Tool: tool, Schema: which, Err: err}
+	}
+	for _, w := range warnings {
+		b.pkg.Warnings = append(b.pkg.Warnings, fmt.Sprintf("tool %q, %s%s", tool, which, w))
+	}
 	var buf bytes.Buffer
-	if err := json.Compact(&buf, schema); err == nil {
+	if err := json.Compact(&buf, norm); err == nil {
 		b.pkg.Schemas = append(b.pkg.Schemas, SchemaDoc{Key: key, JSON: buf.String()})
 	}
-	return &typeSession{b: b, doc: newDocument(schema), docKey: key, byPtr: map[string]*Type{}, hints: map[string]string{}, skipAllOf: map[string]bool{}, registerAs: map[string]*Type{}}
+	return &typeSession{b: b, doc: newDocument(norm), docKey: key, byPtr: map[string]*Type{}, hints: map[string]string{},
+		skipAllOf: map[string]bool{}, registerAs: map[string]*Type{}}, nil
 }
 
 func toolDoc(method string, rt rawTool) []string {

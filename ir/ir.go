@@ -465,6 +465,9 @@ type Package struct {
 	// Schemas are the schema documents the named types validate against,
 	// sorted by key.
 	Schemas []SchemaDoc
+	// Warnings are what normalization changed or dropped, each naming the
+	// tool, the schema and the JSON pointer ("tool \"t\", inputSchema#/x: …").
+	Warnings []string
 	// UsedOverrides lists the Config entries that applied, sorted:
 	// "format:<format>" and "type:<default name>".
 	UsedOverrides []string

@@ -117,6 +117,9 @@ func (n *Namer) EnumConstant(typeName string, value any, index int) string {
 	switch v := value.(type) {
 	case string:
 		suffix = n.Exported(v)
+		if isUpperWord(v) {
+			suffix = v // "EUR", "GET": an upper-case word reads best as it is
+		}
 		if strings.HasPrefix(suffix, "X") && len(v) > 0 && unicode.IsDigit([]rune(v)[0]) {
 			suffix = strings.TrimPrefix(suffix, "X") // Level + "2xx" reads fine
 		}
@@ -192,4 +195,18 @@ func PackageName(id string) string {
 // an identifier that is not a keyword.
 func ValidPackageName(name string) bool {
 	return token.IsIdentifier(name) && !token.IsKeyword(name)
+}
+
+// isUpperWord reports whether s is one upper-case ASCII word of two or more
+// letters and digits, starting with a letter ("EUR", "HTTP2").
+func isUpperWord(s string) bool {
+	if len(s) < 2 || s[0] < 'A' || s[0] > 'Z' {
+		return false
+	}
+	for _, r := range s {
+		if (r < 'A' || r > 'Z') && (r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
 }

@@ -55,6 +55,11 @@ bundles only). The generated code imports github.com/mcpbind/mcpbind/composition
 			if err != nil {
 				return withExit(exitInput, generateError(args[0], out, err))
 			}
+			for _, o := range outs {
+				for _, w := range o.IR.Warnings {
+					fmt.Fprintf(c.stderr, "mcpbind: warning: server %q, %s\n", o.ServerID, w)
+				}
+			}
 			for _, u := range gen.UnusedOverrides(cfg, outs) {
 				fmt.Fprintf(c.stderr, "mcpbind: warning: override %s matched nothing\n", u)
 			}
