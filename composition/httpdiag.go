@@ -2,8 +2,10 @@ package composition
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"sort"
@@ -15,12 +17,21 @@ import (
 // passes requests on unchanged and remembers the last response with a status
 // other than 2xx (its status and the start of its body), so that a failed
 // Connect can say "HTTP 404 Not Found" where mcp-go reports a session or
-// legacy-SSE error.
+// legacy-SSE error. It also keeps, per JSON-RPC method, the status of the
+// last such answer (for the HTTP+SSE fallback of connect.go).
 type httpRecorder struct {
 	next *http.Transport
+	// eventStream makes a 2xx answer to a GET an error unless it is a
+	// text/event-stream: the GET of the HTTP+SSE transport must open one, and
+	// mcp-go would otherwise wait for an "endpoint" event in, say, an HTML
+	// page until its endpoint timeout.
+	eventStream bool
+	// unauthorized, if set, is called on each 401 answer.
+	unauthorized func(authorization string)
 
-	mu   sync.Mutex
-	last string
+	mu       sync.Mutex
+	last     string
+	statuses map[string]int
 }
 
 func newHTTPRecorder() *httpRecorder {
@@ -36,8 +47,25 @@ func newHTTPRecorder() *httpRecorder {
 // RoundTrip sends req and records a non-2xx answer.
 func (r *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := r.next.RoundTrip(req)
-	if err != nil || (resp.StatusCode >= 200 && resp.StatusCode < 300) {
+	if err != nil {
 		return resp, err
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if r.eventStream && req.Method == http.MethodGet {
+			ct := resp.Header.Get("Content-Type")
+			if mt, _, _ := mime.ParseMediaType(ct); mt != "text/event-stream" {
+				_ = resp.Body.Close()
+				desc := fmt.Sprintf("the server answered the GET for its event stream with Content-Type %q, not text/event-stream", ct)
+				r.mu.Lock()
+				r.last = desc
+				r.mu.Unlock()
+				return nil, errors.New("not an event stream")
+			}
+		}
+		return resp, nil
+	}
+	if resp.StatusCode == http.StatusUnauthorized && r.unauthorized != nil {
+		r.unauthorized(req.Header.Get("Authorization"))
 	}
 	const peekSize = 512
 	peek, _ := io.ReadAll(io.LimitReader(resp.Body, peekSize))
@@ -54,8 +82,26 @@ func (r *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	r.mu.Lock()
 	r.last = desc
+	if method, ok := req.Context().Value(rpcMethodKey{}).(string); ok {
+		if r.statuses == nil {
+			r.statuses = map[string]int{}
+		}
+		r.statuses[method] = resp.StatusCode
+	}
 	r.mu.Unlock()
 	return resp, nil
+}
+
+// rpcMethodKey is the context key under which rawTransport passes the
+// JSON-RPC method of a request down to the round tripper.
+type rpcMethodKey struct{}
+
+// failedStatus is the HTTP status of the last non-2xx answer to a request
+// carrying the JSON-RPC method, or 0.
+func (r *httpRecorder) failedStatus(method string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.statuses[method]
 }
 
 // lastFailure describes the last non-2xx answer, or "".

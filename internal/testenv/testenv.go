@@ -101,7 +101,17 @@ func SQLiteExplorerHTTP(t testing.TB) (url string) {
 // is stopped in t.Cleanup as SQLiteExplorerHTTP describes.
 func StartHTTP(t testing.TB, binary string, args ...string) (url string) {
 	t.Helper()
+	return startHTTP(t, nil, binary, args...)
+}
+
+// startHTTP is StartHTTP with env (KEY=VALUE entries) added to the
+// process's environment.
+func startHTTP(t testing.TB, env []string, binary string, args ...string) (url string) {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatalf("testenv: %v", err)
@@ -169,16 +179,78 @@ func StartHTTP(t testing.TB, binary string, args ...string) (url string) {
 // not installed.
 func ServerEverything(t testing.TB) (command string, args []string) {
 	t.Helper()
-	const install = "run `npm ci --prefix testservers` (.ci/run does it)"
+	node, script := everythingScript(t)
+	return node, []string{script, "stdio"}
+}
+
+// ServerEverythingHTTP starts @modelcontextprotocol/server-everything over
+// HTTP on 127.0.0.1 and a free port, and returns its endpoint URL. mode is
+// "sse" (the legacy HTTP+SSE transport of 2024-11-05; the URL is that of the
+// event stream, http://127.0.0.1:PORT/sse) or "streamableHttp" (the URL is
+// http://127.0.0.1:PORT/mcp). The server runs with PORT=0 and
+// testservers/listen-loopback.js preloaded, which binds it to 127.0.0.1 and
+// announces the port; it is stopped as [StartHTTP] describes. It fails the
+// test (never skips) when node or the package is missing.
+func ServerEverythingHTTP(t testing.TB, mode string) (url string) {
+	t.Helper()
+	path := map[string]string{"sse": "/sse", "streamableHttp": "/mcp"}[mode]
+	if path == "" {
+		t.Fatalf("testenv: ServerEverythingHTTP: mode %q: want sse or streamableHttp", mode)
+	}
+	node, script := everythingScript(t)
+	preload := filepath.Join(ModuleRoot(t), "testservers", "listen-loopback.js")
+	return startHTTP(t, []string{"PORT=0"}, node, "--require", preload, script, mode) + path
+}
+
+// everythingScript returns node and the entry script of
+// @modelcontextprotocol/server-everything, failing the test when either is
+// missing.
+func everythingScript(t testing.TB) (node, script string) {
+	t.Helper()
+	node = nodeCommand(t, "@modelcontextprotocol/server-everything")
+	script = filepath.Join(ModuleRoot(t), "testservers", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		t.Fatalf("testenv: @modelcontextprotocol/server-everything is missing (%v): %s", err, npmInstall)
+	}
+	return node, script
+}
+
+// npmInstall says how to install the npm test servers.
+const npmInstall = "run `npm ci --prefix testservers` (.ci/run does it)"
+
+// nodeCommand returns the path of node, failing the test when it is not on
+// PATH; what names the package that needs it.
+func nodeCommand(t testing.TB, what string) string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Fatalf("testenv: @modelcontextprotocol/server-everything needs node, which is missing from PATH: install Node.js, then %s", install)
+		t.Fatalf("testenv: %s needs node, which is missing from PATH: install Node.js 20 or later, then %s", what, npmInstall)
 	}
-	script := filepath.Join(ModuleRoot(t), "testservers", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("testenv: @modelcontextprotocol/server-everything is missing (%v): %s", err, install)
+	return node
+}
+
+// TSSDKv2Server returns the command line of testservers/ts-sdk-v2-server.mjs,
+// a stdio server written with the TypeScript SDK v2
+// (@modelcontextprotocol/server), whose tools list_tags (array), count
+// (integer), find_row (nullable object) and stats (plain object) have output
+// schemas that the SDK wraps as {"result": …} for clients before 2026-07-28.
+// mode "" serves both protocol eras through the SDK's serveStdio(factory);
+// mode "legacy" connects McpServer to a StdioServerTransport, which speaks
+// only the initialize handshake. It fails the test (never skips) when node
+// or the package is missing.
+func TSSDKv2Server(t testing.TB, mode string) (command string, args []string) {
+	t.Helper()
+	node := nodeCommand(t, "testservers/ts-sdk-v2-server.mjs")
+	root := ModuleRoot(t)
+	pkg := filepath.Join(root, "testservers", "node_modules", "@modelcontextprotocol", "server", "package.json")
+	if _, err := os.Stat(pkg); err != nil {
+		t.Fatalf("testenv: @modelcontextprotocol/server is missing (%v): %s", err, npmInstall)
 	}
-	return node, []string{script, "stdio"}
+	args = []string{filepath.Join(root, "testservers", "ts-sdk-v2-server.mjs")}
+	if mode != "" {
+		args = append(args, mode)
+	}
+	return node, args
 }
 
 // lockedBuffer collects a process's stderr lines for error messages.

@@ -3,6 +3,7 @@ package testenv_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -68,5 +69,36 @@ func TestServerEverything(t *testing.T) {
 	init := connect(t, client.NewClient(transport.NewStdio(command, nil, args...)))
 	if init.ServerInfo.Name == "" || init.Capabilities.Tools == nil {
 		t.Errorf("server-everything: serverInfo %+v, tools capability %v", init.ServerInfo, init.Capabilities.Tools)
+	}
+}
+
+func TestServerEverythingHTTP(t *testing.T) {
+	t.Parallel()
+	url := testenv.ServerEverythingHTTP(t, "sse")
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/sse") {
+		t.Fatalf("URL = %q, want http://127.0.0.1:PORT/sse", url)
+	}
+	tr, err := transport.NewSSE(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	init := connect(t, client.NewClient(tr, client.WithLegacyProtocolOnly()))
+	if init.ServerInfo.Name == "" {
+		t.Errorf("server-everything over SSE: serverInfo %+v", init.ServerInfo)
+	}
+}
+
+func TestTSSDKv2Server(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"", "legacy"} {
+		command, args := testenv.TSSDKv2Server(t, mode)
+		init := connect(t, client.NewClient(transport.NewStdio(command, nil, args...)))
+		if init.ServerInfo.Name != "mcpbind-ts-sdk-v2" {
+			t.Errorf("mode %q: serverInfo %+v", mode, init.ServerInfo)
+		}
+		modern := mcp.IsModernProtocol(init.ProtocolVersion)
+		if modern != (mode == "") {
+			t.Errorf("mode %q: protocol version %s", mode, init.ProtocolVersion)
+		}
 	}
 }

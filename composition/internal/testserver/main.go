@@ -1,16 +1,29 @@
 // Command testserver is the MCP server that composition's tests talk to, over
-// stdio (the default) or Streamable HTTP (-http ADDR, which prints
-// "URL http://HOST:PORT/mcp" on stdout once it listens). It is built on
-// mcp-go's server, which never wraps results; the tool nullable_row imitates
-// the TypeScript SDK v2 instead, wrapping its value as {"result": v} for
-// clients before 2026-07-28.
+// stdio (the default), Streamable HTTP (-http ADDR, which prints
+// "URL http://HOST:PORT/mcp" on stdout once it listens) or the legacy
+// HTTP+SSE transport of 2024-11-05 (-sse ADDR, which prints
+// "URL http://HOST:PORT/sse"). It is built on mcp-go's server, which never
+// wraps results; the tool nullable_row imitates the TypeScript SDK v2
+// instead, wrapping its value as {"result": v} for clients before 2026-07-28.
+//
+// -eras restricts the protocol eras it serves: "legacy" (the initialize
+// handshake only: server/discover is refused, and over HTTP only the versions
+// before 2026-07-28 are advertised), "modern" (2026-07-28 only: initialize is
+// refused) or "both" (the default).
+//
+// -on-discover injects a stdio fault for a server that predates
+// server/discover: "exit" exits with status 3 when the request arrives,
+// "ignore" drops it without an answer.
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -29,21 +42,41 @@ func main() {
 	pageSize := flag.Int("page", 4, "tools per tools/list page")
 	loopCursor := flag.Bool("loop-cursor", false, "answer every tools/list page with the first page's nextCursor")
 	header := flag.String("require-header", "", "HTTP only: answer 401 unless the request has this header, as NAME:VALUE")
+	sseAddr := flag.String("sse", "", "serve the legacy HTTP+SSE transport on this address instead of stdio")
+	eras := flag.String("eras", "both", "protocol eras served: legacy, modern or both")
+	onDiscover := flag.String("on-discover", "", "stdio fault on server/discover: exit or ignore")
 	flag.Parse()
 
 	fmt.Fprintln(os.Stderr, "testserver: starting")
-	s := newServer(*pageSize, *loopCursor)
-	if *httpAddr == "" {
-		if err := server.ServeStdio(s); err != nil {
+	if *eras != "legacy" && *eras != "modern" && *eras != "both" {
+		log.Fatalf("-eras %q: want legacy, modern or both", *eras)
+	}
+	s := newServer(*pageSize, *loopCursor, *eras)
+	if *sseAddr != "" {
+		ln, err := net.Listen("tcp", *sseAddr)
+		if err != nil {
 			log.Fatal(err)
 		}
+		sse := server.NewSSEServer(s)
+		fmt.Printf("URL http://%s/sse\n", ln.Addr())
+		log.Fatal(http.Serve(ln, sse))
+	}
+	if *httpAddr == "" {
+		serveStdio(s, *onDiscover)
 		return
 	}
 	ln, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
 		log.Fatal(err)
 	}
-	var h http.Handler = server.NewStreamableHTTPServer(s)
+	var httpOpts []server.StreamableHTTPOption
+	switch *eras {
+	case "legacy":
+		httpOpts = append(httpOpts, server.WithStreamableHTTPProtocolVersions(mcp.LegacyProtocolVersions()...))
+	case "modern":
+		httpOpts = append(httpOpts, server.WithStreamableHTTPProtocolVersions(mcp.ProtocolVersion20260728))
+	}
+	var h http.Handler = server.NewStreamableHTTPServer(s, httpOpts...)
 	if *header != "" {
 		name, value, _ := strings.Cut(*header, ":")
 		next := h
@@ -61,7 +94,69 @@ func main() {
 	log.Fatal(http.Serve(ln, mux))
 }
 
-func newServer(pageSize int, loopCursor bool) *server.MCPServer {
+// serveStdio serves s over stdio, passing stdin through the fault that
+// onDiscover names.
+func serveStdio(s *server.MCPServer, onDiscover string) {
+	if onDiscover == "" {
+		if err := server.ServeStdio(s); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if onDiscover != "exit" && onDiscover != "ignore" {
+		log.Fatalf("-on-discover %q: want exit or ignore", onDiscover)
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		in := bufio.NewReader(os.Stdin)
+		for {
+			line, err := in.ReadBytes('\n')
+			if len(line) > 0 {
+				var msg struct {
+					Method string `json:"method"`
+				}
+				if json.Unmarshal(line, &msg) == nil && msg.Method == string(mcp.MethodServerDiscover) {
+					if onDiscover == "exit" {
+						fmt.Fprintln(os.Stderr, "testserver: unknown method server/discover; exiting")
+						os.Exit(3)
+					}
+					fmt.Fprintln(os.Stderr, "testserver: ignoring server/discover")
+					continue
+				}
+				if _, werr := pw.Write(line); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				_ = pw.CloseWithError(err)
+				return
+			}
+		}
+	}()
+	if err := server.NewStdioServer(s).Listen(context.Background(), pr, os.Stdout); err != nil && !errors.Is(err, io.EOF) {
+		log.Fatal(err)
+	}
+}
+
+// eraHook refuses the requests of the era the server does not serve.
+func eraHook(eras string) server.OnRequestInitializationFunc {
+	return func(_ context.Context, _ any, message any) error {
+		raw, _ := message.(json.RawMessage)
+		var msg struct {
+			Method string `json:"method"`
+		}
+		_ = json.Unmarshal(raw, &msg)
+		switch {
+		case eras == "legacy" && msg.Method == string(mcp.MethodServerDiscover):
+			return errors.New("method not found: server/discover (this server speaks only the initialize handshake)")
+		case eras == "modern" && msg.Method == string(mcp.MethodInitialize):
+			return errors.New("initialize is not supported: this server speaks only protocol version 2026-07-28")
+		}
+		return nil
+	}
+}
+
+func newServer(pageSize int, loopCursor bool, eras string) *server.MCPServer {
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(true),
 		server.WithInstructions("Test server for mcpbind's composition package."),
@@ -94,6 +189,9 @@ func newServer(pageSize int, loopCursor bool) *server.MCPServer {
 			}
 		}
 	})
+	if eras != "both" {
+		hooks.AddOnRequestInitialization(eraHook(eras))
+	}
 	opts = append(opts, server.WithHooks(hooks))
 	s := server.NewMCPServer("mcpbind-testserver", "1.0.0", opts...)
 

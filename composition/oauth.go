@@ -1,0 +1,590 @@
+package composition
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+)
+
+// Credentials for HTTP servers (MCP authorization, 2025-06-18 and later).
+//
+// Both options hand their access token to mcp-go's OAuth support: the
+// Streamable HTTP and HTTP+SSE transports are built with an OAuthConfig
+// whose TokenStore is one of ours, so mcp-go's OAuthHandler sets
+// "Authorization: <type> <token>" on every request and turns a 401 answer
+// into its OAuthAuthorizationRequiredError. mcp-go itself implements only the
+// authorization-code flow with PKCE, which needs a browser; the
+// client-credentials grant (RFC 6749 §4.4) for unattended clients is done
+// here with golang.org/x/oauth2/clientcredentials, and its tokens are put in
+// the store, fetched again shortly before they expire or after the server
+// refused one.
+
+// authConfig holds the credential options.
+type authConfig struct {
+	bearer    string
+	bearerSet bool
+	cc        *OAuthClientCredentials
+}
+
+// WithBearerToken sends "Authorization: Bearer <token>" with every request
+// to an HTTP server (Streamable HTTP or HTTP+SSE), for a token obtained
+// elsewhere (for example read from an environment variable). It replaces an
+// Authorization header given with [WithHeader]; it cannot be combined with
+// [WithOAuthClientCredentials]. An empty token, or one holding a line break,
+// makes [Connect] fail at stage "config". The token never appears in errors
+// or warnings. A server that refuses it answers HTTP 401, which Connect
+// reports at stage "initialize".
+func WithBearerToken(token string) Option {
+	return Option{func(c *config) { c.conn.auth.bearer, c.conn.auth.bearerSet = token, true }}
+}
+
+// OAuthClientCredentials configures the OAuth 2.0 client-credentials grant
+// (RFC 6749 §4.4) for [WithOAuthClientCredentials]: the client authenticates
+// to the authorization server's token endpoint with its ID and secret and
+// gets an access token for the MCP server.
+type OAuthClientCredentials struct {
+	// TokenURL is the token endpoint. At most one of TokenURL and Issuer may
+	// be set; with neither, the authorization server is discovered from the
+	// MCP server's protected resource metadata (RFC 9728: the JSON document
+	// at /.well-known/oauth-protected-resource followed by the MCP URL's
+	// path, then at /.well-known/oauth-protected-resource), whose first
+	// authorization_servers entry is taken as the issuer.
+	TokenURL string
+	// Issuer is the authorization server's issuer URL. Its metadata is read
+	// from the well-known locations of RFC 8414 and OpenID Connect Discovery
+	// (as the MCP authorization specification lists them), must name the
+	// same issuer, and gives the token endpoint and the client
+	// authentication methods it supports.
+	Issuer string
+	// ClientID and ClientSecret identify the client; both are required. The
+	// secret is sent with HTTP Basic authentication or in the request body,
+	// as the server's metadata says (when unknown: Basic first, then the
+	// body). It never appears in errors or warnings.
+	ClientID, ClientSecret string
+	// Scopes are the scopes asked for ("scope" parameter); none: the
+	// server's default.
+	Scopes []string
+	// Resource is the RFC 8707 "resource" parameter that the MCP
+	// authorization specification requires with token requests: the
+	// protected resource metadata's "resource", else the MCP server's URL
+	// without user information, query and fragment, when empty.
+	Resource string
+}
+
+// WithOAuthClientCredentials authenticates to an HTTP server (Streamable
+// HTTP or HTTP+SSE) with an access token obtained through the OAuth 2.0
+// client-credentials grant, as cc describes. [Connect] fetches the first
+// token before the handshake; later ones are fetched when the current one
+// is about to expire (its expires_in) or after the MCP server answered 401 to
+// it. Token endpoint, issuer and discovered endpoints must be https URLs,
+// except on loopback addresses (127.0.0.0/8, ::1, localhost).
+//
+// Errors: an unusable cc (no client ID or secret, both TokenURL and Issuer,
+// a URL that is not https) makes Connect fail at stage "config"; a failed
+// discovery or token request at stage "auth", with a *[TokenError] in the
+// chain. Neither the secret nor any token ever appears in an error, a warning
+// or a log. It replaces an Authorization header given with [WithHeader] and
+// cannot be combined with [WithBearerToken].
+func WithOAuthClientCredentials(cc OAuthClientCredentials) Option {
+	cc.Scopes = slices.Clone(cc.Scopes)
+	return Option{func(c *config) {
+		cp := cc
+		c.conn.auth.cc = &cp
+	}}
+}
+
+// TokenError is a failure to obtain an access token with
+// [WithOAuthClientCredentials]: the token request failed, or the metadata
+// that names the token endpoint could not be read. It is found with
+// errors.As in the *[ConnectError] of [Connect] (stage "auth") or in the
+// error of a call that needed a new token. It never holds the client secret
+// or a token.
+type TokenError struct {
+	// What was asked: "token endpoint", "authorization server metadata" or
+	// "protected resource metadata".
+	What string
+	// URL is where, without user information, query and fragment.
+	URL string
+	// StatusCode is the HTTP status of the failed answer; 0 when there was
+	// none (the request failed, or the answer was unusable).
+	StatusCode int
+	// Code and Description are the "error" and "error_description" of an
+	// RFC 6749 §5.2 error answer, when the server sent one.
+	Code, Description string
+	// Err is the underlying error, when there is one beyond the answer.
+	Err error
+
+	body    string   // the start of a non-RFC 6749 error answer
+	secrets []string // values redacted from the message
+}
+
+// Error says what failed, where, and why.
+func (e *TokenError) Error() string {
+	msg := "OAuth client credentials: " + e.What + " " + e.URL
+	switch {
+	case e.StatusCode != 0:
+		msg += fmt.Sprintf(" answered HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+		if e.Code != "" {
+			msg += ": " + e.Code
+			if e.Description != "" {
+				msg += " (" + e.Description + ")"
+			}
+		} else if e.body != "" {
+			msg += fmt.Sprintf(" (body: %q)", e.body)
+		}
+	case e.Err != nil:
+		msg += ": " + e.Err.Error()
+	}
+	for _, s := range e.secrets {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "***")
+		}
+	}
+	return msg
+}
+
+// Unwrap returns Err.
+func (e *TokenError) Unwrap() error { return e.Err }
+
+// authState is the credential of one Connect, shared by its attempts.
+type authState struct {
+	store interface {
+		transport.TokenStore
+		prime(ctx context.Context) error
+		invalidate(authorization string)
+		secrets() []string
+	}
+	hc *http.Client
+}
+
+// newAuthState checks the credential options; nil when there are none.
+func newAuthState(a *authConfig, serverURL string) (*authState, error) {
+	if !a.bearerSet && a.cc == nil {
+		return nil, nil
+	}
+	hc := &http.Client{
+		Timeout:   30 * time.Second,
+		Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true},
+	}
+	if a.bearerSet {
+		if a.cc != nil {
+			return nil, errors.New("WithBearerToken and WithOAuthClientCredentials both set the Authorization header; give one")
+		}
+		switch {
+		case strings.TrimSpace(a.bearer) == "":
+			return nil, errors.New("WithBearerToken: the token is empty")
+		case strings.ContainsAny(a.bearer, "\r\n\x00"):
+			return nil, errors.New("WithBearerToken: the token holds a line break or NUL")
+		}
+		return &authState{store: &staticToken{token: strings.TrimSpace(a.bearer)}, hc: hc}, nil
+	}
+	cc := *a.cc
+	switch {
+	case cc.ClientID == "":
+		return nil, errors.New("WithOAuthClientCredentials: no client ID")
+	case cc.ClientSecret == "":
+		return nil, errors.New("WithOAuthClientCredentials: no client secret (the client-credentials grant needs a confidential client)")
+	case cc.TokenURL != "" && cc.Issuer != "":
+		return nil, errors.New("WithOAuthClientCredentials: give the token URL or the issuer, not both")
+	}
+	if cc.TokenURL != "" {
+		if err := checkAuthURL("token URL", cc.TokenURL); err != nil {
+			return nil, fmt.Errorf("WithOAuthClientCredentials: %w", err)
+		}
+	}
+	if cc.Issuer != "" {
+		if err := checkAuthURL("issuer", cc.Issuer); err != nil {
+			return nil, fmt.Errorf("WithOAuthClientCredentials: %w", err)
+		}
+	}
+	if cc.Resource != "" {
+		if u, err := url.Parse(cc.Resource); err != nil || !u.IsAbs() || u.Fragment != "" {
+			return nil, errors.New("WithOAuthClientCredentials: the resource must be an absolute URI without a fragment (RFC 8707)")
+		}
+	}
+	return &authState{store: &clientCredentialsStore{cc: cc, serverURL: serverURL, hc: hc, sem: make(chan struct{}, 1)}, hc: hc}, nil
+}
+
+// oauthConfig is the mcp-go OAuth configuration that sends the token.
+func (a *authState) oauthConfig() transport.OAuthConfig {
+	return transport.OAuthConfig{TokenStore: a.store, HTTPClient: a.hc}
+}
+
+// prime obtains the first token.
+func (a *authState) prime(ctx context.Context) error { return a.store.prime(ctx) }
+
+// invalidate drops the token that a request carrying authorization was
+// refused with (called on an HTTP 401).
+func (a *authState) invalidate(authorization string) { a.store.invalidate(authorization) }
+
+// secrets are the values that must not appear in messages.
+func (a *authState) secrets() []string { return a.store.secrets() }
+
+// annotate explains mcp-go's error for an HTTP 401 answer ("no valid token
+// available"), which here means that the server refused the token, and
+// keeps secrets out of err's message.
+func (a *authState) annotate(err error) error {
+	if errors.Is(err, transport.ErrOAuthAuthorizationRequired) {
+		detail := "the server answered HTTP 401: it refused the bearer token"
+		if _, ok := a.store.(*clientCredentialsStore); ok {
+			detail = "the server answered HTTP 401: it refused the access token (the next request gets a new one)"
+		}
+		err = &detailError{detail: detail, err: err}
+	}
+	return redactSecrets(err, a.secrets())
+}
+
+// staticToken is the store of WithBearerToken.
+type staticToken struct{ token string }
+
+// GetToken returns the token.
+func (s *staticToken) GetToken(ctx context.Context) (*transport.Token, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &transport.Token{AccessToken: s.token, TokenType: "Bearer"}, nil
+}
+
+// SaveToken ignores the token: nothing but WithBearerToken sets it.
+func (s *staticToken) SaveToken(context.Context, *transport.Token) error { return nil }
+
+func (s *staticToken) prime(context.Context) error { return nil }
+func (s *staticToken) invalidate(string)           {}
+func (s *staticToken) secrets() []string           { return []string{s.token} }
+
+// clientCredentialsStore is the store of WithOAuthClientCredentials.
+type clientCredentialsStore struct {
+	cc        OAuthClientCredentials
+	serverURL string
+	hc        *http.Client
+	sem       chan struct{} // one token fetch at a time
+
+	mu       sync.Mutex
+	conf     *clientcredentials.Config // set once the token endpoint is known
+	tokenURL string
+	tok      *oauth2.Token
+}
+
+// GetToken returns the current access token, fetching a new one when there
+// is none or it expires within ten seconds.
+func (s *clientCredentialsStore) GetToken(ctx context.Context) (*transport.Token, error) {
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-s.sem }()
+
+	s.mu.Lock()
+	tok, conf, tokenURL := s.tok, s.conf, s.tokenURL
+	s.mu.Unlock()
+	if tok.Valid() {
+		return convertToken(tok), nil
+	}
+	if conf == nil {
+		var err error
+		if conf, err = s.configure(ctx); err != nil {
+			return nil, err
+		}
+		tokenURL = conf.TokenURL
+		s.mu.Lock()
+		s.conf, s.tokenURL = conf, tokenURL
+		s.mu.Unlock()
+	}
+	tok, err := conf.Token(context.WithValue(ctx, oauth2.HTTPClient, s.hc))
+	if err != nil {
+		return nil, s.tokenError(tokenURL, err)
+	}
+	if tok.AccessToken == "" {
+		return nil, &TokenError{What: "token endpoint", URL: redactURL(tokenURL), Err: errors.New("the answer holds no access_token")}
+	}
+	s.mu.Lock()
+	s.tok = tok
+	s.mu.Unlock()
+	return convertToken(tok), nil
+}
+
+// SaveToken ignores tokens from elsewhere: mcp-go saves only refreshed
+// tokens, and client-credentials tokens come with no refresh token.
+func (s *clientCredentialsStore) SaveToken(context.Context, *transport.Token) error { return nil }
+
+func (s *clientCredentialsStore) prime(ctx context.Context) error {
+	_, err := s.GetToken(ctx)
+	return err
+}
+
+func (s *clientCredentialsStore) invalidate(authorization string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tok != nil && strings.HasSuffix(authorization, " "+s.tok.AccessToken) {
+		s.tok = nil
+	}
+}
+
+func (s *clientCredentialsStore) secrets() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []string{s.cc.ClientSecret}
+	if s.tok != nil {
+		out = append(out, s.tok.AccessToken)
+	}
+	return out
+}
+
+func convertToken(t *oauth2.Token) *transport.Token {
+	return &transport.Token{AccessToken: t.AccessToken, TokenType: t.Type(), ExpiresAt: t.Expiry}
+}
+
+// tokenError describes a failed token request without the secret.
+func (s *clientCredentialsStore) tokenError(tokenURL string, err error) error {
+	te := &TokenError{What: "token endpoint", URL: redactURL(tokenURL), secrets: []string{s.cc.ClientSecret}}
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.Response != nil {
+		te.StatusCode = re.Response.StatusCode
+		te.Code, te.Description = re.ErrorCode, re.ErrorDescription
+		if te.Code == "" {
+			te.body = truncate(strings.TrimSpace(string(re.Body)), 200)
+		}
+		return te
+	}
+	te.Err = redactErr(err, tokenURL)
+	return te
+}
+
+// configure finds the token endpoint and how to authenticate to it.
+func (s *clientCredentialsStore) configure(ctx context.Context) (*clientcredentials.Config, error) {
+	conf := &clientcredentials.Config{
+		ClientID:     s.cc.ClientID,
+		ClientSecret: s.cc.ClientSecret,
+		Scopes:       s.cc.Scopes,
+		TokenURL:     s.cc.TokenURL,
+	}
+	resource := s.cc.Resource
+	if conf.TokenURL == "" {
+		issuer := s.cc.Issuer
+		if issuer == "" {
+			var prmResource string
+			var err error
+			if issuer, prmResource, err = s.protectedResource(ctx); err != nil {
+				return nil, err
+			}
+			if resource == "" {
+				resource = prmResource
+			}
+			if err := checkAuthURL("authorization server", issuer); err != nil {
+				return nil, &TokenError{What: "protected resource metadata", URL: redactURL(s.serverURL), Err: err}
+			}
+		}
+		md, err := s.issuerMetadata(ctx, issuer)
+		if err != nil {
+			return nil, err
+		}
+		conf.TokenURL = md.TokenEndpoint
+		switch {
+		case slices.Contains(md.TokenEndpointAuthMethodsSupported, "client_secret_basic"):
+			conf.AuthStyle = oauth2.AuthStyleInHeader
+		case slices.Contains(md.TokenEndpointAuthMethodsSupported, "client_secret_post"):
+			conf.AuthStyle = oauth2.AuthStyleInParams
+		}
+	}
+	if resource == "" {
+		resource = canonicalResource(s.serverURL)
+	}
+	conf.EndpointParams = url.Values{"resource": {resource}}
+	return conf, nil
+}
+
+// issuerMetadata reads an authorization server's metadata through mcp-go's
+// OAuthHandler, from the first well-known location that has it, and checks
+// that it names the issuer and a usable token endpoint.
+func (s *clientCredentialsStore) issuerMetadata(ctx context.Context, issuer string) (*transport.AuthServerMetadata, error) {
+	var last error
+	for _, u := range authServerMetadataURLs(issuer) {
+		h := transport.NewOAuthHandler(transport.OAuthConfig{AuthServerMetadataURL: u, HTTPClient: s.hc})
+		md, err := h.GetServerMetadata(ctx)
+		if err != nil {
+			last = err
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		fail := func(format string, args ...any) error {
+			return &TokenError{What: "authorization server metadata", URL: redactURL(u), Err: fmt.Errorf(format, args...)}
+		}
+		if strings.TrimSuffix(md.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
+			return nil, fail("it names issuer %q, not %q (RFC 8414 §3.3)", md.Issuer, issuer)
+		}
+		if md.TokenEndpoint == "" {
+			return nil, fail("it names no token_endpoint")
+		}
+		if err := checkAuthURL("token_endpoint", md.TokenEndpoint); err != nil {
+			return nil, fail("%w", err)
+		}
+		return md, nil
+	}
+	return nil, &TokenError{What: "authorization server metadata", URL: redactURL(issuer), Err: fmt.Errorf("none found at the RFC 8414 or OpenID Connect well-known locations: %w", last)}
+}
+
+// protectedResource reads the MCP server's protected resource metadata
+// (RFC 9728) and returns its first authorization server and its resource.
+func (s *clientCredentialsStore) protectedResource(ctx context.Context) (issuer, resource string, err error) {
+	var notes []string
+	for _, u := range protectedResourceURLs(s.serverURL) {
+		fail := func(format string, args ...any) (string, string, error) {
+			return "", "", &TokenError{What: "protected resource metadata", URL: redactURL(u), Err: fmt.Errorf(format, args...)}
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return fail("%w", err)
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := s.hc.Do(req)
+		if err != nil {
+			return fail("%w", redactErr(err, u))
+		}
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		_ = resp.Body.Close()
+		if err != nil {
+			return fail("reading the answer: %w", err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			notes = append(notes, fmt.Sprintf("%s: HTTP %d", redactURL(u), resp.StatusCode))
+			continue
+		}
+		var prm struct {
+			Resource             string   `json:"resource"`
+			AuthorizationServers []string `json:"authorization_servers"`
+		}
+		if err := json.Unmarshal(body, &prm); err != nil {
+			return fail("not a JSON object: %w", err)
+		}
+		if prm.Resource != "" && !resourceBinds(prm.Resource, s.serverURL) {
+			return fail("its resource %q is not the MCP server's URL or a prefix of it (RFC 9728 §3.3)", prm.Resource)
+		}
+		if len(prm.AuthorizationServers) == 0 || prm.AuthorizationServers[0] == "" {
+			return fail("it lists no authorization_servers")
+		}
+		return prm.AuthorizationServers[0], prm.Resource, nil
+	}
+	return "", "", &TokenError{What: "protected resource metadata", URL: redactURL(s.serverURL),
+		Err: fmt.Errorf("none found (%s); give the token URL or the issuer", strings.Join(notes, ", "))}
+}
+
+// protectedResourceURLs lists where RFC 9728 metadata of serverURL may be:
+// the well-known path inserted before the URL's path, then at the root.
+func protectedResourceURLs(serverURL string) []string {
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return nil
+	}
+	root := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/.well-known/oauth-protected-resource"}
+	var out []string
+	if p := strings.Trim(u.EscapedPath(), "/"); p != "" {
+		withPath := *root
+		withPath.Path += "/" + strings.Trim(u.Path, "/")
+		out = append(out, withPath.String())
+	}
+	return append(out, root.String())
+}
+
+// authServerMetadataURLs lists where the metadata of issuer may be, in the
+// order of the MCP authorization specification: RFC 8414 with path
+// insertion, then OpenID Connect Discovery with path insertion and
+// appended.
+func authServerMetadataURLs(issuer string) []string {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	base := url.URL{Scheme: u.Scheme, Host: u.Host}
+	at := func(p string) string {
+		v := base
+		v.Path = p
+		return v.String()
+	}
+	p := strings.Trim(u.Path, "/")
+	if p == "" {
+		return []string{at("/.well-known/oauth-authorization-server"), at("/.well-known/openid-configuration")}
+	}
+	return []string{
+		at("/.well-known/oauth-authorization-server/" + p),
+		at("/.well-known/openid-configuration/" + p),
+		at("/" + p + "/.well-known/openid-configuration"),
+	}
+}
+
+// checkAuthURL requires an absolute http(s) URL, https unless the host is a
+// loopback address: credentials travel to it.
+func checkAuthURL(what, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return fmt.Errorf("the %s %q is not an http or https URL", what, redactURL(raw))
+	}
+	if u.Scheme == "http" && !isLoopbackHost(u.Hostname()) {
+		return fmt.Errorf("the %s %s must be an https URL (plain http is accepted only on loopback addresses)", what, redactURL(raw))
+	}
+	return nil
+}
+
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// canonicalResource is the MCP server's URL as an RFC 8707 resource: lower
+// case scheme and host, no user information, query or fragment.
+func canonicalResource(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return (&url.URL{Scheme: strings.ToLower(u.Scheme), Host: strings.ToLower(u.Host), Path: u.Path, RawPath: u.RawPath}).String()
+}
+
+// resourceBinds reports whether the resource of protected resource metadata
+// names the server at serverURL: same scheme and host, and a path equal to
+// the server's or a prefix of it ending at a segment boundary.
+func resourceBinds(resource, serverURL string) bool {
+	r, err1 := url.Parse(resource)
+	s, err2 := url.Parse(serverURL)
+	if err1 != nil || err2 != nil || !strings.EqualFold(r.Scheme, s.Scheme) || !strings.EqualFold(r.Host, s.Host) {
+		return false
+	}
+	rp, sp := strings.TrimSuffix(r.EscapedPath(), "/"), strings.TrimSuffix(s.EscapedPath(), "/")
+	return rp == sp || strings.HasPrefix(sp, rp+"/")
+}
+
+// redactSecrets replaces every secret in err's message with "***", keeping
+// err reachable for errors.Is and errors.As.
+func redactSecrets(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for _, s := range secrets {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "***")
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redactingError{err: err, msg: msg}
+}
