@@ -13,8 +13,16 @@
 // an *Error naming the file and where in it: JSON syntax (with line, column
 // and byte offset), duplicate object keys, the bundleVersion, the format's
 // own JSON Schema (bundle.schema.json, see Schema), then duplicate server ids
-// and tool names. Marshal writes the canonical bytes: servers sorted by id,
-// tools by name, two-space indentation, a final newline.
+// and tool names, and facts about tools a server does not have. Marshal
+// writes the canonical bytes: servers sorted by id, tools by name, two-space
+// indentation, a final newline.
+//
+// Parse and Load also read PMCP's two export forms and convert them to a
+// bundle (see Format). What mcpbind derives about a server (digests,
+// envelope evidence) lives under its "x-mcpbind" member: see Facts and the
+// accessors Server.Digest and Server.ToolEvidence. Server.CheckSchemas
+// checks every tool schema against its dialect's meta-schema, fetching
+// nothing.
 package bundle
 
 import (
@@ -49,6 +57,10 @@ type Bundle struct {
 	// Servers are the exported servers. Parse returns them sorted by ID;
 	// Marshal sorts them.
 	Servers []Server `json:"servers"`
+	// Format is the form Parse read: FormatBundle, or a PMCP export that
+	// it converted (FormatPMCP, FormatPMCPCLI). Marshal always writes a
+	// bundle and ignores it.
+	Format Format `json:"-"`
 }
 
 // Server is one exported MCP server.
@@ -137,8 +149,8 @@ func (t *Tool) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Load reads and parses the bundle file at path. Errors are *Error values
-// whose Source is path.
+// Load reads and parses the bundle file at path, or a PMCP export (see
+// Parse). Errors are *Error values whose Source is path.
 func Load(path string) (*Bundle, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -155,7 +167,14 @@ func Load(path string) (*Bundle, error) {
 // Parse parses and validates a bundle. source names the data in errors
 // (usually the file name). Servers come back sorted by ID and tools by Name;
 // raw JSON members are compacted. Errors are *Error values.
+//
+// Parse also reads PMCP's exports, telling them apart by their top-level
+// members (see Format), and converts them to a bundle (Bundle.Format says
+// which form was read; see FormatPMCP and FormatPMCPCLI for what is kept).
 func Parse(data []byte, source string) (*Bundle, error) {
+	if form := sniff(data); form != FormatBundle {
+		return parsePMCP(data, source, form)
+	}
 	if err := check(data, source); err != nil {
 		return nil, err
 	}
@@ -212,6 +231,9 @@ func (b *Bundle) Marshal() ([]byte, error) {
 			tools = []Tool{}
 		}
 		s.Tools = tools
+		if err := checkFacts(s, ptr); err != nil {
+			return nil, err
+		}
 	}
 	if servers == nil {
 		servers = []Server{}

@@ -115,7 +115,7 @@ var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := jsonschema.NewCompiler()
+	c := newCompiler()
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err
 	}
@@ -124,14 +124,7 @@ var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 
 // check runs every check but the duplicate-name ones that need decoding.
 func check(data []byte, source string) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return &Error{Source: source, Kind: KindSyntax, Line: 1, Column: 1, Msg: "empty file, not an mcpbind bundle"}
-	}
-	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
-		return syntaxError(data, source, err)
-	}
-	if err := checkDuplicateKeys(data); err != nil {
-		err.Source = source
+	if err := checkSyntax(data, source); err != nil {
 		return err
 	}
 	if err := checkVersion(data, source); err != nil {
@@ -343,6 +336,10 @@ func decode(data []byte, source string) (*Bundle, error) {
 			s.Tools = append(s.Tools, t)
 		}
 		slices.SortStableFunc(s.Tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+		if err := checkFacts(&s, sptr); err != nil {
+			err.Source = source
+			return nil, err
+		}
 		b.Servers = append(b.Servers, s)
 	}
 	slices.SortStableFunc(b.Servers, func(x, y Server) int { return strings.Compare(x.ID, y.ID) })

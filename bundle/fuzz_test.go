@@ -10,12 +10,15 @@ import (
 // FuzzParse checks that Parse never panics and that whatever it accepts
 // Marshal writes, and Parse reads back to the same bytes.
 func FuzzParse(f *testing.F) {
-	if data, err := os.ReadFile(filepath.Join("testdata", "canonical.json")); err == nil {
-		f.Add(data)
+	for _, name := range []string{"canonical.json", "pmcp-export.json", "pmcp-cli-export.json"} {
+		if data, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
+			f.Add(data)
+		}
 	}
 	f.Add([]byte(`{"bundleVersion":1,"servers":[]}`))
 	f.Add([]byte(bundleWith("", `{"name":"a","inputSchema":{"type":"object"}}`)))
 	f.Add([]byte(`{"bundleVersion":2}`))
+	f.Add([]byte(`{"server_id":"a","tools":[{"name":"t","input_schema":{"type":"object"},"annotations":{"pmcp:outputSchema":{}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := Parse(data, "fuzz.json")
 		if err != nil {

@@ -3,6 +3,7 @@ package composition
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -119,9 +120,20 @@ func newRawTransport(inner transport.Interface) transport.Interface {
 func (t *rawTransport) Start(ctx context.Context) error { return t.inner.Start(ctx) }
 
 // SendRequest sends through the inner transport and records the raw result
-// for the capture in ctx, if any.
+// for the capture in ctx, if any. It also tells the HTTP round tripper which
+// JSON-RPC method a request carries, and notes the outcome of handshake
+// requests for the retry and fallback decisions of connect.go.
 func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	ctx = context.WithValue(ctx, rpcMethodKey{}, req.Method)
 	resp, err := t.inner.SendRequest(ctx, req)
+	if err == nil && req.Method == string(mcp.MethodServerDiscover) && !discoverNamesVersions(resp) {
+		// A server/discover answer that names no supported protocol version
+		// (some servers answer any unknown method with {}) is no 2026-07-28
+		// server; failing the probe makes mcp-go fall back to initialize.
+		err = errors.New("server/discover answer lists no supportedVersions")
+		resp = nil
+	}
+	noteOutcome(ctx, req.Method, resp, err)
 	if err != nil || resp == nil || resp.Error != nil {
 		return resp, err
 	}
@@ -252,4 +264,17 @@ func sanitizeCallResult(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return b
+}
+
+// discoverNamesVersions reports whether a server/discover response is an
+// error (left to mcp-go) or a result with a non-empty "supportedVersions"
+// array (SEP-2575).
+func discoverNamesVersions(resp *transport.JSONRPCResponse) bool {
+	if resp == nil || resp.Error != nil {
+		return true
+	}
+	var r struct {
+		SupportedVersions []string `json:"supportedVersions"`
+	}
+	return json.Unmarshal(resp.Result, &r) == nil && len(r.SupportedVersions) > 0
 }

@@ -15,10 +15,14 @@ const (
 	// TransportStreamableHTTP is the Streamable HTTP transport (MCP
 	// 2025-03-26 and later).
 	TransportStreamableHTTP = "streamable-http"
+	// TransportSSE is the legacy HTTP+SSE transport of MCP 2024-11-05: a GET
+	// opens a Server-Sent Events stream whose first event, "endpoint", names
+	// the URL that requests are POSTed to; answers arrive on the stream.
+	TransportSSE = "sse"
 )
 
-// Transport says how to reach a server. Make one with [Stdio] or [HTTP]; the
-// zero value is not usable and makes [Connect] fail.
+// Transport says how to reach a server. Make one with [Stdio], [HTTP] or
+// [SSE]; the zero value is not usable and makes [Connect] fail.
 type Transport struct {
 	kind    string
 	command string
@@ -37,9 +41,33 @@ func Stdio(command string, args ...string) Transport {
 
 // HTTP is a server reached over the Streamable HTTP transport at url, the
 // server's MCP endpoint (for example "http://127.0.0.1:8080/mcp"). Headers
-// such as Authorization are given with [WithHeader].
+// are given with [WithHeader], credentials with [WithBearerToken] or
+// [WithOAuthClientCredentials].
+//
+// A server that predates Streamable HTTP is reached as the MCP
+// specification's backwards-compatibility section for Streamable HTTP
+// clients says: when the initialize POST to url fails with HTTP 400, 404 or
+// 405, [Connect] issues a GET to url expecting an SSE stream that starts with
+// an "endpoint" event, and goes on over the legacy HTTP+SSE transport (see
+// [SSE]). [Session.Transport] is then [TransportSSE], and a warning says so
+// (see [WithWarnings]). When the GET fails too, the *[ConnectError]
+// describes both attempts.
 func HTTP(url string) Transport {
 	return Transport{kind: TransportStreamableHTTP, url: url}
+}
+
+// SSE is a server reached over the legacy HTTP+SSE transport (MCP
+// 2024-11-05) at url, the URL of its event stream (for example
+// "http://127.0.0.1:8080/sse"): a GET there must answer with Content-Type
+// text/event-stream and an "endpoint" event naming, on the same origin, the
+// URL that requests are POSTed to. Such a session always uses the initialize
+// handshake, at the newest version before 2026-07-28 unless
+// [WithProtocolVersion] pins an older one, since the stateless 2026-07-28
+// protocol has no binding for this transport. It takes the options of
+// [HTTP]. If the server closes the event stream, the session ends: calls in
+// flight and later calls fail.
+func SSE(url string) Transport {
+	return Transport{kind: TransportSSE, url: url}
 }
 
 // String names the server for messages: the command of a stdio server (not
@@ -49,7 +77,7 @@ func (t Transport) String() string {
 	switch t.kind {
 	case TransportStdio:
 		return t.command
-	case TransportStreamableHTTP:
+	case TransportStreamableHTTP, TransportSSE:
 		return redactURL(t.url)
 	default:
 		return "<no transport>"
@@ -96,6 +124,10 @@ type config struct {
 	maxPages        int
 	// validateArgs and validateResults switch on the checks of validation.go.
 	validateArgs, validateResults bool
+	// conn holds the options of connect.go, sse.go and oauth.go.
+	conn connConfig
+	// digest is the check of WithDigestCheck (digest.go).
+	digest digestCheck
 }
 
 func newConfig(opts []Option) config {
@@ -124,9 +156,11 @@ func WithDir(dir string) Option {
 	return Option{func(c *config) { c.dir = dir }}
 }
 
-// WithHeader adds an HTTP header to every request to a Streamable HTTP
-// server (for example "Authorization", "Bearer …"). A later value for the
-// same key replaces an earlier one. Header values never appear in errors.
+// WithHeader adds an HTTP header to every request to an HTTP server
+// (Streamable HTTP or HTTP+SSE), for example "X-Api-Key". A later value for
+// the same key replaces an earlier one. An Authorization header given here is
+// replaced by [WithBearerToken] or [WithOAuthClientCredentials]. Header
+// values never appear in errors.
 func WithHeader(key, value string) Option {
 	return Option{func(c *config) {
 		if c.headers == nil {

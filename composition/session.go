@@ -5,15 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -28,7 +25,9 @@ type Session struct {
 	validateArgs, validateResults bool
 
 	proc *stdioProcess // stdio only
-	http *httpRecorder // streamable HTTP only
+	http *httpRecorder // Streamable HTTP and HTTP+SSE only
+	auth *authState    // HTTP with WithBearerToken or WithOAuthClientCredentials
+	conn connState     // warnings and the HTTP+SSE stream (connect.go)
 
 	version      string
 	serverInfo   json.RawMessage
@@ -51,8 +50,11 @@ type ConnectError struct {
 	// headers, environment values or arguments.
 	Server string
 	// Stage is where it failed: "config" (the Transport or an Option is
-	// unusable), "start" (the process could not be started), or
-	// "initialize" (the server/discover or initialize handshake failed).
+	// unusable), "start" (the process could not be started), "auth" (no
+	// access token could be obtained for [WithOAuthClientCredentials]; a
+	// *[TokenError] is in the chain), or "initialize" (the event stream of
+	// an HTTP+SSE server, or the server/discover or initialize handshake,
+	// failed).
 	Stage string
 	// Err says what went wrong. It wraps the underlying error, so
 	// errors.Is(err, context.DeadlineExceeded) and errors.Is(err,
@@ -105,8 +107,16 @@ func stderrSection(tail string) string {
 //
 // ctx bounds the handshake only: when it ends first, Connect stops the server
 // process and returns promptly. The session itself outlives ctx. A server
-// that ignores the server/discover probe costs up to five seconds before the
-// initialize fallback (mcp-go's probe timeout), unless ctx ends sooner.
+// that ignores the server/discover probe costs up to [WithDiscoverTimeout]
+// (default five seconds) before the initialize fallback, unless ctx ends
+// sooner.
+//
+// Older servers are handled as the MCP specification says, each step
+// reported as a warning (see [WithWarnings]): a stdio server that exits (or
+// stays silent and then exits) when probed with server/discover is started
+// again and asked for initialize at the newest version before 2026-07-28;
+// an HTTP server whose initialize POST fails with HTTP 400, 404 or 405 is
+// reached over the legacy HTTP+SSE transport (see [HTTP]).
 //
 // Every failure is a *[ConnectError]. For stdio servers its message says
 // whether the process could not be started, exited (with its exit status),
@@ -125,61 +135,18 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error)
 		return fail("start", err)
 	}
 
-	s := &Session{server: server, kind: t.kind, maxPages: cfg.maxPages,
-		validateArgs: cfg.validateArgs, validateResults: cfg.validateResults}
-	var inner transport.Interface
-	switch t.kind {
-	case TransportStdio:
-		proc, tr, err := startStdio(t.command, t.args, &cfg)
-		if err != nil {
-			return fail("start", fmt.Errorf("starting the server process: %w", err))
-		}
-		s.proc, inner = proc, tr
-	case TransportStreamableHTTP:
-		u, err := url.Parse(t.url)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fail("config", fmt.Errorf("not an http or https URL: %q", server))
-		}
-		s.http = newHTTPRecorder()
-		tr, err := transport.NewStreamableHTTP(t.url,
-			transport.WithHTTPHeaders(cfg.headers),
-			transport.WithHTTPBasicClient(&http.Client{Transport: s.http}))
-		if err != nil {
-			s.http.close()
-			return fail("config", redactErr(err, t.url))
-		}
-		inner = tr
-	default:
-		return fail("config", errors.New("no transport: use composition.Stdio or composition.HTTP"))
-	}
-
-	var copts []client.ClientOption
-	if cfg.protocolVersion != "" {
-		copts = append(copts, client.WithProtocolVersion(cfg.protocolVersion))
-	}
-	s.client = client.NewClient(newRawTransport(inner), copts...)
-	s.life, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
-
-	if err := s.client.Start(s.life); err != nil {
-		return s.abort(ctx, "start", err, t.url)
-	}
-
-	capt := newCapture(nil, string(mcp.MethodServerDiscover), string(mcp.MethodInitialize))
-	res, err := s.client.Initialize(withCapture(ctx, capt), mcp.InitializeRequest{
-		Params: mcp.InitializeParams{
-			ProtocolVersion: cfg.protocolVersion,
-			ClientInfo:      mcp.Implementation{Name: cfg.clientName, Version: cfg.clientVersion},
-		},
-	})
+	s, err := connect(ctx, t, &cfg)
 	if err != nil {
-		return s.abort(ctx, "initialize", err, t.url)
+		return nil, err
 	}
-	s.version = s.client.ProtocolVersion()
-	if s.version == "" {
-		s.version = res.ProtocolVersion
-	}
-	s.fillServerFacts(capt, res)
-	return s, nil
+	return s.checkDigest(ctx, &cfg) // WithDigestCheck (digest.go)
+}
+
+// newSession is a session not yet connected, with the options of cfg that
+// the session keeps (connect.go fills in the rest).
+func newSession(server, kind string, cfg *config) *Session {
+	return &Session{server: server, kind: kind, maxPages: cfg.maxPages,
+		validateArgs: cfg.validateArgs, validateResults: cfg.validateResults}
 }
 
 // abort stops a session whose connect failed and describes the failure.
@@ -232,8 +199,15 @@ func (s *Session) abort(ctx context.Context, stage string, err error, rawURL str
 }
 
 // annotate adds to err what is known about a stdio server process that has
-// gone away: its exit status and the end of its stderr.
+// gone away (its exit status and the end of its stderr), or about an
+// HTTP+SSE event stream that has ended.
 func (s *Session) annotate(err error) error {
+	if lost := s.conn.lostErr(); lost != nil {
+		return &detailError{detail: "the server's HTTP+SSE event stream has ended (" + lost.Error() + ")", err: err}
+	}
+	if s.auth != nil {
+		return s.auth.annotate(err)
+	}
 	if s.proc == nil || !s.proc.pipeClosed(err) || !s.proc.hasExited(time.Second) {
 		return err
 	}
@@ -300,7 +274,9 @@ func nonNull(r json.RawMessage) json.RawMessage {
 // "2025-11-25" or "2026-07-28".
 func (s *Session) ProtocolVersion() string { return s.version }
 
-// Transport is [TransportStdio] or [TransportStreamableHTTP].
+// Transport is [TransportStdio], [TransportStreamableHTTP] or
+// [TransportSSE] (also for an [HTTP] server reached through the HTTP+SSE
+// fallback).
 func (s *Session) Transport() string { return s.kind }
 
 // ServerInfo is the server's Implementation object ({"name", "version", …})
@@ -317,8 +293,8 @@ func (s *Session) Capabilities() json.RawMessage { return s.capabilities }
 // Instructions is the server's instructions text, "" when it sent none.
 func (s *Session) Instructions() string { return s.instructions }
 
-// Close ends the session: for HTTP it ends a legacy protocol session with
-// DELETE; for stdio it closes the server's stdin, waits up to two seconds for
+// Close ends the session: for Streamable HTTP it ends a legacy protocol
+// session with DELETE; for HTTP+SSE it closes the event stream; for stdio it closes the server's stdin, waits up to two seconds for
 // it to exit, then sends SIGTERM and finally SIGKILL. It returns an error
 // only when the process could not be stopped. Calling Close again returns the
 // first result.

@@ -7,6 +7,10 @@
 // and fails on boolean or type-array schema roots. It records nothing about
 // how the server was reached beyond the transport's name: no command, URL,
 // header, token or environment value.
+//
+// Under the server's "x-mcpbind" member Export records the digests of the
+// tools and of the server, and, given a second session in the other
+// protocol era (Options.Probe), per-tool envelope evidence (CompareEras).
 package export
 
 import (
@@ -45,9 +49,25 @@ type Options struct {
 	// ID is the server's id in the bundle. Empty means Slug of the
 	// serverInfo name.
 	ID string
+	// Probe, when not nil, is a second session with the same server,
+	// opened at ProbeVersion(s.ProtocolVersion()): Export lists its tools
+	// too and records per tool, under x-mcpbind, the envelope evidence
+	// that CompareEras derives. The bundle keeps the tools of s.
+	Probe Session
+	// Warn receives warnings (a probe that failed or spoke the same era,
+	// digests that cannot be computed), one message per call, without a
+	// trailing newline. Nil drops them.
+	Warn func(msg string)
 }
 
-// Export lists s's tools and returns its bundle entry.
+// Export lists s's tools and returns its bundle entry, with the digests
+// of its tools and of the server recorded under x-mcpbind (see
+// bundle.Facts) and, with opts.Probe, envelope evidence.
+//
+// A failing probe is not an error: Export warns through opts.Warn and
+// records no evidence. Neither is a tool without a canonical JSON form
+// (RFC 8785 cannot write a number such as 1e400): Export warns and records
+// no digests.
 //
 // An error from s.ListToolsRaw is returned unchanged (the runtime's errors
 // name the server). Every other error is an *AnswerError about what the
@@ -106,6 +126,29 @@ func Export(ctx context.Context, s Session, opts Options) (*bundle.Server, error
 		Instructions:    s.Instructions(),
 		Tools:           tools,
 	}
+	warn := func(format string, args ...any) {
+		if opts.Warn != nil {
+			opts.Warn(fmt.Sprintf(format, args...))
+		}
+	}
+	if opts.Probe != nil {
+		evidence, warnings := probe(ctx, srv, opts.Probe)
+		for _, w := range warnings {
+			warn("%s", w)
+		}
+		if len(evidence) > 0 {
+			f := bundle.Facts{Tools: map[string]bundle.ToolFacts{}}
+			for name, ev := range evidence {
+				f.Tools[name] = bundle.ToolFacts{Envelope: &ev}
+			}
+			if err := srv.SetFacts(f); err != nil {
+				return nil, &AnswerError{Msg: "envelope evidence", Err: err}
+			}
+		}
+	}
+	if err := srv.RecordDigests(); err != nil {
+		warn("no digests recorded: %v", err)
+	}
 	// Catch here, as a problem with the server's answers, anything that
 	// would stop the bundle from being written (the schema's checks of
 	// tool fields, an unknown transport, an empty protocol version).
@@ -113,6 +156,29 @@ func Export(ctx context.Context, s Session, opts Options) (*bundle.Server, error
 		return nil, &AnswerError{Msg: "the server's answers do not make a valid bundle", Err: err}
 	}
 	return srv, nil
+}
+
+// probe lists the tools of the probe session and compares them with srv's.
+// A failure is a warning: the bundle is still worth writing.
+func probe(ctx context.Context, srv *bundle.Server, p Session) (map[string]bundle.Evidence, []string) {
+	asked := ProbeVersion(srv.ProtocolVersion)
+	raws, err := p.ListToolsRaw(ctx)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("--probe-eras: listing tools at %s failed, so no envelope evidence is recorded: %v", asked, err)}
+	}
+	probed := Era{Version: p.ProtocolVersion()}
+	for i, raw := range raws {
+		t, err := bundle.NewTool(raw)
+		if err != nil {
+			return nil, []string{fmt.Sprintf("--probe-eras: tools/list at %s: tool %d: %v, so no envelope evidence is recorded", probed.Version, i, err)}
+		}
+		probed.Tools = append(probed.Tools, t)
+	}
+	evidence, warnings := CompareEras(Era{Version: srv.ProtocolVersion, Tools: srv.Tools}, probed)
+	for i, w := range warnings {
+		warnings[i] = "--probe-eras: " + w
+	}
+	return evidence, warnings
 }
 
 // AnswerError is a problem Export found in a server's answers. It does not

@@ -32,6 +32,18 @@ type exportFlags struct {
 	protocolVersion string
 	timeout         time.Duration
 	verbose         bool
+	// OAuth client credentials for an HTTP server (authflags.go).
+	auth authOptions
+
+	// --probe-eras and --strict (helpers in validate.go).
+	probeEras bool
+	strict    bool
+
+	// --config, --append, --partial, --quiet (exportconfig.go).
+	config  string
+	append  bool
+	partial bool
+	quiet   bool
 }
 
 // newExportCmd builds `mcpbind export`.
@@ -47,6 +59,13 @@ negotiated protocol version, serverInfo, capabilities and instructions.
 A stdio server is given as a command after --; a streamable HTTP server by the
 URL of its MCP endpoint. The bundle never records the command, URL, headers,
 tokens or environment values.
+
+With --config FILE, every server of a YAML servers config (or the one named by
+--id) is exported, several at once, into one bundle; a server that fails does
+not stop the others, but makes the command exit 3 and write nothing unless
+--partial is given. --append adds the exported server(s) to the existing
+bundle -o FILE instead, replacing those with the same id and leaving the
+others byte for byte. See the README for the config format.
 
 On any error nothing is written: an existing --output file is left untouched.
 Exit codes: 2 for a usage error, 3 when the server cannot be started or
@@ -67,11 +86,30 @@ reached, fails, or answers something unusable.`,
 	fl.StringVar(&f.protocolVersion, "protocol-version", "", "ask for this MCP protocol `VERSION` instead of negotiating the newest")
 	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up connecting and listing tools after this `DURATION` (0: never)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "report progress and copy a stdio server's stderr to stderr")
+	addAuthFlags(fl, &f.auth)
+	fl.BoolVar(&f.probeEras, "probe-eras", false, "also list the tools at the other protocol era (2026-07-28 or 2025-11-25) and record, per tool, whether results are wrapped as {\"result\": v}")
+	fl.BoolVar(&f.strict, "strict", false, "make schema problems (a schema its meta-schema rejects, an inputSchema root that is not type object) errors: exit 2, nothing written")
+	fl.StringVar(&f.config, "config", "", "export every server of the servers config `FILE` (YAML; see the README), or the one named by --id")
+	fl.BoolVar(&f.append, "append", false, "add the server(s) to the existing bundle -o FILE, replacing those with the same id and leaving the others byte for byte")
+	fl.BoolVar(&f.partial, "partial", false, "with --config: when some servers fail, still write those that succeeded (the exit code stays 3)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines or summary on stderr (warnings and errors still)")
 	return cmd
 }
 
 // runExport carries out `mcpbind export`.
 func (c *cli) runExport(ctx context.Context, f *exportFlags, args []string, dash int) error {
+	if f.config != "" && (f.probeEras || f.strict) { // --probe-eras, --strict: not wired into --config yet
+		return usageErrorf("--probe-eras and --strict export one server; they do not apply to --config yet")
+	}
+	if f.config != "" {
+		return c.runExportConfig(ctx, f, args, dash)
+	}
+	switch {
+	case f.partial:
+		return usageErrorf("--partial applies to --config, which exports several servers")
+	case f.quiet && f.verbose:
+		return usageErrorf("--quiet and -v contradict each other; give one")
+	}
 	target, opts, secrets, err := c.exportTarget(f, args, dash)
 	if err != nil {
 		return err
@@ -90,12 +128,21 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 	if err := checkOutputPath(output); err != nil {
 		return err
 	}
+	base, err := c.appendBase(f, output)
+	if err != nil {
+		return err
+	}
 	if f.protocolVersion != "" {
 		opts = append(opts, composition.WithProtocolVersion(f.protocolVersion))
 	}
 	if f.verbose {
 		opts = append(opts, composition.WithStderr(c.stderr))
 	}
+	// Connection warnings (an HTTP+SSE fallback, a server that ignored the
+	// server/discover probe) are worth seeing even without -v.
+	opts = append(opts, composition.WithWarnings(func(msg string) {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: %s\n", msg)
+	}))
 	progress := func(format string, args ...any) {
 		if f.verbose {
 			fmt.Fprintf(c.stderr, "mcpbind: "+format+"\n", args...)
@@ -139,7 +186,17 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 		fmt.Fprintf(c.stderr, "mcpbind: warning: asked %s for protocol %s; it answered %s, which the bundle records\n", server, f.protocolVersion, v)
 	}
 
-	srv, err := export.Export(runCtx, sess, export.Options{ID: f.id})
+	// --probe-eras, --strict: begin
+	eopts := export.Options{ID: f.id, Warn: c.exportWarner(server)}
+	if f.probeEras {
+		progress("--probe-eras: connecting again at protocol %s", export.ProbeVersion(sess.ProtocolVersion()))
+		if probe := c.connectProbe(runCtx, target, opts, sess, eopts.Warn); probe != nil {
+			defer func() { _ = probe.Close() }()
+			eopts.Probe = probe
+		}
+	}
+	srv, err := export.Export(runCtx, sess, eopts)
+	// --probe-eras, --strict: end
 	if err != nil {
 		var ae *export.AnswerError
 		if errors.As(err, &ae) {
@@ -147,9 +204,12 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 		}
 		return withExit(exitServer, explain(err))
 	}
-	data, err := (&bundle.Bundle{Servers: []bundle.Server{*srv}}).Marshal()
+	if err := c.checkExported(srv, f.strict); err != nil { // --strict
+		return err
+	}
+	data, err := c.bundleBytes(base, []bundle.Server{*srv}, output)
 	if err != nil {
-		return withExit(exitServer, fmt.Errorf("server %s: %w", server, err))
+		return err
 	}
 	closeSession()
 
@@ -163,6 +223,9 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 			return withExit(exitInput, err)
 		}
 		dest = output
+	}
+	if f.quiet {
+		return nil
 	}
 	fmt.Fprintf(c.stderr, "mcpbind: exported %d %s of server %q (%s, protocol %s, %s) to %s\n",
 		len(srv.Tools), plural(len(srv.Tools), "tool", "tools"), srv.ID, describeServerInfo(srv.ServerInfo),
@@ -194,8 +257,8 @@ func (c *cli) exportTarget(f *exportFlags, args []string, dash int) (t compositi
 		if len(args) == 0 || args[0] == "" {
 			return none, nil, nil, usageErrorf("missing the server command after --")
 		}
-		if len(f.headers) > 0 || f.bearerEnv != "" {
-			return none, nil, nil, usageErrorf("--header and --bearer-env apply to HTTP servers; this is a stdio server (command after --)")
+		if len(f.headers) > 0 || f.bearerEnv != "" || f.auth.given() {
+			return none, nil, nil, usageErrorf("--header, --bearer-env and --oauth-* apply to HTTP servers; this is a stdio server (command after --)")
 		}
 		for i, kv := range f.env {
 			k, _, ok := strings.Cut(kv, "=")
@@ -252,6 +315,17 @@ func (c *cli) exportTarget(f *exportFlags, args []string, dash int) (t compositi
 		}
 		opts = append(opts, composition.WithHeader("Authorization", "Bearer "+token))
 		secrets = append(secrets, token)
+	}
+	if f.auth.given() {
+		if auth || f.bearerEnv != "" {
+			return none, nil, nil, usageErrorf("--oauth-* and --bearer-env or --header 'Authorization: …' both authorize; give one")
+		}
+		authOpts, err := f.auth.compositionOptions(c.lookupEnv)
+		if err != nil {
+			return none, nil, nil, err
+		}
+		opts = append(opts, authOpts...)
+		secrets = append(secrets, f.auth.secretValues(c.lookupEnv)...)
 	}
 	return composition.HTTP(raw), opts, secrets, nil
 }

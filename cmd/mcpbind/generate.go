@@ -43,6 +43,9 @@ bundles only). The generated code imports github.com/mcpbind/mcpbind/composition
 			if err != nil {
 				return withExit(exitInput, err)
 			}
+			if b.Format != bundle.FormatBundle {
+				fmt.Fprintf(c.stderr, "mcpbind: read %s %s\n", b.Format, args[0])
+			}
 			g, err := gen.New()
 			if err != nil {
 				return err

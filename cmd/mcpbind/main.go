@@ -3,7 +3,9 @@
 //
 //	mcpbind export [flags] -- COMMAND [ARG…]      # a stdio server
 //	mcpbind export [flags] URL                    # a streamable HTTP server
+//	mcpbind export --config servers.yaml [flags]  # several servers, one bundle
 //	mcpbind generate BUNDLE -o DIR [--package NAME]
+//	mcpbind call [flags] TOOL [--args JSON] (-- COMMAND [ARG…] | URL)
 //
 // Exit codes: 0 ok · 1 breaking change found · 2 usage or input error ·
 // 3 server or transport error. Progress and warnings go to stderr; results

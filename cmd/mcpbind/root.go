@@ -145,6 +145,10 @@ Exit codes: 0 ok, 1 breaking change found, 2 usage or input error,
 		return usageErrorf("%v", err)
 	})
 	root.AddCommand(newExportCmd(c), newGenerateCmd(c))
+	root.AddCommand(newDiffCmd(c))
+	root.AddCommand(newCheckCmd(c))
+	root.AddCommand(newCallCmd(c))
+	root.AddCommand(newValidateCmd(c))
 	return root
 }
 

@@ -39,7 +39,7 @@ func TestUsageErrors(t *testing.T) {
 		{"ftp URL", []string{"export", "ftp://example.com/mcp"}, "is not an http or https URL"},
 		{"argument before --", []string{"export", "http://x/mcp", "--", "node"}, `unexpected argument "http://x/mcp" before --`},
 		{"nothing after --", []string{"export", "--"}, "missing the server command after --"},
-		{"header for stdio", []string{"export", "--header", "X-Key: " + secret, "--", "node"}, "--header and --bearer-env apply to HTTP servers"},
+		{"header for stdio", []string{"export", "--header", "X-Key: " + secret, "--", "node"}, "--header, --bearer-env and --oauth-* apply to HTTP servers"},
 		{"bearer for stdio", []string{"export", "--bearer-env", "TOKEN", "--", "node"}, "apply to HTTP servers"},
 		{"env for HTTP", []string{"export", "--env", "K=" + secret, "http://127.0.0.1:1/mcp"}, "--env applies to stdio servers"},
 		{"env without =", []string{"export", "--env", secret, "--", "node"}, "--env #1: want KEY=VALUE"},

@@ -1,0 +1,336 @@
+package bundle
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Finding is a problem with one schema of a bundle: a schema that its
+// dialect's meta-schema rejects, an inputSchema whose root is not
+// "type": "object", or recorded facts that do not match the tools.
+// Findings are warnings for `mcpbind export` (errors with --strict) and
+// the result of `mcpbind validate`.
+type Finding struct {
+	// Server is the server id.
+	Server string
+	// Tool is the tool name; "" for a finding about the server.
+	Tool string
+	// Schema names the schema: "inputSchema", "outputSchema" or
+	// "x-mcpbind naturalOutputSchema"; or "x-mcpbind" for a finding about
+	// recorded facts.
+	Schema string
+	// Pointer is the JSON pointer (RFC 6901) of the offending value within
+	// the schema; "" for its root.
+	Pointer string
+	// Msg says what is wrong.
+	Msg string
+}
+
+// String formats the finding as
+// `server "s", tool "t", inputSchema#/properties/a: MSG`.
+func (f Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "server %q", f.Server)
+	if f.Tool != "" {
+		fmt.Fprintf(&b, ", tool %q", f.Tool)
+	}
+	if f.Schema != "" {
+		b.WriteString(", ")
+		b.WriteString(f.Schema)
+		if f.Pointer != "" {
+			b.WriteString("#")
+			b.WriteString(f.Pointer)
+		}
+	}
+	b.WriteString(": ")
+	b.WriteString(f.Msg)
+	return b.String()
+}
+
+// dialectOf returns the name of the dialect whose "$schema" URI is uri
+// (with or without a trailing "#", over http or https), or "" when
+// CheckSchemas does not know it. A schema without "$schema" is checked as
+// 2020-12, the dialect MCP specifies.
+func dialectOf(uri string) string {
+	u := strings.TrimSuffix(uri, "#")
+	if rest, ok := strings.CutPrefix(u, "https://"); ok {
+		u = rest
+	} else if rest, ok := strings.CutPrefix(u, "http://"); ok {
+		u = rest
+	} else {
+		return ""
+	}
+	switch u {
+	case "json-schema.org/draft/2020-12/schema", "json-schema.org/schema": // the latest
+		return "2020-12"
+	case "json-schema.org/draft/2019-09/schema":
+		return "2019-09"
+	case "json-schema.org/draft-07/schema":
+		return "draft-07"
+	case "json-schema.org/draft-06/schema":
+		return "draft-06"
+	case "json-schema.org/draft-04/schema":
+		return "draft-04"
+	}
+	return ""
+}
+
+// dialects are the dialect names dialectOf returns.
+func dialects() []string { return []string{"2020-12", "2019-09", "draft-07", "draft-06", "draft-04"} }
+
+// metaSchemaURL is the URL of a dialect's meta-schema, as the library
+// embeds it.
+func metaSchemaURL(dialect string) string {
+	switch dialect {
+	case "2020-12":
+		return "https://json-schema.org/draft/2020-12/schema"
+	case "2019-09":
+		return "https://json-schema.org/draft/2019-09/schema"
+	}
+	return "http://json-schema.org/" + dialect + "/schema"
+}
+
+// noFetch is a jsonschema.URLLoader that loads nothing: mcpbind never
+// fetches a schema. The meta-schemas come embedded in the library, which
+// looks them up before asking a loader.
+type noFetch struct{}
+
+// Load refuses every URL.
+func (noFetch) Load(url string) (any, error) {
+	return nil, fmt.Errorf("mcpbind never fetches schemas (%s)", url)
+}
+
+// newCompiler returns a compiler that fetches nothing.
+func newCompiler() *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noFetch{})
+	return c
+}
+
+// metaSchemas compiles the embedded meta-schemas once; the result is
+// immutable and safe for concurrent use.
+var metaSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
+	c := newCompiler()
+	out := map[string]*jsonschema.Schema{}
+	for _, name := range dialects() {
+		s, err := c.Compile(metaSchemaURL(name))
+		if err != nil {
+			return nil, fmt.Errorf("bundle: meta-schema %s: %w", name, err)
+		}
+		out[name] = s
+	}
+	return out, nil
+})
+
+// CheckSchemas checks every schema of every server of b; see
+// Server.CheckSchemas.
+func (b *Bundle) CheckSchemas() []Finding {
+	var out []Finding
+	for i := range b.Servers {
+		out = append(out, b.Servers[i].CheckSchemas()...)
+	}
+	return out
+}
+
+// CheckSchemas checks each tool's inputSchema and outputSchema, and the
+// natural output schemas recorded under x-mcpbind, against the meta-schema
+// of their dialect: the one "$schema" names (draft-04, draft-06, draft-07,
+// 2019-09 or 2020-12), else 2020-12. Nothing is fetched: a "$schema" naming
+// another meta-schema is itself a finding. An inputSchema must also have
+// the root "type": "object" that MCP requires.
+//
+// Findings come in tool order, then schema, then pointer order. Format
+// assertions are left out (a "pattern" is an ECMA-262 regex that Go's
+// regexp need not accept), as are unresolved $refs (the IR reports those).
+func (s *Server) CheckSchemas() []Finding {
+	var out []Finding
+	facts, _ := s.Facts()
+	for _, t := range s.Tools {
+		for _, key := range []string{"inputSchema", "outputSchema"} {
+			raw := t.Member(key)
+			if raw == nil {
+				continue
+			}
+			for _, f := range checkSchema(raw) {
+				f.Server, f.Tool, f.Schema = s.ID, t.Name, key
+				out = append(out, f)
+			}
+			if key == "inputSchema" {
+				if msg := objectRootProblem(raw); msg != "" {
+					out = append(out, Finding{Server: s.ID, Tool: t.Name, Schema: key, Msg: msg})
+				}
+			}
+		}
+		if ev := facts.Tools[t.Name].Envelope; ev != nil && len(ev.NaturalOutputSchema) > 0 {
+			for _, f := range checkSchema(ev.NaturalOutputSchema) {
+				f.Server, f.Tool, f.Schema = s.ID, t.Name, "x-mcpbind naturalOutputSchema"
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// CheckDigests compares the digests recorded under x-mcpbind with the
+// tools: a mismatch means the tools were edited after export, or the facts
+// were. Digests that are not recorded are not findings.
+func (s *Server) CheckDigests() []Finding {
+	facts, err := s.Facts()
+	if err != nil {
+		return []Finding{{Server: s.ID, Schema: "x-mcpbind", Msg: err.Error()}}
+	}
+	if facts.Digest == "" && len(facts.Tools) == 0 {
+		return nil
+	}
+	server, tools, err := s.ComputeDigests()
+	if err != nil {
+		return []Finding{{Server: s.ID, Schema: "x-mcpbind", Msg: "cannot compute digests: " + err.Error()}}
+	}
+	var out []Finding
+	for _, t := range s.Tools {
+		if rec := facts.Tools[t.Name].Digest; rec != "" && rec != tools[t.Name] {
+			out = append(out, Finding{Server: s.ID, Tool: t.Name, Schema: "x-mcpbind",
+				Msg: fmt.Sprintf("recorded digest %s, but the tool's digest is %s (edited after export?)", rec, tools[t.Name])})
+		}
+	}
+	if facts.Digest != "" && facts.Digest != server {
+		out = append(out, Finding{Server: s.ID, Schema: "x-mcpbind",
+			Msg: fmt.Sprintf("recorded server digest %s, but the tools' digest is %s (edited after export?)", facts.Digest, server)})
+	}
+	return out
+}
+
+// checkSchema validates one schema against its dialect's meta-schema. The
+// findings have Pointer and Msg set.
+func checkSchema(raw json.RawMessage) []Finding {
+	metas, err := metaSchemas()
+	if err != nil {
+		return []Finding{{Msg: err.Error()}} // a bug in this package
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return []Finding{{Msg: "not JSON: " + err.Error()}}
+	}
+	dialect := "2020-12"
+	if obj, ok := doc.(map[string]any); ok {
+		if v, present := obj["$schema"]; present {
+			uri, isString := v.(string)
+			name := dialectOf(uri)
+			switch {
+			case !isString:
+				return []Finding{{Pointer: "/$schema", Msg: fmt.Sprintf("$schema is a %s, not a URI string", jsonKind(v))}}
+			case name == "":
+				return []Finding{{Pointer: "/$schema", Msg: fmt.Sprintf("unknown $schema %q: mcpbind checks draft-04, draft-06, draft-07, 2019-09 and 2020-12 schemas and never fetches a meta-schema", uri)}}
+			}
+			dialect = name
+		}
+	}
+	err = metas[dialect].Validate(doc)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Finding{{Msg: err.Error()}}
+	}
+	return metaFindings(ve, dialect)
+}
+
+// metaFindings turns a meta-schema validation error into one finding per
+// location: the innermost errors there, joined with "; ".
+func metaFindings(ve *jsonschema.ValidationError, dialect string) []Finding {
+	var leaves []*jsonschema.ValidationError
+	var collect func(e *jsonschema.ValidationError)
+	collect = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			leaves = append(leaves, e)
+			return
+		}
+		for _, c := range e.Causes {
+			collect(c)
+		}
+	}
+	collect(ve)
+	slices.SortStableFunc(leaves, func(a, b *jsonschema.ValidationError) int {
+		return slices.Compare(a.InstanceLocation, b.InstanceLocation)
+	})
+	p := message.NewPrinter(language.English)
+	var ptrs []string
+	msgs := map[string][]string{}
+	for _, l := range leaves {
+		ptr := pointer(l.InstanceLocation)
+		msg := l.ErrorKind.LocalizedString(p)
+		if _, seen := msgs[ptr]; !seen {
+			ptrs = append(ptrs, ptr)
+		}
+		if !slices.Contains(msgs[ptr], msg) {
+			msgs[ptr] = append(msgs[ptr], msg)
+		}
+	}
+	out := make([]Finding, 0, len(ptrs))
+	for _, ptr := range ptrs {
+		out = append(out, Finding{Pointer: ptr, Msg: strings.Join(msgs[ptr], "; ") + " (meta-schema " + dialect + ")"})
+	}
+	return out
+}
+
+// objectRootProblem says why an inputSchema root is not the
+// {"type": "object", …} that MCP requires, or "" when it is.
+func objectRootProblem(raw json.RawMessage) string {
+	var root any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&root) != nil {
+		return "" // reported by checkSchema
+	}
+	obj, ok := root.(map[string]any)
+	if !ok {
+		return fmt.Sprintf(`the root must be an object schema with "type": "object", as MCP requires; got the %s %s`, jsonKind(root), clip(raw, 40))
+	}
+	typ, present := obj["type"]
+	switch {
+	case !present:
+		return `the root has no "type"; MCP requires "type": "object"`
+	case typ == "object":
+		return ""
+	default:
+		t, _ := json.Marshal(typ)
+		return fmt.Sprintf(`the root has "type": %s; MCP requires "type": "object"`, t)
+	}
+}
+
+// jsonKind names the JSON kind of a decoded value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number, float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// clip shortens raw JSON for a message.
+func clip(raw []byte, n int) string {
+	if len(raw) > n {
+		return string(raw[:n]) + "…"
+	}
+	return string(raw)
+}

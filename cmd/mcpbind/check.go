@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/diff"
+	"github.com/mcpbind/mcpbind/export"
+)
+
+// newCheckCmd builds `mcpbind check BUNDLE (-- COMMAND [ARG...] | URL)`:
+// the bundle's contract against what the live server lists now.
+func newCheckCmd(c *cli) *cobra.Command {
+	var f exportFlags
+	var rf reportFlags
+	cmd := &cobra.Command{
+		Use:   "check BUNDLE [flags] (-- COMMAND [ARG...] | URL)",
+		Short: "Compare a bundle with what the live server lists now",
+		Long: `Check connects to a live MCP server exactly as "mcpbind export" does (a stdio
+command after --, or the URL of a streamable HTTP endpoint; the same server
+flags), lists its tools in memory, and compares the bundle's entry for that
+server (old) with the live contract (new), as "mcpbind diff" does. Nothing is
+written.
+
+The server is picked in the bundle by --id; without it, the bundle's only
+server, or, in a bundle of several, the one whose id or serverInfo name
+matches the live server's name.
+
+` + reportHelp + `, 3 when the server cannot be started or reached, fails, or
+answers something unusable.`,
+		Example: `  mcpbind check sqlite-explorer.json -- ./sqlite-explorer --dir data
+  mcpbind check --id remote --bearer-env MCP_TOKEN servers.json https://example.com/mcp`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.runCheck(cmd.Context(), &f, &rf, args, cmd.ArgsLenAtDash())
+		},
+	}
+	cmd.Flags().StringVar(&f.id, "id", "", "the server `ID` in the bundle to check (default: its only server, or the one matching the live server's name)")
+	addServerFlags(cmd, &f)
+	addReportFlags(cmd, &rf)
+	return cmd
+}
+
+// runCheck carries out `mcpbind check`.
+func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, args []string, dash int) error {
+	if err := rf.check(); err != nil {
+		return err
+	}
+	if len(args) == 0 || dash == 0 {
+		return usageErrorf("missing the BUNDLE to check: mcpbind check BUNDLE (-- COMMAND [ARG...] | URL)")
+	}
+	path := args[0]
+	if dash > 0 {
+		dash--
+	}
+	target, opts, secrets, err := c.exportTarget(f, args[1:], dash)
+	if err != nil {
+		return err
+	}
+	b, err := c.loadBundle(path)
+	if err != nil {
+		return err
+	}
+
+	// Pick the server before starting the live one when the bundle says
+	// which, and export the live one under the same id.
+	var want *bundle.Server
+	switch {
+	case len(b.Servers) == 0:
+		return withExit(exitInput, fmt.Errorf("%s: the bundle has no servers", path))
+	case f.id != "":
+		if want = findServer(b, f.id); want == nil {
+			return withExit(exitInput, fmt.Errorf("%s: no server %q in the bundle (it has %s)", path, f.id, serverIDs(b)))
+		}
+	case len(b.Servers) == 1:
+		want = &b.Servers[0]
+	}
+	live := *f
+	if want != nil {
+		live.id = want.ID
+	}
+	srv, err := c.liveServer(ctx, &live, target, opts)
+	if err != nil {
+		return redact(err, secrets)
+	}
+	if want == nil {
+		if want, err = matchServer(b, srv); err != nil {
+			return withExit(exitInput, fmt.Errorf("%s: %w", path, err))
+		}
+		srv.ID = want.ID
+	}
+
+	r := diff.Compare(&bundle.Bundle{Servers: []bundle.Server{*want}}, &bundle.Bundle{Servers: []bundle.Server{*srv}})
+	r.Old, r.New = path, "live "+target.String()
+	return redact(c.finishReport(&r, rf), secrets)
+}
+
+// findServer returns the bundle's server with id, or nil.
+func findServer(b *bundle.Bundle, id string) *bundle.Server {
+	for i := range b.Servers {
+		if b.Servers[i].ID == id {
+			return &b.Servers[i]
+		}
+	}
+	return nil
+}
+
+// matchServer picks, in a bundle of several servers, the one the live
+// server srv (exported under the slug of its name) is: the one with that id,
+// else the only one whose serverInfo name has that slug.
+func matchServer(b *bundle.Bundle, srv *bundle.Server) (*bundle.Server, error) {
+	if s := findServer(b, srv.ID); s != nil {
+		return s, nil
+	}
+	var found []*bundle.Server
+	for i := range b.Servers {
+		var info struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(b.Servers[i].ServerInfo, &info)
+		if info.Name != "" && export.Slug(info.Name) == srv.ID {
+			found = append(found, &b.Servers[i])
+		}
+	}
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	return nil, fmt.Errorf("the live server is %q and the bundle has %s; say which to check with --id", describeServerInfo(srv.ServerInfo), serverIDs(b))
+}
+
+// serverIDs lists a bundle's server ids for messages.
+func serverIDs(b *bundle.Bundle) string {
+	ids := make([]string, len(b.Servers))
+	for i, s := range b.Servers {
+		ids[i] = fmt.Sprintf("%q", s.ID)
+	}
+	return plural(len(ids), "server ", "servers ") + strings.Join(ids, ", ")
+}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/export"
+)
+
+// runExportConfig carries out `mcpbind export --config FILE`: every server
+// of the config (or the one named by --id), exported concurrently into one
+// bundle, or merged into the existing one with --append.
+//
+// A failed server makes the command exit 3 after the others have been
+// exported; nothing is written unless --partial is given, in which case the
+// servers that succeeded are written.
+func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string, dash int) error {
+	switch {
+	case len(args) > 0 || dash >= 0:
+		return usageErrorf("--config names the servers; give no server command or URL with it")
+	case len(f.headers) > 0 || f.bearerEnv != "" || len(f.env) > 0:
+		return usageErrorf("--header, --bearer-env and --env do not apply with --config: set headers and env per server in %s", f.config)
+	case f.timeout < 0:
+		return usageErrorf("--timeout must not be negative")
+	case f.quiet && f.verbose:
+		return usageErrorf("--quiet and -v contradict each other; give one")
+	}
+	output := f.output
+	if output == "-" {
+		output = ""
+	}
+	if err := checkOutputPath(output); err != nil {
+		return err
+	}
+	base, err := c.appendBase(f, output)
+	if err != nil {
+		return err
+	}
+	cfg, err := export.LoadConfig(f.config)
+	if err != nil {
+		return withExit(exitInput, err)
+	}
+	var ids []string
+	if f.id != "" {
+		ids = []string{f.id}
+	}
+	servers, err := cfg.Select(ids...)
+	if err != nil {
+		return withExit(exitInput, fmt.Errorf("--id: %w", err))
+	}
+
+	stderr := &syncWriter{w: c.stderr}
+	var targets []*export.Target
+	var problems []error
+	for i := range servers {
+		t, err := servers[i].Resolve(c.lookupEnv)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		if t.Timeout == 0 {
+			t.Timeout = f.timeout
+		}
+		if t.ProtocolVersion == "" && f.protocolVersion != "" {
+			t.ProtocolVersion = f.protocolVersion
+			t.Options = append(t.Options, composition.WithProtocolVersion(f.protocolVersion))
+		}
+		if f.verbose {
+			t.Options = append(t.Options, composition.WithStderr(&prefixWriter{w: stderr, prefix: "[" + t.ID + "] "}))
+		}
+		targets = append(targets, t)
+	}
+	if len(problems) > 0 {
+		return withExit(exitInput, errors.Join(problems...))
+	}
+
+	var secrets []string
+	for _, t := range targets {
+		secrets = append(secrets, t.Secrets...)
+	}
+	outcomes := export.ExportAll(ctx, targets, export.MultiOptions{
+		Log: func(server string, warning bool, msg string) {
+			switch {
+			case warning:
+				fmt.Fprintf(stderr, "mcpbind: [%s] warning: %s\n", server, msg)
+			case !f.quiet:
+				fmt.Fprintf(stderr, "mcpbind: [%s] %s\n", server, msg)
+			}
+		},
+	})
+	var done []bundle.Server
+	var failed []string
+	for _, o := range outcomes {
+		if o.Err != nil {
+			failed = append(failed, o.Target.ID)
+			fmt.Fprintf(stderr, "mcpbind: [%s] failed: %v\n", o.Target.ID, o.Err)
+			continue
+		}
+		done = append(done, *o.Server)
+	}
+	failure := func(wrote string) error {
+		return withExit(exitServer, fmt.Errorf("%d of %d servers failed (%s); %s",
+			len(failed), len(outcomes), strings.Join(failed, ", "), wrote))
+	}
+	if len(failed) > 0 && !f.partial {
+		kept := "nothing was written"
+		if _, err := os.Stat(output); output != "" && err == nil {
+			kept = "nothing was written; " + output + " is unchanged"
+		}
+		return failure(kept + " (--partial writes the servers that succeeded)")
+	}
+	if len(done) == 0 {
+		return failure("nothing was written")
+	}
+
+	data, err := c.bundleBytes(base, done, output)
+	if err != nil {
+		return export.RedactError(err, secrets)
+	}
+	dest, err := c.writeBundle(output, data)
+	if err != nil {
+		return err
+	}
+	if !f.quiet {
+		var names []string
+		for _, s := range done {
+			names = append(names, s.ID)
+		}
+		verb := "exported"
+		if base != nil {
+			verb = "updated"
+		}
+		fmt.Fprintf(stderr, "mcpbind: %s %d %s (%s) in %s\n", verb, len(done), plural(len(done), "server", "servers"), strings.Join(names, ", "), dest)
+	}
+	if len(failed) > 0 {
+		return failure("wrote the others (--partial)")
+	}
+	return nil
+}
+
+// appendBase reads the bundle that --append updates, before any server is
+// started; it returns nil without --append.
+func (c *cli) appendBase(f *exportFlags, output string) (*bundle.Bundle, error) {
+	if !f.append {
+		return nil, nil
+	}
+	if output == "" {
+		return nil, usageErrorf("--append needs -o FILE: the bundle to add the server to")
+	}
+	data, err := os.ReadFile(output)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, withExit(exitInput, fmt.Errorf("--append: %s does not exist; export without --append to create it", output))
+	}
+	if err != nil {
+		return nil, withExit(exitInput, fmt.Errorf("--append: %w", err))
+	}
+	b, err := bundle.Parse(data, output)
+	if err != nil {
+		return nil, withExit(exitInput, err)
+	}
+	if canon, err := b.Marshal(); err == nil && !bytes.Equal(canon, data) {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: %s is not in the canonical form mcpbind writes; the servers kept from it are rewritten canonically\n", output)
+	}
+	return b, nil
+}
+
+// bundleBytes returns the bundle to write: servers alone, or merged into
+// base (--append), where each replaces the server with its id and the
+// others stay as they were.
+func (c *cli) bundleBytes(base *bundle.Bundle, servers []bundle.Server, output string) ([]byte, error) {
+	b := &bundle.Bundle{Servers: servers}
+	if base != nil {
+		b = export.Merge(base, servers)
+	}
+	data, err := b.Marshal()
+	if err != nil {
+		return nil, withExit(exitServer, fmt.Errorf("writing the bundle %s: %w", output, err))
+	}
+	return data, nil
+}
+
+// writeBundle writes data to output atomically, or to stdout when output is
+// "", and returns where it went.
+func (c *cli) writeBundle(output string, data []byte) (string, error) {
+	if output == "" {
+		if _, err := c.stdout.Write(data); err != nil {
+			return "", withExit(exitInput, fmt.Errorf("writing the bundle to stdout: %w", err))
+		}
+		return "stdout", nil
+	}
+	if err := bundle.WriteFile(output, data); err != nil {
+		return "", withExit(exitInput, err)
+	}
+	return output, nil
+}
+
+// syncWriter serializes writes to w from several goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write writes p to w under the lock.
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// prefixWriter writes each line of what it is given to w with prefix in
+// front, one whole line per Write to w so that servers' lines do not
+// interleave mid-line. It is used from one goroutine.
+type prefixWriter struct {
+	w       io.Writer
+	prefix  string
+	partial []byte
+}
+
+// Write writes the complete lines of p, keeping a trailing partial line for
+// the next call.
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.partial = append(p.partial, b...)
+	for {
+		i := bytes.IndexByte(p.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := append([]byte(p.prefix), p.partial[:i+1]...)
+		p.partial = p.partial[i+1:]
+		if _, err := p.w.Write(line); err != nil {
+			return len(b), err
+		}
+	}
+	if len(p.partial) > 4<<10 { // a very long line: flush it anyway
+		line := append(append([]byte(p.prefix), p.partial...), '\n')
+		p.partial = p.partial[:0]
+		if _, err := p.w.Write(line); err != nil {
+			return len(b), err
+		}
+	}
+	return len(b), nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/export"
+)
+
+// addServerFlags registers, on cmd, the flags that say how to reach a live
+// server, with the names, defaults and meanings export gives them:
+// --header, --bearer-env, --env, --protocol-version, --timeout and -v. They
+// fill the same exportFlags fields, so (*cli).exportTarget reads them.
+// Command-specific flags (export's --output and --id) are registered by the
+// command.
+func addServerFlags(cmd *cobra.Command, f *exportFlags) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.headers, "header", nil, "HTTP header `'NAME: VALUE'` sent to an HTTP server (repeatable)")
+	fl.StringVar(&f.bearerEnv, "bearer-env", "", "send 'Authorization: Bearer <token>' to an HTTP server, the token read from environment variable `VAR`")
+	fl.StringArrayVar(&f.env, "env", nil, "environment variable `KEY=VALUE` for a stdio server (repeatable)")
+	fl.StringVar(&f.protocolVersion, "protocol-version", "", "ask for this MCP protocol `VERSION` instead of negotiating the newest")
+	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up connecting and listing tools after this `DURATION` (0: never)")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "report progress and copy a stdio server's stderr to stderr")
+	addAuthFlags(fl, &f.auth)
+}
+
+// liveServer connects to target as `mcpbind export` does (the same
+// options, protocol pinning, progress, timeout and error mapping: a
+// *composition.ConnectError for connecting, exit 3 for what the server
+// answers), lists its tools and returns its bundle entry, in memory, with
+// the id f.id (empty: the slug of its serverInfo name). The session is
+// closed before it returns.
+func (c *cli) liveServer(ctx context.Context, f *exportFlags, target composition.Transport, opts []composition.Option) (*bundle.Server, error) {
+	server := target.String() // command or redacted URL: safe to print
+	if f.protocolVersion != "" {
+		opts = append(opts, composition.WithProtocolVersion(f.protocolVersion))
+	}
+	if f.verbose {
+		opts = append(opts, composition.WithStderr(c.stderr))
+	}
+	progress := func(format string, args ...any) {
+		if f.verbose {
+			fmt.Fprintf(c.stderr, "mcpbind: "+format+"\n", args...)
+		}
+	}
+	runCtx := ctx
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	explain := func(err error) error {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			return fmt.Errorf("%w (gave up after --timeout %s)", err, f.timeout)
+		case ctx.Err() != nil:
+			return fmt.Errorf("%w (interrupted)", err)
+		}
+		return err
+	}
+
+	progress("connecting to %s", server)
+	sess, err := composition.Connect(runCtx, target, opts...)
+	if err != nil {
+		return nil, explain(err) // a *composition.ConnectError: exit 3 (2 for a bad configuration)
+	}
+	defer func() {
+		if err := sess.Close(); err != nil {
+			fmt.Fprintf(c.stderr, "mcpbind: warning: closing %s: %v\n", server, err)
+		}
+	}()
+	progress("connected: protocol %s over %s; listing tools", sess.ProtocolVersion(), sess.Transport())
+	if v := sess.ProtocolVersion(); f.protocolVersion != "" && v != f.protocolVersion {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: asked %s for protocol %s; it answered %s\n", server, f.protocolVersion, v)
+	}
+	srv, err := export.Export(runCtx, sess, export.Options{ID: f.id})
+	if err != nil {
+		var ae *export.AnswerError
+		if errors.As(err, &ae) {
+			err = fmt.Errorf("server %s: %w", server, err) // the runtime's own errors name it already
+		}
+		return nil, withExit(exitServer, explain(err))
+	}
+	progress("listed %d %s of server %q", len(srv.Tools), plural(len(srv.Tools), "tool", "tools"), srv.ID)
+	return srv, nil
+}

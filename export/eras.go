@@ -1,0 +1,458 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/rawjson"
+)
+
+// Protocol versions of the two eras that --probe-eras compares (SEP-2106).
+const (
+	// ModernVersion is the first protocol version of the stateless era,
+	// in which an outputSchema may be any schema and no SDK wraps.
+	ModernVersion = "2026-07-28"
+	// NewestLegacyVersion is the newest protocol version before
+	// ModernVersion: the legacy era, in which an outputSchema had to be an
+	// object and some SDKs wrap non-object results as {"result": v}.
+	NewestLegacyVersion = "2025-11-25"
+)
+
+// IsModern reports whether protocol version v is in the modern era
+// (ModernVersion or later; versions compare as YYYY-MM-DD strings).
+func IsModern(v string) bool { return v >= ModernVersion }
+
+// ProbeVersion is the protocol version at which to list a server's tools a
+// second time to gather envelope evidence, given the version its first
+// session negotiated: NewestLegacyVersion after a modern session,
+// ModernVersion after a legacy one.
+func ProbeVersion(negotiated string) string {
+	if IsModern(negotiated) {
+		return NewestLegacyVersion
+	}
+	return ModernVersion
+}
+
+// Era is what one session listed: its protocol version and tools.
+type Era struct {
+	// Version is the negotiated protocol version.
+	Version string
+	// Tools are the tools listed at Version.
+	Tools []bundle.Tool
+}
+
+// CompareEras derives the envelope evidence (DESIGN §3) for each tool of
+// primary, the era whose tools the bundle keeps, from the tools listed in
+// primary and in probe, a session of the same server in the other era. It
+// returns the evidence by tool name and warnings about what could not be
+// compared.
+//
+// For a tool listed in both eras: LegacyWraps when the legacy outputSchema
+// is {"type":"object","properties":{"result":S},"required":["result"]}
+// (optionally with the same "$schema") and S equals the modern outputSchema
+// as a JSON value, as it is or with its same-document $refs re-pointed
+// under #/properties/result as the TypeScript SDK does. AlwaysWraps when an
+// outputSchema carries "x-fastmcp-wrap-result": true, or (without
+// LegacyWraps) when the modern outputSchema is an envelope: an object
+// schema whose only property, required, is "result", whose schema is not a
+// plain "type":"object" schema — a modern server has no other reason to
+// send that shape. The natural schema is the modern outputSchema, or the
+// inner schema of an envelope the server always sends.
+//
+// When both sessions are in one era (the server speaks only one), a tool
+// gets evidence only when it is conclusive: in the modern era always (no
+// legacy wrapping is possible), in the legacy era only with the FastMCP
+// marker. Tools without an outputSchema in either era get none.
+func CompareEras(primary, probe Era) (map[string]bundle.Evidence, []string) {
+	var warnings []string
+	var modern, legacy *Era
+	switch {
+	case IsModern(primary.Version) && !IsModern(probe.Version):
+		modern, legacy = &primary, &probe
+	case !IsModern(primary.Version) && IsModern(probe.Version):
+		modern, legacy = &probe, &primary
+	case IsModern(primary.Version):
+		modern = &primary
+		warnings = append(warnings, fmt.Sprintf("the server speaks the modern era only (%s), so no legacy wrapping is possible", negotiated(primary, probe)))
+	default:
+		legacy = &primary
+		warnings = append(warnings, fmt.Sprintf("the server speaks the legacy era only (%s); envelope evidence is recorded only for tools marked x-fastmcp-wrap-result", negotiated(primary, probe)))
+	}
+
+	byName := func(e *Era) map[string]bundle.Tool {
+		m := map[string]bundle.Tool{}
+		if e != nil {
+			for _, t := range e.Tools {
+				m[t.Name] = t
+			}
+		}
+		return m
+	}
+	modernTools, legacyTools := byName(modern), byName(legacy)
+	out := map[string]bundle.Evidence{}
+	var onlyPrimary []string
+	for _, t := range primary.Tools {
+		own := compactRaw(t.Member("outputSchema"))
+		var mOut, lOut json.RawMessage
+		mt, inModern := modernTools[t.Name]
+		lt, inLegacy := legacyTools[t.Name]
+		if inModern {
+			mOut = compactRaw(mt.Member("outputSchema"))
+		}
+		if inLegacy {
+			lOut = compactRaw(lt.Member("outputSchema"))
+		}
+		if modern != nil && legacy != nil && !(inModern && inLegacy) {
+			onlyPrimary = append(onlyPrimary, t.Name)
+		}
+		if mOut == nil && lOut == nil {
+			continue
+		}
+		ev := bundle.Evidence{ProbedVersions: []string{}}
+		if inLegacy {
+			ev.ProbedVersions = append(ev.ProbedVersions, legacy.Version)
+		}
+		if inModern {
+			ev.ProbedVersions = append(ev.ProbedVersions, modern.Version)
+		}
+		marker := hasWrapMarker(mOut) || hasWrapMarker(lOut)
+		switch {
+		case inModern && mOut != nil:
+			ev.LegacyWraps = inLegacy && lOut != nil && isLegacyWrapOf(lOut, mOut)
+			ev.NaturalOutputSchema = mOut
+			inner, shaped := envelopeInner(mOut, hasWrapMarker(mOut))
+			if marker || (!ev.LegacyWraps && shaped) {
+				ev.AlwaysWraps = true
+				if inner != nil {
+					ev.NaturalOutputSchema = inner
+				}
+			}
+		case inModern:
+			continue // no outputSchema at the modern version: no natural schema
+		case marker: // legacy era only
+			inner, _ := envelopeInner(lOut, true)
+			if inner == nil {
+				continue
+			}
+			ev.AlwaysWraps, ev.NaturalOutputSchema = true, inner
+		default:
+			continue
+		}
+		if bytes.Equal(ev.NaturalOutputSchema, own) {
+			ev.NaturalOutputSchema = nil // the file does not repeat the tool's own schema
+		}
+		out[t.Name] = ev
+	}
+	if len(onlyPrimary) > 0 {
+		warnings = append(warnings, fmt.Sprintf("listed at %s but not at %s, so not compared: %s",
+			primary.Version, probe.Version, strings.Join(onlyPrimary, ", ")))
+	}
+	return out, warnings
+}
+
+// negotiated says which versions two sessions of one era negotiated.
+func negotiated(a, b Era) string {
+	if a.Version == b.Version {
+		return "it negotiated " + a.Version + " in both sessions"
+	}
+	return "it negotiated " + a.Version + " and " + b.Version
+}
+
+// hasWrapMarker reports whether schema has "x-fastmcp-wrap-result": true at
+// its root.
+func hasWrapMarker(schema json.RawMessage) bool {
+	members, err := rawjson.Members(schema)
+	return err == nil && string(bytes.TrimSpace(rawjson.Get(members, "x-fastmcp-wrap-result"))) == "true"
+}
+
+// envelopeInner reports whether schema has the shape of an envelope (an
+// object schema whose only property, listed in required, is "result", and
+// unless marked, whose result schema is not a plain "type":"object"
+// schema; marked means the schema carries FastMCP's marker), and returns
+// the natural schema inside it: the result schema with $refs into
+// #/properties/result re-pointed to its root, and the envelope's $schema,
+// $defs and definitions (which the Python SDK keeps at the root) added
+// when it lacks them. Member order is kept.
+func envelopeInner(schema json.RawMessage, marked bool) (json.RawMessage, bool) {
+	members, err := rawjson.Members(schema)
+	if err != nil || !rawEqual(rawjson.Get(members, "type"), json.RawMessage(`"object"`)) {
+		return nil, false
+	}
+	props, err := rawjson.Members(rawjson.Get(members, "properties"))
+	if err != nil || len(props) != 1 || props[0].Key != "result" {
+		return nil, false
+	}
+	var required []string
+	if json.Unmarshal(rawjson.Get(members, "required"), &required) != nil || !slices.Contains(required, "result") {
+		return nil, false
+	}
+	result := props[0].Value
+	if !marked && isPlainObjectSchema(result) {
+		return nil, false
+	}
+	inner, err := rewriteRefs(result, unpoint)
+	if err != nil {
+		return nil, false
+	}
+	innerMembers, err := rawjson.Members(inner)
+	if err != nil {
+		return inner, true // a boolean schema
+	}
+	if s := rawjson.Get(members, "$schema"); s != nil && rawjson.Get(innerMembers, "$schema") == nil {
+		innerMembers = append([]rawjson.Member{{Key: "$schema", Value: s}}, innerMembers...)
+	}
+	for _, key := range []string{"$defs", "definitions"} {
+		if d := rawjson.Get(members, key); d != nil && rawjson.Get(innerMembers, key) == nil {
+			innerMembers = append(innerMembers, rawjson.Member{Key: key, Value: d})
+		}
+	}
+	out, err := rawjson.Object(innerMembers)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// isPlainObjectSchema reports whether schema is a plain "type":"object"
+// schema: not nullable (type is the string "object") and not a union.
+func isPlainObjectSchema(schema json.RawMessage) bool {
+	members, err := rawjson.Members(schema)
+	if err != nil {
+		return false
+	}
+	return rawEqual(rawjson.Get(members, "type"), json.RawMessage(`"object"`)) &&
+		rawjson.Get(members, "anyOf") == nil && rawjson.Get(members, "oneOf") == nil
+}
+
+// isLegacyWrapOf reports whether legacy is the envelope the TypeScript SDK
+// v2 (and the C# SDK) advertise to legacy clients for the natural schema
+// modern.
+func isLegacyWrapOf(legacy, modern json.RawMessage) bool {
+	members, err := rawjson.Members(legacy)
+	if err != nil {
+		return false
+	}
+	for _, m := range members {
+		switch m.Key {
+		case "type", "properties", "required":
+		case "$schema":
+			mm, err := rawjson.Members(modern)
+			if err != nil || !rawEqual(m.Value, rawjson.Get(mm, "$schema")) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	if !rawEqual(rawjson.Get(members, "type"), json.RawMessage(`"object"`)) ||
+		!rawEqual(rawjson.Get(members, "required"), json.RawMessage(`["result"]`)) {
+		return false
+	}
+	props, err := rawjson.Members(rawjson.Get(members, "properties"))
+	if err != nil || len(props) != 1 || props[0].Key != "result" {
+		return false
+	}
+	inner := props[0].Value
+	if rawEqual(inner, modern) {
+		return true
+	}
+	repointed, err := rewriteRefs(modern, repoint)
+	return err == nil && rawEqual(inner, repointed)
+}
+
+// repoint maps a same-document reference of a natural schema to where it
+// points once the schema sits under #/properties/result.
+func repoint(ref string) string {
+	switch {
+	case ref == "#":
+		return "#/properties/result"
+	case strings.HasPrefix(ref, "#/"):
+		return "#/properties/result" + ref[1:]
+	}
+	return ref
+}
+
+// unpoint undoes repoint.
+func unpoint(ref string) string {
+	const base = "#/properties/result"
+	if rest, ok := strings.CutPrefix(ref, base); ok && (rest == "" || rest[0] == '/') {
+		return "#" + rest
+	}
+	return ref
+}
+
+// isDataKeyword reports whether keyword's value is data, not a subschema
+// (as the TypeScript SDK's rewrite knows them).
+func isDataKeyword(keyword string) bool {
+	switch keyword {
+	case "const", "enum", "default", "examples":
+		return true
+	}
+	return false
+}
+
+// isNameMapKeyword reports whether keyword's value maps names to
+// subschemas.
+func isNameMapKeyword(keyword string) bool {
+	switch keyword {
+	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
+		return true
+	}
+	return false
+}
+
+// rewriteRefs returns schema with every "$ref" and "$dynamicRef" string
+// mapped through f, keeping member order. Like the TypeScript SDK it does
+// not look into data keywords (const, enum, default, examples), treats the
+// members of properties, $defs and the like as names, and leaves alone a
+// subschema whose "$id" sets a new base URI (one not starting with "#").
+func rewriteRefs(schema json.RawMessage, f func(string) string) (json.RawMessage, error) {
+	return rewriteNode(schema, false, f)
+}
+
+func rewriteNode(raw json.RawMessage, nameMap bool, f func(string) string) (json.RawMessage, error) {
+	switch rawjson.Kind(raw) {
+	case '[':
+		var elems []json.RawMessage
+		if err := json.Unmarshal(raw, &elems); err != nil {
+			return nil, err
+		}
+		var buf bytes.Buffer
+		buf.WriteByte('[')
+		for i, e := range elems {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			re, err := rewriteNode(e, false, f)
+			if err != nil {
+				return nil, err
+			}
+			buf.Write(re)
+		}
+		buf.WriteByte(']')
+		return buf.Bytes(), nil
+	case '{':
+	default:
+		return compactRaw(raw), nil
+	}
+	members, err := rawjson.Members(raw)
+	if err != nil {
+		return nil, err
+	}
+	if !nameMap {
+		var id string
+		if json.Unmarshal(rawjson.Get(members, "$id"), &id) == nil && id != "" && !strings.HasPrefix(id, "#") {
+			return compactRaw(raw), nil
+		}
+	}
+	for i, m := range members {
+		var v json.RawMessage
+		switch {
+		case nameMap:
+			v, err = rewriteNode(m.Value, false, f)
+		case m.Key == "$ref" || m.Key == "$dynamicRef":
+			var ref string
+			if json.Unmarshal(m.Value, &ref) != nil {
+				v = m.Value
+				break
+			}
+			v = rawjson.Key(f(ref))
+		case isDataKeyword(m.Key):
+			v = m.Value
+		case isNameMapKeyword(m.Key):
+			v, err = rewriteNode(m.Value, true, f)
+		default:
+			v, err = rewriteNode(m.Value, false, f)
+		}
+		if err != nil {
+			return nil, err
+		}
+		members[i].Value = v
+	}
+	return rawjson.Object(members)
+}
+
+// rawEqual reports whether a and b are equal JSON values: objects compare
+// as sets of members, numbers by value. Invalid or missing JSON is equal
+// to nothing.
+func rawEqual(a, b json.RawMessage) bool {
+	va, okA := decodeValue(a)
+	vb, okB := decodeValue(b)
+	return okA && okB && valueEqual(va, vb)
+}
+
+func decodeValue(raw json.RawMessage) (any, bool) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+func valueEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !valueEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		return ok && slices.EqualFunc(x, y, valueEqual)
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if x == y {
+			return true
+		}
+		if !modestNumber(x) || !modestNumber(y) {
+			return false // not worth an exact comparison of huge values
+		}
+		rx, okx := new(big.Rat).SetString(string(x))
+		ry, oky := new(big.Rat).SetString(string(y))
+		return okx && oky && rx.Cmp(ry) == 0
+	default:
+		return a == b
+	}
+}
+
+// modestNumber reports whether n is short and its exponent, if any, has at
+// most four digits, so that an exact comparison stays cheap.
+func modestNumber(n json.Number) bool {
+	s := string(n)
+	if len(s) > 64 {
+		return false
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		return len(strings.TrimLeft(s[i+1:], "+-")) <= 4
+	}
+	return true
+}
+
+// compactRaw returns raw without insignificant whitespace, or nil when raw
+// is empty or null.
+func compactRaw(raw json.RawMessage) json.RawMessage {
+	if isNull(raw) {
+		return nil
+	}
+	return compact(raw)
+}
