@@ -29,8 +29,8 @@ func TestBundlesMatchLiveServers(t *testing.T) {
 		dir  string
 		args []string
 	}{
-		{"sqlite-explorer", append([]string{"--", sqlite}, sqliteArgs...)},
-		{"sqlite-explorer-2025-06-18", append([]string{"--protocol-version", "2025-06-18", "--", sqlite}, sqliteArgs...)},
+		{"sqlite-explorer", append([]string{"--probe-eras", "--", sqlite}, sqliteArgs...)},
+		{"sqlite-explorer-2025-06-18", append([]string{"--probe-eras", "--protocol-version", "2025-06-18", "--", sqlite}, sqliteArgs...)},
 		{"everything", append([]string{"--id", "everything", "--", node}, everythingArgs...)},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {

@@ -72,8 +72,9 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 		_ = json.Unmarshal(srv.ServerInfo, &info) // optional, display only
 	}
 	p.ServerName, p.ServerVersion = info.Name, info.Version
+	p.ServerDigest = srv.Digest()
 
-	b := &builder{cfg: cfg, pkg: p, types: newScope(reservedPackageNames...), methods: newScope(), used: map[string]bool{}}
+	b := &builder{srv: srv, cfg: cfg, pkg: p, types: newScope(reservedPackageNames...), methods: newScope(), used: map[string]bool{}}
 	for _, t := range srv.Tools {
 		tool, err := b.tool(t.Raw)
 		if err != nil {
@@ -103,6 +104,7 @@ func errorsAs(err error, target **Error) bool {
 }
 
 type builder struct {
+	srv     *bundle.Server
 	cfg     Config
 	pkg     *Package
 	types   *scope // package-level identifiers
@@ -132,6 +134,10 @@ type rawTool struct {
 	Annotations  map[string]any  `json:"annotations"`
 	Meta         map[string]any  `json:"_meta"`
 }
+
+// modernProtocolVersion is the first stateless protocol version: from it on
+// servers send natural output schemas (SEP-2106).
+const modernProtocolVersion = "2026-07-28"
 
 // outputTypeNameKey is PMCP's annotation (or _meta key) naming a tool's
 // result type (../shared/reference/pmcp-output-schema-and-codegen.md).
@@ -341,11 +347,30 @@ func (ts *typeSession) result(t *Tool, typeName string) error {
 	}
 	naturalPtr := ""
 	ts.hint("", fmt.Sprintf("the result of the tool %q", t.Name))
-	if inner, always, ok := ts.envelope(root); ok {
-		ts.hint(inner, fmt.Sprintf("the result of the tool %q", t.Name))
-		naturalPtr = inner
+	inner := child("", "properties", "result")
+	wrapperShaped := root.boolean == nil && root.s.Properties["result"] != nil
+	ev, hasEv := ts.b.srv.ToolEvidence(t.Name)
+	switch {
+	case hasEv && ev.AlwaysWraps:
+		// Export saw the server wrap in every protocol version.
+		t.Output.AlwaysWraps = true
+		if wrapperShaped {
+			naturalPtr = inner
+		}
+	case hasEv && len(ev.ProbedVersions) >= 2:
+		// Export compared both eras: the evidence decides, not the shape.
+		if ev.LegacyWraps && wrapperShaped && ts.b.pkg.ProtocolVersion < modernProtocolVersion {
+			naturalPtr = inner
+		}
+	default:
+		if in, always, ok := ts.envelope(root); ok {
+			naturalPtr = in
+			t.Output.AlwaysWraps = always
+		}
+	}
+	if naturalPtr != "" {
+		ts.hint(naturalPtr, fmt.Sprintf("the result of the tool %q", t.Name))
 		t.Wrapped = true
-		t.Output.AlwaysWraps = always
 	}
 	natural, err := ts.resolve(naturalPtr)
 	if err != nil {

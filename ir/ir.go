@@ -457,6 +457,9 @@ type Package struct {
 	ServerName, ServerVersion string
 	// ProtocolVersion is the version negotiated when the bundle was exported.
 	ProtocolVersion string
+	// ServerDigest is the digest export recorded over the server's tools
+	// ("sha256:…", "" when absent), embedded in the generated package.
+	ServerDigest string
 	// Tools in bundle order (by tool name).
 	Tools []*Tool
 	// Types are the named types in declaration order: each tool's argument

@@ -291,3 +291,26 @@ func TestRefsByAnchorAndID(t *testing.T) {
 		t.Fatalf("escaped pointer ref: %+v", f[3].Type)
 	}
 }
+
+// TestEnvelopeEvidenceOverridesShape: when export probed both eras, the
+// recorded evidence decides. A legacy-era schema that looks like an envelope
+// by shape but was the same at 2026-07-28 is natural; one recorded as
+// always wrapping sets AlwaysWraps.
+func TestEnvelopeEvidenceOverridesShape(t *testing.T) {
+	s := server(t,
+		`{"name":"looks_wrapped","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"]}}`,
+		`{"name":"python","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"]}}`)
+	s.Extensions = json.RawMessage(`{"tools":{
+		"looks_wrapped":{"envelope":{"alwaysWraps":false,"legacyWraps":false,"probedVersions":["2025-06-18","2026-07-28"]}},
+		"python":{"envelope":{"alwaysWraps":true,"legacyWraps":true,"probedVersions":["2025-06-18","2026-07-28"]}}}}`)
+	p, err := BuildServer(s, "s", DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lw := p.Tools[0]; lw.Wrapped || lw.ResultGoType() != "*LooksWrappedResult" || !lw.Output.HasResultProperty {
+		t.Errorf("looks_wrapped: wrapped=%v result=%s output=%+v; evidence says it is natural", lw.Wrapped, lw.ResultGoType(), lw.Output)
+	}
+	if py := p.Tools[1]; !py.Wrapped || py.ResultGoType() != "int64" || !py.Output.AlwaysWraps {
+		t.Errorf("python: wrapped=%v result=%s output=%+v", py.Wrapped, py.ResultGoType(), py.Output)
+	}
+}

@@ -13,7 +13,7 @@
 //
 // The generated package is checked in and refreshed by go generate:
 //
-//go:generate go run github.com/mcpbind/mcpbind/cmd/mcpbind export --timeout 5m -o sqlite-explorer.json -- go run github.com/mcpbind/mcpbind/examples/sqlite-explorer
+//go:generate go run github.com/mcpbind/mcpbind/cmd/mcpbind export --probe-eras --timeout 5m -o sqlite-explorer.json -- go run github.com/mcpbind/mcpbind/examples/sqlite-explorer
 //go:generate go run github.com/mcpbind/mcpbind/cmd/mcpbind generate sqlite-explorer.json -o .
 package main
 
@@ -65,7 +65,9 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return err
 	}
 	defer s.Close()
-	fmt.Fprintf(w, "connected to %s at protocol version %s\n", t, s.ProtocolVersion())
+	var info struct{ Name, Version string }
+	_ = json.Unmarshal(s.ServerInfo(), &info)
+	fmt.Fprintf(w, "connected to %s %s at protocol version %s\n", info.Name, info.Version, s.ProtocolVersion())
 
 	db := sqliteexplorer.NewClient(s)
 	tables, err := db.ListTables(ctx)

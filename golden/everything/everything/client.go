@@ -18,6 +18,14 @@ type Client struct {
 	s *composition.Session
 }
 
+// ServerDigest is the digest of the server's tools (sha256 over their
+// canonical JSON, RFC 8785) recorded when the bundle was exported at protocol
+// version 2025-11-25. Pass it to composition.WithDigestCheck to learn at
+// Connect when the live server's contract differs from the one this package
+// was generated from (compare in a session of the same protocol era: older
+// sessions may list wrapped output schemas).
+const ServerDigest = "sha256:c972adcbfc9c14b2cffe890cddba22ceff646954f8ea56c4f462fbc64b75057c"
+
 // NewClient returns a Client that calls tools through s.
 func NewClient(s *composition.Session) *Client {
 	return &Client{s: s}

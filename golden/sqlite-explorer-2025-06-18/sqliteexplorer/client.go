@@ -19,6 +19,14 @@ type Client struct {
 	s *composition.Session
 }
 
+// ServerDigest is the digest of the server's tools (sha256 over their
+// canonical JSON, RFC 8785) recorded when the bundle was exported at protocol
+// version 2025-06-18. Pass it to composition.WithDigestCheck to learn at
+// Connect when the live server's contract differs from the one this package
+// was generated from (compare in a session of the same protocol era: older
+// sessions may list wrapped output schemas).
+const ServerDigest = "sha256:ccd95414c0a3b5ee2925a238dbdc2d76ac44f23d56a5ca5696744bca94c38d5b"
+
 // NewClient returns a Client that calls tools through s.
 func NewClient(s *composition.Session) *Client {
 	return &Client{s: s}

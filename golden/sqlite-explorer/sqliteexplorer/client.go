@@ -19,6 +19,14 @@ type Client struct {
 	s *composition.Session
 }
 
+// ServerDigest is the digest of the server's tools (sha256 over their
+// canonical JSON, RFC 8785) recorded when the bundle was exported at protocol
+// version 2026-07-28. Pass it to composition.WithDigestCheck to learn at
+// Connect when the live server's contract differs from the one this package
+// was generated from (compare in a session of the same protocol era: older
+// sessions may list wrapped output schemas).
+const ServerDigest = "sha256:4e1e90a4fe700218225c22c975053d7b03095bc6686ee16994a33fd69ea4a022"
+
 // NewClient returns a Client that calls tools through s.
 func NewClient(s *composition.Session) *Client {
 	return &Client{s: s}
