@@ -14,6 +14,8 @@ require (
 	modernc.org/sqlite v1.40.0
 )
 
+require github.com/dlclark/regexp2 v1.12.0
+
 require (
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/goccy/go-yaml v1.19.2

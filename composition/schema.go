@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpbind/mcpbind/internal/ecmaregexp"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -81,6 +83,9 @@ func (s *SchemaSet) schema(doc, pointer string) (*jsonschema.Schema, error) {
 	if s.compiler == nil && s.loadErr == nil {
 		c := jsonschema.NewCompiler()
 		c.UseLoader(noFetch{})
+		// "pattern" is ECMA-262 (2020-12 §6.3.3), not RE2: lookaheads and
+		// backreferences that Go's regexp rejects are checked at run time.
+		c.UseRegexpEngine(ecmaregexp.Compile)
 		for name, text := range s.docs {
 			v, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
 			if err == nil {

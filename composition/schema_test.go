@@ -45,3 +45,16 @@ func TestSchemaSetTagged(t *testing.T) {
 		t.Fatal("negative radius accepted")
 	}
 }
+
+// TestSchemaSetECMAPatterns: JSON Schema patterns are ECMA-262; one that
+// Go's regexp cannot compile (a lookahead) still validates.
+func TestSchemaSetECMAPatterns(t *testing.T) {
+	s := NewSchemaSet(map[string]string{"t#inputSchema": `{"type":"string","pattern":"^(?!admin$)[a-z]+$"}`})
+	if err := s.ValidateJSON("t#inputSchema", "", []byte(`"alice"`)); err != nil {
+		t.Fatalf("alice: %v", err)
+	}
+	var ve *ValidationError
+	if err := s.ValidateJSON("t#inputSchema", "", []byte(`"admin"`)); !errors.As(err, &ve) {
+		t.Fatalf("admin: %v, want a ValidationError", err)
+	}
+}
