@@ -79,3 +79,18 @@ func MarshalTagged(tag, tagValue string, v any) ([]byte, error) {
 	b.Write(body[1:])
 	return b.Bytes(), nil
 }
+
+// ObjectHas returns the set of property names of the JSON object in data.
+// Generated unions whose variants are told apart by a required property
+// use it. It fails when data is not an object.
+func ObjectHas(data []byte) (map[string]bool, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
+		return nil, fmt.Errorf("want a JSON object, got %s", abbreviateJSON(data))
+	}
+	has := make(map[string]bool, len(fields))
+	for k := range fields {
+		has[k] = true
+	}
+	return has, nil
+}

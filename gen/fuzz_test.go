@@ -41,6 +41,7 @@ func DecodeTuple[E any](data []byte, required int, closed bool, rest *[]E, posit
 func EncodeTuple[E any](items []any, complete bool, rest []E) ([]byte, error) { return nil, nil }
 func JSONKind(data []byte) string { return "" }
 func UnionTag(data []byte, tag string) (string, error) { return "", nil }
+func ObjectHas(data []byte) (map[string]bool, error) { return nil, nil }
 func MarshalTagged(tag, tagValue string, v any) ([]byte, error) { return nil, nil }
 type Nullable[T any] struct { Value T; Set, Null bool }
 `

@@ -219,3 +219,25 @@ func TestStyles(t *testing.T) {
 		t.Errorf("recursive tree: %+v %v", tree, err)
 	}
 }
+
+// TestHostileUnionByRequiredProperty: variants told apart by a required
+// property only one of them declares.
+func TestHostileUnionByRequiredProperty(t *testing.T) {
+	for _, in := range []string{`{"src":{"url":"https://x","headers":{"a":"b"}}}`, `{"src":{"path":"/tmp/x"}}`} {
+		var a hostile.FetchArgs
+		if err := json.Unmarshal([]byte(in), &a); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if (a.Src.URL == nil) == (a.Src.LocalFile == nil) {
+			t.Fatalf("%s: want exactly one variant: %+v", in, a.Src)
+		}
+		out, err := json.Marshal(a)
+		if err != nil || !jsonEqual(t, in, string(out)) {
+			t.Errorf("round trip %s → %s (%v)", in, out, err)
+		}
+	}
+	var a hostile.FetchArgs
+	if err := json.Unmarshal([]byte(`{"src":{"other":1}}`), &a); err == nil {
+		t.Error("an object with neither url nor path was accepted")
+	}
+}

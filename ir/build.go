@@ -860,6 +860,32 @@ func (ts *typeSession) allOf(n *node, name string) (*Type, bool, error) {
 	if err := collect(n, 0); err != nil {
 		return nil, false, err
 	}
+	// The members' "type" keywords must leave some type in common.
+	common := map[string]bool{"null": true, "boolean": true, "integer": true, "number": true, "string": true, "array": true, "object": true}
+	for _, p := range parts {
+		types := p.s.Types
+		if p.s.Type != "" {
+			types = []string{p.s.Type}
+		}
+		if len(types) == 0 {
+			continue
+		}
+		allowed := map[string]bool{}
+		for _, t := range types {
+			allowed[t] = true
+			if t == "number" {
+				allowed["integer"] = true
+			}
+		}
+		for t := range common {
+			if !allowed[t] {
+				delete(common, t)
+			}
+		}
+	}
+	if len(common) == 0 {
+		return nil, false, ts.fail(n.ptr, "the allOf members' \"type\" keywords contradict each other: no value can satisfy them")
+	}
 	objects := false
 	for _, p := range parts {
 		if len(p.propOrder) > 0 {
@@ -1076,6 +1102,9 @@ func (ts *typeSession) union(n *node, name string) (*Type, bool, error) {
 	if t, ok, err := ts.taggedUnion(n, kw, list, name); err != nil || ok {
 		return t, nullable, err
 	}
+	if t, ok, err := ts.requiredUnion(n, variants, name); err != nil || ok {
+		return t, nullable, err
+	}
 	var types []string
 	for _, v := range variants {
 		if v.boolean != nil || v.s.Type == "" || len(v.s.Types) > 0 || v.s.Enum != nil || v.s.Const != nil {
@@ -1155,6 +1184,64 @@ func (ts *typeSession) taggedUnion(n *node, kw string, list []*jsonschema.Schema
 		return u, true, nil
 	}
 	return nil, false, nil
+}
+
+// requiredUnion builds a union of object variants each of which requires a
+// property that no other variant declares: the presence of that property
+// picks the variant (the second discriminator of issue 3, after a const
+// tag and before the JSON kind).
+func (ts *typeSession) requiredUnion(n *node, vs []*node, name string) (*Type, bool, error) {
+	if len(vs) < 2 {
+		return nil, false, nil
+	}
+	declares := func(v *node, prop string) bool {
+		return slices.Contains(v.propOrder, prop) || slices.Contains(v.s.Required, prop)
+	}
+	unique := make([]string, len(vs))
+	for i, v := range vs {
+		if v.boolean != nil || len(v.propOrder) == 0 {
+			return nil, false, nil
+		}
+		for _, r := range v.s.Required {
+			mine := true
+			for j, o := range vs {
+				if j != i && declares(o, r) {
+					mine = false
+					break
+				}
+			}
+			if mine {
+				unique[i] = r
+				break
+			}
+		}
+		if unique[i] == "" {
+			return nil, false, nil
+		}
+	}
+	u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByRequired}}
+	u.Doc = append(ts.typeDoc(u.Name, n), "", "It is one of several objects, told apart by a required property only one of them has; exactly one field is set.")
+	ts.b.pkg.Types = append(ts.b.pkg.Types, u)
+	fields := newScope()
+	for i, v := range vs {
+		vname := ""
+		if v.s.Title != "" {
+			vname = ts.b.cfg.Namer.Exported(v.s.Title)
+		}
+		if vname == "" {
+			vname = ts.b.cfg.Namer.Exported(unique[i])
+		}
+		if vname == "" {
+			vname = "Variant" + strconv.Itoa(i+1)
+		}
+		vname = fields.claim(vname)
+		st, err := ts.object(v, u.Name+vname)
+		if err != nil {
+			return nil, false, err
+		}
+		u.Union.Variants = append(u.Union.Variants, &Variant{Name: vname, Type: st, UniqueProperty: unique[i]})
+	}
+	return u, true, nil
 }
 
 // variantStruct builds the struct of a tagged union's variant, without the

@@ -78,7 +78,7 @@ func (p *Package) Dump() ([]byte, error) {
 				d.Enum = append(d.Enum, v.Const+" = "+v.Literal)
 			}
 		case KindUnion:
-			d.UnionBy = map[UnionBy]string{ByTag: "tag", ByJSONKind: "jsonKind"}[t.Union.By]
+			d.UnionBy = map[UnionBy]string{ByTag: "tag", ByJSONKind: "jsonKind", ByRequired: "requiredProperty"}[t.Union.By]
 			d.Tag = t.Union.Tag
 			for _, v := range t.Union.Variants {
 				d.Variants = append(d.Variants, variant{Name: v.Name, Type: v.GoType(), TagValue: v.TagValue, JSONKind: v.JSONKind})

@@ -318,6 +318,9 @@ const (
 	// ByJSONKind: each variant accepts a distinct JSON kind (string, number,
 	// boolean, array, object).
 	ByJSONKind
+	// ByRequired: the variants are objects, each requiring a property
+	// (Variant.UniqueProperty) that no other variant declares.
+	ByRequired
 )
 
 // Union describes a KindUnion type.
@@ -341,6 +344,10 @@ func (u *Union) CatchAll() *Variant {
 	return nil
 }
 
+// ByRequiredProperty reports whether the union is discriminated by which
+// variant's unique required property is present.
+func (u *Union) ByRequiredProperty() bool { return u.By == ByRequired }
+
 // Tagged reports whether the union is discriminated by a tag property.
 func (u *Union) Tagged() bool { return u.By == ByTag }
 
@@ -357,6 +364,9 @@ type Variant struct {
 	// "number", "boolean", "array" or "object"; "" for the catch-all
 	// variant Other, which takes any value the others do not.
 	JSONKind string
+	// UniqueProperty is the required property only this variant declares
+	// (ByRequired).
+	UniqueProperty string
 }
 
 // GoType returns the Go type of the variant's field in the union struct: a

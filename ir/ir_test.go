@@ -314,3 +314,24 @@ func TestEnvelopeEvidenceOverridesShape(t *testing.T) {
 		t.Errorf("python: wrapped=%v result=%s output=%+v", py.Wrapped, py.ResultGoType(), py.Output)
 	}
 }
+
+func TestAllOfContradictoryTypesIsAnError(t *testing.T) {
+	_, err := BuildServer(server(t, `{"name":"a","inputSchema":{"type":"object","properties":{"x":{"allOf":[{"type":"string"},{"type":["integer","null"]}]}}}}`), "s", DefaultConfig())
+	if err == nil || !strings.Contains(err.Error(), "inputSchema#/properties/x") || !strings.Contains(err.Error(), "contradict") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := BuildServer(server(t, `{"name":"a","inputSchema":{"type":"object","properties":{"x":{"allOf":[{"type":"number"},{"type":"integer"}]}}}}`), "s", DefaultConfig()); err != nil {
+		t.Fatalf("number and integer agree on integer: %v", err)
+	}
+}
+
+func TestUnionByUniqueRequiredProperty(t *testing.T) {
+	p := build(t, `{"name":"a","inputSchema":{"type":"object","properties":{"src":{"oneOf":[
+		{"type":"object","properties":{"url":{"type":"string"},"headers":{"type":"object"}},"required":["url"]},
+		{"type":"object","title":"Local file","properties":{"path":{"type":"string"}},"required":["path"]}]}}}}`)
+	u := p.Tools[0].Args.Fields[0].Type
+	if u.Kind != KindUnion || u.Union.By != ByRequired || u.Union.Variants[0].UniqueProperty != "url" ||
+		u.Union.Variants[0].Name != "URL" || u.Union.Variants[1].Name != "LocalFile" {
+		t.Fatalf("union %+v", u.Union)
+	}
+}

@@ -39,6 +39,17 @@ func (c *Client) Count(ctx context.Context) (int64, error) {
 	return out, nil
 }
 
+// Fetch calls the tool "fetch".
+//
+// A union told apart by which required property is present.
+func (c *Client) Fetch(ctx context.Context, args FetchArgs) (*composition.Result, error) {
+	return c.s.CallTool(ctx, composition.Tool{
+		Name:     "fetch",
+		Schemas:  schemas,
+		InputDoc: "fetch#inputSchema",
+	}, args)
+}
+
 // Find calls the tool "find".
 func (c *Client) Find(ctx context.Context, args FindArgs) (map[string]json.RawMessage, error) {
 	var out map[string]json.RawMessage

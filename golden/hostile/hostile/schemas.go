@@ -11,6 +11,7 @@ import (
 var schemas = composition.NewSchemaSet(map[string]string{
 	"count#inputSchema":      "{\"type\":\"object\"}",
 	"count#outputSchema":     "{\"type\":\"integer\"}",
+	"fetch#inputSchema":      "{\"type\":\"object\",\"properties\":{\"src\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"},\"headers\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}},\"required\":[\"url\"]},{\"type\":\"object\",\"title\":\"Local file\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}]}},\"required\":[\"src\"]}",
 	"find#inputSchema":       "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"]}",
 	"find#outputSchema":      "{\"type\":[\"object\",\"null\"],\"additionalProperties\":true}",
 	"point#inputSchema":      "{\"type\":\"object\",\"properties\":{\"at\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"},{\"type\":\"string\"}],\"minItems\":2,\"items\":false}},\"required\":[\"at\"]}",

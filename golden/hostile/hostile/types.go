@@ -10,6 +10,173 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 )
 
+// FetchArgs is the argument object of the tool "fetch".
+type FetchArgs struct {
+	Src FetchArgsSrc `json:"src"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes FetchArgs's JSON object to the composition helpers.
+func (FetchArgs) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"src"}, Required: []string{"src"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *FetchArgs) UnmarshalJSON(data []byte) error {
+	type plain FetchArgs
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("FetchArgs: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("FetchArgs: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v FetchArgs) MarshalJSON() ([]byte, error) {
+	type plain FetchArgs
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// fetch#inputSchema. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v FetchArgs) Validate() error {
+	return schemas.Validate("fetch#inputSchema", "", v)
+}
+
+// FetchArgsSrc is the type of FetchArgs.Src.
+//
+// It is one of several objects, told apart by a required property only one of them has; exactly one field is set.
+type FetchArgsSrc struct {
+	URL       *FetchArgsSrcURL
+	LocalFile *FetchArgsSrcLocalFile
+}
+
+// MarshalJSON encodes the variant that is set.
+func (u FetchArgsSrc) MarshalJSON() ([]byte, error) {
+	switch {
+	case u.URL != nil:
+		return json.Marshal(u.URL)
+	case u.LocalFile != nil:
+		return json.Marshal(u.LocalFile)
+	}
+	return nil, errors.New("FetchArgsSrc: no variant is set")
+}
+
+// UnmarshalJSON decodes the variant whose required property data has.
+func (u *FetchArgsSrc) UnmarshalJSON(data []byte) error {
+	has, err := composition.ObjectHas(data)
+	if err != nil {
+		return fmt.Errorf("FetchArgsSrc: %w", err)
+	}
+	*u = FetchArgsSrc{}
+	switch {
+	case has["url"]:
+		u.URL = new(FetchArgsSrcURL)
+		return json.Unmarshal(data, u.URL)
+	case has["path"]:
+		u.LocalFile = new(FetchArgsSrcLocalFile)
+		return json.Unmarshal(data, u.LocalFile)
+	}
+	return errors.New("FetchArgsSrc: the object has none of the properties that tell the variants apart")
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// fetch#inputSchema at /properties/src. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v FetchArgsSrc) Validate() error {
+	return schemas.Validate("fetch#inputSchema", "/properties/src", v)
+}
+
+// FetchArgsSrcURL is the schema at #/properties/src/oneOf/0.
+type FetchArgsSrcURL struct {
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitzero"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes FetchArgsSrcURL's JSON object to the composition helpers.
+func (FetchArgsSrcURL) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"url", "headers"}, Required: []string{"url"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *FetchArgsSrcURL) UnmarshalJSON(data []byte) error {
+	type plain FetchArgsSrcURL
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("FetchArgsSrcURL: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("FetchArgsSrcURL: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v FetchArgsSrcURL) MarshalJSON() ([]byte, error) {
+	type plain FetchArgsSrcURL
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// fetch#inputSchema at /properties/src/oneOf/0. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v FetchArgsSrcURL) Validate() error {
+	return schemas.Validate("fetch#inputSchema", "/properties/src/oneOf/0", v)
+}
+
+// FetchArgsSrcLocalFile is the schema at #/properties/src/oneOf/1.
+//
+// Local file
+type FetchArgsSrcLocalFile struct {
+	Path string `json:"path"`
+	// AdditionalProperties holds the properties that have no field of their own,
+	// so that values round-trip.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// objectRules describes FetchArgsSrcLocalFile's JSON object to the composition helpers.
+func (FetchArgsSrcLocalFile) objectRules() composition.ObjectRules {
+	return composition.ObjectRules{Known: []string{"path"}, Required: []string{"path"}}
+}
+
+// UnmarshalJSON decodes a JSON object into v. It fails when a required
+// property is missing.
+func (v *FetchArgsSrcLocalFile) UnmarshalJSON(data []byte) error {
+	type plain FetchArgsSrcLocalFile
+	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
+	if err != nil {
+		return fmt.Errorf("FetchArgsSrcLocalFile: %w", err)
+	}
+	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
+		return fmt.Errorf("FetchArgsSrcLocalFile: %w", err)
+	}
+	return nil
+}
+
+// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
+func (v FetchArgsSrcLocalFile) MarshalJSON() ([]byte, error) {
+	type plain FetchArgsSrcLocalFile
+	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
+}
+
+// Validate checks v against the JSON Schema it was generated from,
+// fetch#inputSchema at /properties/src/oneOf/1. An error names the JSON pointer of the
+// first failing value (*composition.ValidationError).
+func (v FetchArgsSrcLocalFile) Validate() error {
+	return schemas.Validate("fetch#inputSchema", "/properties/src/oneOf/1", v)
+}
+
 // FindArgs is the argument object of the tool "find".
 type FindArgs struct {
 	ID int64 `json:"id"`
