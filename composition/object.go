@@ -180,3 +180,19 @@ func EncodeTuple[E any](items []any, complete bool, rest []E) ([]byte, error) {
 	}
 	return json.Marshal(all)
 }
+
+// DefaultIfAbsent sets *field from the schema's "default" (JSON text
+// def) when the JSON object data has no property name. Generated
+// UnmarshalJSON methods call it for optional properties with a default. A
+// default that does not decode into the field's type is ignored: "default"
+// is an annotation, and a wrong one must not make valid data fail.
+func DefaultIfAbsent(data []byte, name, def string, field any) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return
+	}
+	if _, ok := fields[name]; ok {
+		return
+	}
+	_ = json.Unmarshal([]byte(def), field)
+}

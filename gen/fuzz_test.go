@@ -42,6 +42,7 @@ func EncodeTuple[E any](items []any, complete bool, rest []E) ([]byte, error) { 
 func JSONKind(data []byte) string { return "" }
 func UnionTag(data []byte, tag string) (string, error) { return "", nil }
 func ObjectHas(data []byte) (map[string]bool, error) { return nil, nil }
+func DefaultIfAbsent(data []byte, name, def string, field any) {}
 func MarshalTagged(tag, tagValue string, v any) ([]byte, error) { return nil, nil }
 type Nullable[T any] struct { Value T; Set, Null bool }
 `

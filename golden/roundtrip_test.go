@@ -17,14 +17,14 @@ import (
 // variant, keep the tag, and the JSON must come back unchanged.
 func TestHostileRoundTrip(t *testing.T) {
 	for _, in := range []string{
-		`{"id":"n1","type":"A"}`,
-		`{"id":"n1","type":"a","foo-bar":"x","foo_bar":1.5,"2fa":true,"名前":"名"}`,
-		`{"id":"n1","type":"b","range":true}`,
-		`{"id":"n1","type":"b","range":"wide"}`,
-		`{"id":"n1","type":"b","shape":{"kind":"circle","radius":2}}`,
-		`{"id":"n1","type":"b","shape":{"kind":"square","side":3}}`,
-		`{"id":"n1","type":"b","maybe":{"street":"Main","next":{"street":"Side"}}}`,
-		`{"id":"n1","type":"b","items":[{"content":"c"}],"meta":{"k":[1,2]},"extra":{"a":9007199254740993}}`,
+		`{"id":"n1","maxLines":5,"type":"A"}`,
+		`{"id":"n1","maxLines":5,"type":"a","foo-bar":"x","foo_bar":1.5,"2fa":true,"名前":"名"}`,
+		`{"id":"n1","maxLines":5,"type":"b","range":true}`,
+		`{"id":"n1","maxLines":5,"type":"b","range":"wide"}`,
+		`{"id":"n1","maxLines":5,"type":"b","shape":{"kind":"circle","radius":2}}`,
+		`{"id":"n1","maxLines":5,"type":"b","shape":{"kind":"square","side":3}}`,
+		`{"id":"n1","maxLines":5,"type":"b","maybe":{"street":"Main","next":{"street":"Side"}}}`,
+		`{"id":"n1","maxLines":5,"type":"b","items":[{"content":"c"}],"meta":{"k":[1,2]},"extra":{"a":9007199254740993}}`,
 	} {
 		var args hostile.ReadNote2Args
 		if err := json.Unmarshal([]byte(in), &args); err != nil {
@@ -83,6 +83,21 @@ func jsonEqual(t *testing.T, a, b string) bool {
 	return reflect.DeepEqual(x, y)
 }
 
+// TestHostileDefaults: an absent optional property with a "default" gets
+// it on decode; a present one keeps its value.
+func TestHostileDefaults(t *testing.T) {
+	var a hostile.ReadNote2Args
+	if err := json.Unmarshal([]byte(`{"id":"n1","type":"a"}`), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.MaxLines == nil || *a.MaxLines != 10 {
+		t.Fatalf("maxLines = %v, want the default 10", a.MaxLines)
+	}
+	if err := json.Unmarshal([]byte(`{"id":"n1","type":"a","maxLines":3}`), &a); err != nil || *a.MaxLines != 3 {
+		t.Fatalf("maxLines = %v (%v), want 3", *a.MaxLines, err)
+	}
+}
+
 // TestHostileValidate checks generated Validate methods against the
 // schemas' constraints, with JSON pointers in the errors.
 func TestHostileValidate(t *testing.T) {
@@ -126,7 +141,7 @@ func TestHostileObjectsDecodeStrictly(t *testing.T) {
 	if err := json.Unmarshal([]byte(`null`), &s); err == nil {
 		t.Errorf("null into a required object: no error")
 	}
-	in := `{"id":"n1","type":"b","zeta":{"k":[1,2]},"alpha":true}`
+	in := `{"id":"n1","maxLines":4,"type":"b","zeta":{"k":[1,2]},"alpha":true}`
 	var args hostile.ReadNote2Args
 	if err := json.Unmarshal([]byte(in), &args); err != nil {
 		t.Fatal(err)

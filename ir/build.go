@@ -812,6 +812,12 @@ func (ts *typeSession) objectOf(n *node, parts []*node, name, skip string) (*Typ
 			}
 			f.Wrap = fieldWrap(f.Required, f.Nullable, ft)
 			f.Doc = fieldDoc(sub, ft)
+			if sub != nil && sub.boolean == nil && len(sub.s.Default) > 0 && !f.Required {
+				var buf bytes.Buffer
+				if json.Compact(&buf, sub.s.Default) == nil && buf.String() != "null" {
+					f.Default = buf.String()
+				}
+			}
 			t.Fields = append(t.Fields, f)
 			if f.Required {
 				t.Required = append(t.Required, prop)

@@ -111,6 +111,16 @@ type Type struct {
 	Tag, TagValue string
 }
 
+// HasDefaults reports whether any field of a struct has a Default.
+func (t *Type) HasDefaults() bool {
+	for _, f := range t.Fields {
+		if f.Default != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // KnownJSONNames lists the JSON names of a struct's fields, in field order,
 // and a variant's tag property.
 func (t *Type) KnownJSONNames() []string {
@@ -234,6 +244,10 @@ type Field struct {
 	Wrap Wrap
 	// Doc holds the lines of the field's doc comment.
 	Doc []string
+	// Default is the schema's "default" for an optional property, compact
+	// JSON ("" when none): UnmarshalJSON sets the field to it when the
+	// property is absent.
+	Default string
 }
 
 // Wrap is how a struct field wraps its type.

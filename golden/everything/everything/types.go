@@ -69,7 +69,8 @@ func (GetAnnotatedMessageArgs) objectRules() composition.ObjectRules {
 }
 
 // UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
+// property is missing. Absent
+// properties that have a "default" get it.
 func (v *GetAnnotatedMessageArgs) UnmarshalJSON(data []byte) error {
 	type plain GetAnnotatedMessageArgs
 	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
@@ -79,6 +80,7 @@ func (v *GetAnnotatedMessageArgs) UnmarshalJSON(data []byte) error {
 	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
 		return fmt.Errorf("GetAnnotatedMessageArgs: %w", err)
 	}
+	composition.DefaultIfAbsent(data, "includeImage", "false", &v.IncludeImage)
 	return nil
 }
 
@@ -131,7 +133,8 @@ func (GetResourceLinksArgs) objectRules() composition.ObjectRules {
 }
 
 // UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
+// property is missing. Absent
+// properties that have a "default" get it.
 func (v *GetResourceLinksArgs) UnmarshalJSON(data []byte) error {
 	type plain GetResourceLinksArgs
 	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
@@ -141,6 +144,7 @@ func (v *GetResourceLinksArgs) UnmarshalJSON(data []byte) error {
 	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
 		return fmt.Errorf("GetResourceLinksArgs: %w", err)
 	}
+	composition.DefaultIfAbsent(data, "count", "3", &v.Count)
 	return nil
 }
 
@@ -176,7 +180,8 @@ func (GetResourceReferenceArgs) objectRules() composition.ObjectRules {
 }
 
 // UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
+// property is missing. Absent
+// properties that have a "default" get it.
 func (v *GetResourceReferenceArgs) UnmarshalJSON(data []byte) error {
 	type plain GetResourceReferenceArgs
 	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
@@ -186,6 +191,8 @@ func (v *GetResourceReferenceArgs) UnmarshalJSON(data []byte) error {
 	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
 		return fmt.Errorf("GetResourceReferenceArgs: %w", err)
 	}
+	composition.DefaultIfAbsent(data, "resourceType", "\"Text\"", &v.ResourceType)
+	composition.DefaultIfAbsent(data, "resourceId", "1", &v.ResourceID)
 	return nil
 }
 
@@ -379,7 +386,8 @@ func (GzipFileAsResourceArgs) objectRules() composition.ObjectRules {
 }
 
 // UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
+// property is missing. Absent
+// properties that have a "default" get it.
 func (v *GzipFileAsResourceArgs) UnmarshalJSON(data []byte) error {
 	type plain GzipFileAsResourceArgs
 	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
@@ -389,6 +397,9 @@ func (v *GzipFileAsResourceArgs) UnmarshalJSON(data []byte) error {
 	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
 		return fmt.Errorf("GzipFileAsResourceArgs: %w", err)
 	}
+	composition.DefaultIfAbsent(data, "name", "\"README.md.gz\"", &v.Name)
+	composition.DefaultIfAbsent(data, "data", "\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\"", &v.Data)
+	composition.DefaultIfAbsent(data, "outputType", "\"resourceLink\"", &v.OutputType)
 	return nil
 }
 
@@ -442,7 +453,8 @@ func (SimulateResearchQueryArgs) objectRules() composition.ObjectRules {
 }
 
 // UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
+// property is missing. Absent
+// properties that have a "default" get it.
 func (v *SimulateResearchQueryArgs) UnmarshalJSON(data []byte) error {
 	type plain SimulateResearchQueryArgs
 	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
@@ -452,6 +464,7 @@ func (v *SimulateResearchQueryArgs) UnmarshalJSON(data []byte) error {
 	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
 		return fmt.Errorf("SimulateResearchQueryArgs: %w", err)
 	}
+	composition.DefaultIfAbsent(data, "ambiguous", "false", &v.Ambiguous)
 	return nil
 }
 
@@ -489,7 +502,8 @@ func (TriggerLongRunningOperationArgs) objectRules() composition.ObjectRules {
 }
 
 // UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
+// property is missing. Absent
+// properties that have a "default" get it.
 func (v *TriggerLongRunningOperationArgs) UnmarshalJSON(data []byte) error {
 	type plain TriggerLongRunningOperationArgs
 	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
@@ -499,6 +513,8 @@ func (v *TriggerLongRunningOperationArgs) UnmarshalJSON(data []byte) error {
 	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
 		return fmt.Errorf("TriggerLongRunningOperationArgs: %w", err)
 	}
+	composition.DefaultIfAbsent(data, "duration", "10", &v.Duration)
+	composition.DefaultIfAbsent(data, "steps", "5", &v.Steps)
 	return nil
 }
 

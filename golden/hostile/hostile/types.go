@@ -399,7 +399,8 @@ func (ReadNote2Args) objectRules() composition.ObjectRules {
 }
 
 // UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
+// property is missing. Absent
+// properties that have a "default" get it.
 func (v *ReadNote2Args) UnmarshalJSON(data []byte) error {
 	type plain ReadNote2Args
 	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
@@ -409,6 +410,7 @@ func (v *ReadNote2Args) UnmarshalJSON(data []byte) error {
 	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
 		return fmt.Errorf("ReadNote2Args: %w", err)
 	}
+	composition.DefaultIfAbsent(data, "maxLines", "10", &v.MaxLines)
 	return nil
 }
 
