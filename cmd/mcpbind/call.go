@@ -167,38 +167,12 @@ func parseCallArgs(s string) (json.RawMessage, error) {
 func (c *cli) doCall(ctx context.Context, f *callFlags, tool string, args json.RawMessage, target composition.Transport, opts []composition.Option) error {
 	sf := &f.server
 	server := target.String()
-	if sf.protocolVersion != "" {
-		opts = append(opts, composition.WithProtocolVersion(sf.protocolVersion))
-	}
-	if sf.verbose {
-		opts = append(opts, composition.WithStderr(c.stderr))
-	}
-	progress := func(format string, args ...any) {
-		if sf.verbose {
-			fmt.Fprintf(c.stderr, "mcpbind: "+format+"\n", args...)
-		}
-	}
-	runCtx := ctx
-	if sf.timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, sf.timeout)
-		defer cancel()
-	}
-	explain := func(err error) error {
-		switch {
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			return fmt.Errorf("%w (gave up after --timeout %s)", err, sf.timeout)
-		case ctx.Err() != nil:
-			return fmt.Errorf("%w (interrupted)", err)
-		}
+	k, err := c.connect(ctx, sf, target, opts)
+	if err != nil {
 		return err
 	}
-
-	progress("connecting to %s", server)
-	sess, err := composition.Connect(runCtx, target, opts...)
-	if err != nil {
-		return explain(err)
-	}
+	defer k.cancel()
+	sess, runCtx, progress, explain := k.sess, k.ctx, k.progress, k.explain
 	defer func() {
 		if err := sess.Close(); err != nil {
 			fmt.Fprintf(c.stderr, "mcpbind: warning: closing %s: %v\n", server, err)

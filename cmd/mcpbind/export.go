@@ -132,44 +132,12 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 	if err != nil {
 		return err
 	}
-	if f.protocolVersion != "" {
-		opts = append(opts, composition.WithProtocolVersion(f.protocolVersion))
-	}
-	if f.verbose {
-		opts = append(opts, composition.WithStderr(c.stderr))
-	}
-	// Connection warnings (an HTTP+SSE fallback, a server that ignored the
-	// server/discover probe) are worth seeing even without -v.
-	opts = append(opts, composition.WithWarnings(func(msg string) {
-		fmt.Fprintf(c.stderr, "mcpbind: warning: %s\n", msg)
-	}))
-	progress := func(format string, args ...any) {
-		if f.verbose {
-			fmt.Fprintf(c.stderr, "mcpbind: "+format+"\n", args...)
-		}
-	}
-
-	runCtx := ctx
-	if f.timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, f.timeout)
-		defer cancel()
-	}
-	explain := func(err error) error {
-		switch {
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			return fmt.Errorf("%w (gave up after --timeout %s)", err, f.timeout)
-		case ctx.Err() != nil:
-			return fmt.Errorf("%w (interrupted)", err)
-		}
-		return err
-	}
-
-	progress("connecting to %s", server)
-	sess, err := composition.Connect(runCtx, target, opts...)
+	k, err := c.connect(ctx, f, target, opts)
 	if err != nil {
-		return explain(err) // a *composition.ConnectError: exit 3 (2 for a bad configuration)
+		return err // a *composition.ConnectError: exit 3 (2 for a bad configuration)
 	}
+	defer k.cancel()
+	sess, runCtx, progress, explain := k.sess, k.ctx, k.progress, k.explain
 	closed := false
 	closeSession := func() {
 		if closed {

@@ -37,38 +37,12 @@ func addServerFlags(cmd *cobra.Command, f *exportFlags) {
 // closed before it returns.
 func (c *cli) liveServer(ctx context.Context, f *exportFlags, target composition.Transport, opts []composition.Option) (*bundle.Server, error) {
 	server := target.String() // command or redacted URL: safe to print
-	if f.protocolVersion != "" {
-		opts = append(opts, composition.WithProtocolVersion(f.protocolVersion))
-	}
-	if f.verbose {
-		opts = append(opts, composition.WithStderr(c.stderr))
-	}
-	progress := func(format string, args ...any) {
-		if f.verbose {
-			fmt.Fprintf(c.stderr, "mcpbind: "+format+"\n", args...)
-		}
-	}
-	runCtx := ctx
-	if f.timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, f.timeout)
-		defer cancel()
-	}
-	explain := func(err error) error {
-		switch {
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			return fmt.Errorf("%w (gave up after --timeout %s)", err, f.timeout)
-		case ctx.Err() != nil:
-			return fmt.Errorf("%w (interrupted)", err)
-		}
-		return err
-	}
-
-	progress("connecting to %s", server)
-	sess, err := composition.Connect(runCtx, target, opts...)
+	k, err := c.connect(ctx, f, target, opts)
 	if err != nil {
-		return nil, explain(err) // a *composition.ConnectError: exit 3 (2 for a bad configuration)
+		return nil, err
 	}
+	defer k.cancel()
+	sess, runCtx, progress, explain := k.sess, k.ctx, k.progress, k.explain
 	defer func() {
 		if err := sess.Close(); err != nil {
 			fmt.Fprintf(c.stderr, "mcpbind: warning: closing %s: %v\n", server, err)
@@ -88,4 +62,60 @@ func (c *cli) liveServer(ctx context.Context, f *exportFlags, target composition
 	}
 	progress("listed %d %s of server %q", len(srv.Tools), plural(len(srv.Tools), "tool", "tools"), srv.ID)
 	return srv, nil
+}
+
+// conn is a session opened from the server flags, with what every command
+// that reaches a live server shares: progress lines (-v), the context
+// bounded by --timeout, and error wording for a timeout or an interrupt.
+type conn struct {
+	sess     *composition.Session
+	ctx      context.Context // bounded by --timeout; cancel when done
+	cancel   context.CancelFunc
+	progress func(format string, args ...any)
+	explain  func(error) error
+}
+
+// connect opens a session to target with the server flags f: the protocol
+// version pin, the server's stderr with -v, connection warnings, and the
+// --timeout. A connect failure is returned explained (a
+// *composition.ConnectError inside: exit 3, or 2 for a bad configuration).
+// The caller closes the session and calls cancel.
+func (c *cli) connect(ctx context.Context, f *exportFlags, target composition.Transport, opts []composition.Option) (*conn, error) {
+	if f.protocolVersion != "" {
+		opts = append(opts, composition.WithProtocolVersion(f.protocolVersion))
+	}
+	if f.verbose {
+		opts = append(opts, composition.WithStderr(c.stderr))
+	}
+	// Connection warnings (an HTTP+SSE fallback, a server that ignored the
+	// server/discover probe) are worth seeing even without -v.
+	opts = append(opts, composition.WithWarnings(func(msg string) {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: %s\n", msg)
+	}))
+	k := &conn{ctx: ctx, cancel: func() {}}
+	k.progress = func(format string, args ...any) {
+		if f.verbose {
+			fmt.Fprintf(c.stderr, "mcpbind: "+format+"\n", args...)
+		}
+	}
+	if f.timeout > 0 {
+		k.ctx, k.cancel = context.WithTimeout(ctx, f.timeout)
+	}
+	k.explain = func(err error) error {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			return fmt.Errorf("%w (gave up after --timeout %s)", err, f.timeout)
+		case ctx.Err() != nil:
+			return fmt.Errorf("%w (interrupted)", err)
+		}
+		return err
+	}
+	k.progress("connecting to %s", target.String())
+	sess, err := composition.Connect(k.ctx, target, opts...)
+	if err != nil {
+		k.cancel()
+		return nil, k.explain(err)
+	}
+	k.sess = sess
+	return k, nil
 }
