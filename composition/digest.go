@@ -43,6 +43,9 @@ func (m DigestMode) String() string {
 type digestCheck struct {
 	expected string
 	mode     DigestMode
+	// exportedAt is the protocol version the digest was recorded at ("" =
+	// unknown: always compare).
+	exportedAt string
 }
 
 // WithDigestCheck has [Connect], once connected, list the server's tools
@@ -60,6 +63,18 @@ type digestCheck struct {
 // the same era.
 func WithDigestCheck(expected string, mode DigestMode) Option {
 	return Option{func(c *config) { c.digest = digestCheck{expected: expected, mode: mode} }}
+}
+
+// WithDigestCheckAt is WithDigestCheck for a digest recorded at protocol
+// version exportedAt (generated packages pass their bundle's version). The
+// digest is compared only in a session of the same era — both before
+// 2026-07-28, or both from it on — since servers may list wrapped output
+// schemas to older clients; in a session of the other era the check is
+// skipped with a warning instead of reporting a change that is not there.
+func WithDigestCheckAt(expected, exportedAt string, mode DigestMode) Option {
+	return Option{func(c *config) {
+		c.digest = digestCheck{expected: expected, mode: mode, exportedAt: exportedAt}
+	}}
 }
 
 // DigestMismatchError is returned by [Connect] with [DigestFail] when the
@@ -122,6 +137,11 @@ func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error
 		if cfg.conn.warn != nil {
 			cfg.conn.warn(msg)
 		}
+	}
+	if dc.exportedAt != "" && (dc.exportedAt >= ModernProtocolVersion) != (s.version >= ModernProtocolVersion) {
+		warn(fmt.Sprintf("the digest of server %s's tools was recorded at protocol %s and is not compared in this %s session (the eras list output schemas differently)",
+			s.server, dc.exportedAt, s.version))
+		return s, nil
 	}
 	actual, n, err := s.serverDigest(ctx)
 	switch {

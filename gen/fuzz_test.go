@@ -45,6 +45,9 @@ func ObjectHas(data []byte) (map[string]bool, error) { return nil, nil }
 func DefaultIfAbsent(data []byte, name, def string, field any) {}
 func MarshalTagged(tag, tagValue string, v any) ([]byte, error) { return nil, nil }
 type Nullable[T any] struct { Value T; Set, Null bool }
+type DigestMode int
+type Option struct{}
+func WithDigestCheckAt(expected, exportedAt string, mode DigestMode) Option { return Option{} }
 `
 
 // checker type-checks generated packages against the composition stub and

@@ -329,3 +329,36 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
+
+// TestGeneratedDigestCheck: the generated DigestCheck passes against the
+// unchanged server in a session of the bundle's era, and in a session of
+// the other era skips the comparison with a warning instead of reporting a
+// change (legacy sessions list wrapped output schemas). A digest that does
+// not match fails Connect in DigestFail mode.
+func TestGeneratedDigestCheck(t *testing.T) {
+	bin, args := testenv.SQLiteExplorerStdio(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		version  string
+		skipWarn bool
+	}{{"", false}, {"2025-06-18", true}} {
+		var warnings []string
+		s, err := composition.Connect(ctx, composition.Stdio(bin, args...), composition.WithProtocolVersion(tc.version),
+			modern.DigestCheck(composition.DigestFail), composition.WithWarnings(func(m string) { warnings = append(warnings, m) }))
+		if err != nil {
+			t.Fatalf("session %q: %v", tc.version, err)
+		}
+		_ = s.Close()
+		skipped := len(warnings) == 1 && strings.Contains(warnings[0], "not compared")
+		if skipped != tc.skipWarn {
+			t.Errorf("session %q: warnings %q", tc.version, warnings)
+		}
+	}
+	_, err := composition.Connect(ctx, composition.Stdio(bin, args...),
+		composition.WithDigestCheckAt("sha256:"+strings.Repeat("0", 64), composition.ModernProtocolVersion, composition.DigestFail))
+	var dm *composition.DigestMismatchError
+	if !errors.As(err, &dm) {
+		t.Fatalf("a wrong digest: %v, want *composition.DigestMismatchError", err)
+	}
+}

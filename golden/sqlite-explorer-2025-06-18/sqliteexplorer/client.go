@@ -21,11 +21,16 @@ type Client struct {
 
 // ServerDigest is the digest of the server's tools (sha256 over their
 // canonical JSON, RFC 8785) recorded when the bundle was exported at protocol
-// version 2025-06-18. Pass it to composition.WithDigestCheck to learn at
-// Connect when the live server's contract differs from the one this package
-// was generated from (compare in a session of the same protocol era: older
-// sessions may list wrapped output schemas).
+// version 2025-06-18.
 const ServerDigest = "sha256:ccd95414c0a3b5ee2925a238dbdc2d76ac44f23d56a5ca5696744bca94c38d5b"
+
+// DigestCheck returns a composition.Connect option that compares the live
+// server's tools with ServerDigest, so a contract that changed since this
+// package was generated is noticed at Connect (DigestWarn or DigestFail).
+// Sessions of the other protocol era skip the comparison with a warning.
+func DigestCheck(mode composition.DigestMode) composition.Option {
+	return composition.WithDigestCheckAt(ServerDigest, "2025-06-18", mode)
+}
 
 // NewClient returns a Client that calls tools through s.
 func NewClient(s *composition.Session) *Client {

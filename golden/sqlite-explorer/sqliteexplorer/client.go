@@ -21,11 +21,16 @@ type Client struct {
 
 // ServerDigest is the digest of the server's tools (sha256 over their
 // canonical JSON, RFC 8785) recorded when the bundle was exported at protocol
-// version 2026-07-28. Pass it to composition.WithDigestCheck to learn at
-// Connect when the live server's contract differs from the one this package
-// was generated from (compare in a session of the same protocol era: older
-// sessions may list wrapped output schemas).
+// version 2026-07-28.
 const ServerDigest = "sha256:4e1e90a4fe700218225c22c975053d7b03095bc6686ee16994a33fd69ea4a022"
+
+// DigestCheck returns a composition.Connect option that compares the live
+// server's tools with ServerDigest, so a contract that changed since this
+// package was generated is noticed at Connect (DigestWarn or DigestFail).
+// Sessions of the other protocol era skip the comparison with a warning.
+func DigestCheck(mode composition.DigestMode) composition.Option {
+	return composition.WithDigestCheckAt(ServerDigest, "2026-07-28", mode)
+}
 
 // NewClient returns a Client that calls tools through s.
 func NewClient(s *composition.Session) *Client {
