@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -40,6 +41,11 @@ type MultiOptions struct {
 	// Connect connects to a target; nil means composition.Connect with the
 	// target's transport and options.
 	Connect func(ctx context.Context, t *Target) (ClosableSession, error)
+	// ProbeEras connects to every server a second time, at the protocol
+	// version of the other era (ProbeVersion), and records envelope
+	// evidence as export --probe-eras does. A server that cannot be reached
+	// at the other era is exported without evidence, with a warning.
+	ProbeEras bool
 }
 
 // Outcome is the result of exporting one Target.
@@ -100,7 +106,7 @@ func ExportAll(ctx context.Context, targets []*Target, opts MultiOptions) []Outc
 				return
 			}
 			defer func() { <-sem }()
-			srv, err := exportOne(ctx, t, opts.Export, connect, logf)
+			srv, err := exportOne(ctx, t, opts.Export, opts.ProbeEras, connect, logf)
 			out[i].Server = srv
 			out[i].Err = RedactError(err, t.Secrets)
 		}()
@@ -110,7 +116,7 @@ func ExportAll(ctx context.Context, targets []*Target, opts MultiOptions) []Outc
 }
 
 // exportOne connects to t and exports it.
-func exportOne(ctx context.Context, t *Target, base Options,
+func exportOne(ctx context.Context, t *Target, base Options, probeEras bool,
 	connect func(context.Context, *Target) (ClosableSession, error),
 	logf func(*Target, bool, string, ...any)) (*bundle.Server, error) {
 	runCtx := ctx
@@ -153,6 +159,19 @@ func exportOne(ctx context.Context, t *Target, base Options,
 	o.ID = t.ID
 	if o.Warn == nil {
 		o.Warn = func(msg string) { logf(t, true, "%s", msg) }
+	}
+	if probeEras {
+		pv := ProbeVersion(v)
+		logf(t, false, "--probe-eras: connecting again at protocol %s", pv)
+		pt := *t
+		pt.Options = append(slices.Clip(t.Options), composition.WithProtocolVersion(pv))
+		probe, err := connect(runCtx, &pt)
+		if err != nil {
+			logf(t, true, "--probe-eras: cannot connect at protocol %s, so no envelope evidence is recorded: %v", pv, err)
+		} else {
+			defer func() { _ = probe.Close() }()
+			o.Probe = probe
+		}
 	}
 	srv, err := Export(runCtx, sess, o)
 	if err != nil {

@@ -98,9 +98,6 @@ reached, fails, or answers something unusable.`,
 
 // runExport carries out `mcpbind export`.
 func (c *cli) runExport(ctx context.Context, f *exportFlags, args []string, dash int) error {
-	if f.config != "" && (f.probeEras || f.strict) { // --probe-eras, --strict: not wired into --config yet
-		return usageErrorf("--probe-eras and --strict export one server; they do not apply to --config yet")
-	}
 	if f.config != "" {
 		return c.runExportConfig(ctx, f, args, dash)
 	}

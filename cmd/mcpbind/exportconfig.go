@@ -88,6 +88,7 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 		secrets = append(secrets, t.Secrets...)
 	}
 	outcomes := export.ExportAll(ctx, targets, export.MultiOptions{
+		ProbeEras: f.probeEras,
 		Log: func(server string, warning bool, msg string) {
 			switch {
 			case warning:
@@ -106,6 +107,12 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 			continue
 		}
 		done = append(done, *o.Server)
+	}
+	// Schema findings: warnings, or with --strict errors that write nothing.
+	for i := range done {
+		if err := c.checkExported(&done[i], f.strict); err != nil {
+			return err
+		}
 	}
 	failure := func(wrote string) error {
 		return withExit(exitServer, fmt.Errorf("%d of %d servers failed (%s); %s",

@@ -262,3 +262,44 @@ func TestExportConfig(t *testing.T) {
 		}
 	})
 }
+
+// TestExportConfigProbeErasAndStrict: --probe-eras and --strict apply to
+// every server of a config: sqlite-explorer gets envelope evidence, and a
+// server with a schema finding makes --strict write nothing (exit 2).
+func TestExportConfigProbeErasAndStrict(t *testing.T) {
+	bin := testenv.Build(t, "./cmd/mcpbind")
+	sqlCmd, sqlArgs := testenv.SQLiteExplorerStdio(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	config := filepath.Join(dir, "servers.yaml")
+	write := func(s string) {
+		if err := os.WriteFile(config, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("servers:\n  sqlite:\n    command: " + yamlList(t, append([]string{sqlCmd}, sqlArgs...)...) + "\n")
+	out := filepath.Join(dir, "bundle.json")
+	if r := runBinary(t, bin, nil, "export", "--config", config, "--probe-eras", "-o", out); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	b, err := bundle.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, ok := b.Servers[0].ToolEvidence("count_rows"); !ok || !ev.LegacyWraps || len(ev.ProbedVersions) != 2 {
+		t.Fatalf("count_rows evidence %+v (%v)", ev, ok)
+	}
+
+	write("servers:\n  odd:\n    command: " + yamlList(t, self) + "\n    env: {" + fakeServerEnv + ": odd}\n")
+	strictOut := filepath.Join(dir, "strict.json")
+	r := runBinary(t, bin, nil, "export", "--config", config, "--strict", "-o", strictOut)
+	if r.code != exitInput || !strings.Contains(r.stderr, "--strict writes no bundle") {
+		t.Fatalf("--strict: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(strictOut); !os.IsNotExist(err) {
+		t.Fatalf("--strict wrote %s", strictOut)
+	}
+}
