@@ -304,8 +304,7 @@ func (GetStructuredContentResult) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *GetStructuredContentResult) UnmarshalJSON(data []byte) error {
 	type plain GetStructuredContentResult
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("GetStructuredContentResult: %w", err)
 	}
 	return nil

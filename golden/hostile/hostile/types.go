@@ -757,8 +757,7 @@ func (StrictArgs) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *StrictArgs) UnmarshalJSON(data []byte) error {
 	type plain StrictArgs
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("StrictArgs: %w", err)
 	}
 	return nil

@@ -24,8 +24,7 @@ func (CountRowsArgs) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *CountRowsArgs) UnmarshalJSON(data []byte) error {
 	type plain CountRowsArgs
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("CountRowsArgs: %w", err)
 	}
 	return nil
@@ -53,8 +52,7 @@ func (DescribeTableArgs) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *DescribeTableArgs) UnmarshalJSON(data []byte) error {
 	type plain DescribeTableArgs
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("DescribeTableArgs: %w", err)
 	}
 	return nil
@@ -84,8 +82,7 @@ func (DescribeTableResult) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *DescribeTableResult) UnmarshalJSON(data []byte) error {
 	type plain DescribeTableResult
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("DescribeTableResult: %w", err)
 	}
 	return nil
@@ -119,8 +116,7 @@ func (DescribeTableResultColumnsItem) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *DescribeTableResultColumnsItem) UnmarshalJSON(data []byte) error {
 	type plain DescribeTableResultColumnsItem
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("DescribeTableResultColumnsItem: %w", err)
 	}
 	return nil
@@ -150,8 +146,7 @@ func (FindRowArgs) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *FindRowArgs) UnmarshalJSON(data []byte) error {
 	type plain FindRowArgs
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("FindRowArgs: %w", err)
 	}
 	return nil
@@ -181,8 +176,7 @@ func (InsertRowArgs) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *InsertRowArgs) UnmarshalJSON(data []byte) error {
 	type plain InsertRowArgs
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("InsertRowArgs: %w", err)
 	}
 	return nil
@@ -210,8 +204,7 @@ func (InsertRowResult) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *InsertRowResult) UnmarshalJSON(data []byte) error {
 	type plain InsertRowResult
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("InsertRowResult: %w", err)
 	}
 	return nil
@@ -241,8 +234,7 @@ func (QueryArgs) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *QueryArgs) UnmarshalJSON(data []byte) error {
 	type plain QueryArgs
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("QueryArgs: %w", err)
 	}
 	return nil
@@ -274,8 +266,7 @@ func (QueryResult) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *QueryResult) UnmarshalJSON(data []byte) error {
 	type plain QueryResult
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("QueryResult: %w", err)
 	}
 	return nil

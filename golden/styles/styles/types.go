@@ -873,8 +873,7 @@ func (ZodShapeArgs) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *ZodShapeArgs) UnmarshalJSON(data []byte) error {
 	type plain ZodShapeArgs
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("ZodShapeArgs: %w", err)
 	}
 	return nil
@@ -945,8 +944,7 @@ func (ZodShapeArgsShapeCircle) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *ZodShapeArgsShapeCircle) UnmarshalJSON(data []byte) error {
 	type plain ZodShapeArgsShapeCircle
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("ZodShapeArgsShapeCircle: %w", err)
 	}
 	return nil
@@ -974,8 +972,7 @@ func (ZodShapeArgsShapeRect) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *ZodShapeArgsShapeRect) UnmarshalJSON(data []byte) error {
 	type plain ZodShapeArgsShapeRect
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("ZodShapeArgsShapeRect: %w", err)
 	}
 	return nil
@@ -1002,8 +999,7 @@ func (ZodShapeResult) objectRules() composition.ObjectRules {
 // property is missing or a property the schema does not allow is present.
 func (v *ZodShapeResult) UnmarshalJSON(data []byte) error {
 	type plain ZodShapeResult
-	_, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
+	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
 		return fmt.Errorf("ZodShapeResult: %w", err)
 	}
 	return nil
