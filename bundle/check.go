@@ -251,22 +251,8 @@ func checkVersion(data []byte, source string) error {
 // schemaError reports the first (in document order) innermost violation, and
 // how many others there are.
 func schemaError(ve *jsonschema.ValidationError, source string) *Error {
-	var leaves []*jsonschema.ValidationError
-	var collect func(e *jsonschema.ValidationError)
-	collect = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			leaves = append(leaves, e)
-			return
-		}
-		for _, c := range e.Causes {
-			collect(c)
-		}
-	}
-	collect(ve)
+	leaves := leafErrors(ve)
 	p := message.NewPrinter(language.English)
-	slices.SortStableFunc(leaves, func(a, b *jsonschema.ValidationError) int {
-		return slices.Compare(a.InstanceLocation, b.InstanceLocation)
-	})
 	first := leaves[0]
 	msg := first.ErrorKind.LocalizedString(p)
 	if n := len(leaves) - 1; n > 0 {
@@ -356,4 +342,25 @@ func compact(raw json.RawMessage) json.RawMessage {
 		return slices.Clone(raw) // cannot happen after check
 	}
 	return buf.Bytes()
+}
+
+// leafErrors returns the innermost errors of a validation error tree,
+// sorted (stably) by the instance location they are about.
+func leafErrors(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	var leaves []*jsonschema.ValidationError
+	var collect func(e *jsonschema.ValidationError)
+	collect = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			leaves = append(leaves, e)
+			return
+		}
+		for _, c := range e.Causes {
+			collect(c)
+		}
+	}
+	collect(ve)
+	slices.SortStableFunc(leaves, func(a, b *jsonschema.ValidationError) int {
+		return slices.Compare(a.InstanceLocation, b.InstanceLocation)
+	})
+	return leaves
 }

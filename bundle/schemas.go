@@ -248,21 +248,7 @@ func checkSchema(raw json.RawMessage) []Finding {
 // metaFindings turns a meta-schema validation error into one finding per
 // location: the innermost errors there, joined with "; ".
 func metaFindings(ve *jsonschema.ValidationError, dialect string) []Finding {
-	var leaves []*jsonschema.ValidationError
-	var collect func(e *jsonschema.ValidationError)
-	collect = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			leaves = append(leaves, e)
-			return
-		}
-		for _, c := range e.Causes {
-			collect(c)
-		}
-	}
-	collect(ve)
-	slices.SortStableFunc(leaves, func(a, b *jsonschema.ValidationError) int {
-		return slices.Compare(a.InstanceLocation, b.InstanceLocation)
-	})
+	leaves := leafErrors(ve)
 	p := message.NewPrinter(language.English)
 	var ptrs []string
 	msgs := map[string][]string{}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/export"
 )
 
 // callFlags are the flags of `mcpbind call`.
@@ -88,7 +89,7 @@ func (c *cli) runCall(ctx context.Context, f *callFlags, args []string, dash int
 	if err != nil {
 		return err
 	}
-	return redact(c.doCall(ctx, f, tool, callArgs, target, opts), secrets)
+	return export.RedactError(c.doCall(ctx, f, tool, callArgs, target, opts), secrets)
 }
 
 // splitCallArgs separates TOOL from the server's arguments (a URL, or the

@@ -85,7 +85,7 @@ func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, arg
 	}
 	srv, err := c.liveServer(ctx, &live, target, opts)
 	if err != nil {
-		return redact(err, secrets)
+		return export.RedactError(err, secrets)
 	}
 	if want == nil {
 		if want, err = matchServer(b, srv); err != nil {
@@ -96,7 +96,7 @@ func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, arg
 
 	r := diff.Compare(&bundle.Bundle{Servers: []bundle.Server{*want}}, &bundle.Bundle{Servers: []bundle.Server{*srv}})
 	r.Old, r.New = path, "live "+target.String()
-	return redact(c.finishReport(&r, rf), secrets)
+	return export.RedactError(c.finishReport(&r, rf), secrets)
 }
 
 // findServer returns the bundle's server with id, or nil.

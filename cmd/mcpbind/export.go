@@ -112,7 +112,7 @@ func (c *cli) runExport(ctx context.Context, f *exportFlags, args []string, dash
 		return err
 	}
 	err = c.doExport(ctx, f, target, opts)
-	return redact(err, secrets)
+	return export.RedactError(err, secrets)
 }
 
 // doExport connects, exports, and writes the bundle.
@@ -294,41 +294,6 @@ func (c *cli) exportTarget(f *exportFlags, args []string, dash int) (t compositi
 	}
 	return composition.HTTP(raw), opts, secrets, nil
 }
-
-// minSecretLen is the shortest header, token or environment value that
-// redact hides; shorter ones ("1", "true") would garble messages and are
-// unlikely to be secrets.
-const minSecretLen = 6
-
-// redact replaces every secret of at least minSecretLen bytes in err's
-// message with "***", keeping err reachable for errors.As and errors.Is.
-func redact(err error, secrets []string) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	for _, s := range secrets {
-		if len(s) >= minSecretLen {
-			msg = strings.ReplaceAll(msg, s, "***")
-		}
-	}
-	if msg == err.Error() {
-		return err
-	}
-	return &redactedError{msg: msg, err: err}
-}
-
-// redactedError is an error whose message had secrets removed.
-type redactedError struct {
-	msg string
-	err error
-}
-
-// Error returns the redacted message.
-func (e *redactedError) Error() string { return e.msg }
-
-// Unwrap returns the original error.
-func (e *redactedError) Unwrap() error { return e.err }
 
 // parseHeader splits "Name: value". The error never quotes the value.
 func parseHeader(h string) (name, value string, err error) {
