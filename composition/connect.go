@@ -88,8 +88,9 @@ func WithDiscoverTimeout(d time.Duration) Option {
 //     and that was reached over the legacy HTTP+SSE transport instead.
 //
 // Warnings never contain header values, tokens or secrets. Without this
-// option they are only kept in [Session.Warnings]; warnings about an attempt
-// that was retried are reported even when Connect fails in the end.
+// option they are only kept in [Session.Warnings]. A stdio server that exits
+// again when retried is not warned about: its start-up failure is Connect's
+// error.
 func WithWarnings(warn func(msg string)) Option {
 	return Option{func(c *config) { c.conn.warn = warn }}
 }
@@ -236,12 +237,15 @@ func connect(ctx context.Context, t Transport, cfg *config) (*Session, error) {
 		case rep.probeTimedOut:
 			what = fmt.Sprintf("did not answer the server/discover probe within %s, nor the initialize that followed", cfg.conn.probeTimeout())
 		}
-		warn(fmt.Sprintf("server %s %s; starting it again with initialize at protocol version %s, the newest before %s",
-			server, what, mcp.LATEST_LEGACY_PROTOCOL_VERSION, ModernProtocolVersion))
-		s, _, err2 := dial(ctx, t, cfg, nil, TransportStdio, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+		s, rep2, err2 := dial(ctx, t, cfg, nil, TransportStdio, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 		if err2 != nil {
+			if rep.exited != "" && rep2.exited != "" && !rep2.initAnswered {
+				return nil, err // it exits whatever it is asked: a start-up failure, not the probe's
+			}
 			return nil, retryFailed(err2, fmt.Sprintf("retried with initialize at %s after the server %s", mcp.LATEST_LEGACY_PROTOCOL_VERSION, what))
 		}
+		warn(fmt.Sprintf("server %s %s; started it again with initialize at protocol version %s, the newest before %s",
+			server, what, mcp.LATEST_LEGACY_PROTOCOL_VERSION, ModernProtocolVersion))
 		return done(s)
 
 	case TransportStreamableHTTP:

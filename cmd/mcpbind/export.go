@@ -206,6 +206,7 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 // server might echo back in an error message.
 func (c *cli) exportTarget(f *exportFlags, args []string, dash int) (t composition.Transport, opts []composition.Option, secrets []string, err error) {
 	var none composition.Transport
+	opts = []composition.Option{waitForDiscover()}
 	if f.timeout < 0 {
 		return none, nil, nil, usageErrorf("--timeout must not be negative")
 	}

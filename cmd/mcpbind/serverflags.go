@@ -29,6 +29,17 @@ func addServerFlags(cmd *cobra.Command, f *exportFlags) {
 	addAuthFlags(fl, &f.auth)
 }
 
+// waitForDiscover makes Connect wait for the server's answer to the
+// server/discover probe (protocol 2026-07-28) as long as --timeout allows,
+// instead of composition's default five seconds: a stdio server started
+// through go run, npx or uvx may need longer than that to start, and the
+// protocol version a bundle records must not depend on how fast the server
+// started. A server that predates server/discover answers it with an error
+// (JSON-RPC "method not found") or exits, and is then connected with
+// initialize at once; one that stays silent but alive runs into --timeout,
+// whose message says so (see (*cli).connect).
+func waitForDiscover() composition.Option { return composition.WithDiscoverTimeout(-1) }
+
 // liveServer connects to target as `mcpbind export` does (the same
 // options, protocol pinning, progress, timeout and error mapping: a
 // *composition.ConnectError for connecting, exit 3 for what the server
@@ -102,7 +113,13 @@ func (c *cli) connect(ctx context.Context, f *exportFlags, target composition.Tr
 		k.ctx, k.cancel = context.WithTimeout(ctx, f.timeout)
 	}
 	k.explain = func(err error) error {
+		var ce *composition.ConnectError
 		switch {
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && errors.As(err, &ce) &&
+			ce.Stage == "initialize" && f.protocolVersion == "":
+			return fmt.Errorf("%w (gave up after --timeout %s: the server is running but did not answer the handshake; "+
+				"if it is still starting, give it a longer --timeout; if it ignores requests it does not know, such as "+
+				"server/discover, pin an older protocol with --protocol-version %s)", err, f.timeout, export.NewestLegacyVersion)
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 			return fmt.Errorf("%w (gave up after --timeout %s)", err, f.timeout)
 		case ctx.Err() != nil:
