@@ -38,6 +38,11 @@ type Facts struct {
 	// SHA-256 of the canonical JSON of the tools sorted by name, as
 	// "sha256:" and 64 hex digits. "" when not recorded.
 	Digest string `json:"digest,omitempty"`
+	// MCPBindVersion is the release version of the mcpbind that exported
+	// the server ("v1.2.3"), or "" when not recorded: a build from a
+	// checkout records none, so that exporting the same server again with
+	// the same mcpbind gives the same bytes.
+	MCPBindVersion string `json:"mcpbindVersion,omitempty"`
 	// Tools holds the facts about each tool, by tool name. Every name is a
 	// tool of the server.
 	Tools map[string]ToolFacts `json:"tools,omitempty"`
@@ -114,7 +119,7 @@ func (s *Server) SetFacts(f Facts) error {
 			return fmt.Errorf("server %q, tool %q: x-mcpbind digest %q is not sha256:<64 hex digits>", s.ID, name, tf.Digest)
 		}
 	}
-	if f.Digest == "" && len(f.Tools) == 0 {
+	if f.Digest == "" && f.MCPBindVersion == "" && len(f.Tools) == 0 {
 		s.Extensions = nil
 		return nil
 	}

@@ -185,6 +185,9 @@ func (c *cli) appendBase(f *exportFlags, output string) (*bundle.Bundle, error) 
 // base (--append), where each replaces the server with its id and the
 // others stay as they were.
 func (c *cli) bundleBytes(base *bundle.Bundle, servers []bundle.Server, output string) ([]byte, error) {
+	if err := stampVersion(servers, thisBuild()); err != nil {
+		return nil, withExit(exitServer, err)
+	}
 	b := &bundle.Bundle{Servers: servers}
 	if base != nil {
 		b = export.Merge(base, servers)

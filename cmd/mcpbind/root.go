@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -134,7 +133,7 @@ bundle (JSON) and generates typed Go clients from it.
 
 Exit codes: 0 ok, 1 breaking change found, 2 usage or input error,
 3 server or transport error.`,
-		Version:       version(),
+		Version:       thisBuild().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -152,10 +151,3 @@ Exit codes: 0 ok, 1 breaking change found, 2 usage or input error,
 	return root
 }
 
-// version is this build's module version, or "devel".
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
