@@ -150,4 +150,3 @@ Exit codes: 0 ok, 1 breaking change found, 2 usage or input error,
 	root.AddCommand(newValidateCmd(c))
 	return root
 }
-
