@@ -94,6 +94,10 @@ func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, arg
 		srv.ID = want.ID
 	}
 
+	if was, is := serverName(want), serverName(srv); was != is {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: the live server is named %q, but server %q of %s was exported from %q: is this the right server? The changes below compare two different servers.\n",
+			is, want.ID, path, was)
+	}
 	r := diff.Compare(&bundle.Bundle{Servers: []bundle.Server{*want}}, &bundle.Bundle{Servers: []bundle.Server{*srv}})
 	r.Old, r.New = path, "live "+target.String()
 	return export.RedactError(c.finishReport(&r, rf), secrets)
@@ -139,4 +143,13 @@ func serverIDs(b *bundle.Bundle) string {
 		ids[i] = fmt.Sprintf("%q", s.ID)
 	}
 	return plural(len(ids), "server ", "servers ") + strings.Join(ids, ", ")
+}
+
+// serverName is the name in a server's serverInfo ("" when it has none).
+func serverName(s *bundle.Server) string {
+	var info struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(s.ServerInfo, &info)
+	return info.Name
 }

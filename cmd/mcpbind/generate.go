@@ -34,6 +34,9 @@ package DIR/<package>/ with argument and result types for every tool and a
 Client with one method per tool. The package is named after the server id
 (sqlite-explorer → sqliteexplorer) unless --package is given (single-server
 bundles only). The generated code imports github.com/mcpbind/mcpbind/composition.`,
+		Example: `  mcpbind generate tools.json -o internal/mcp
+  //go:generate go tool mcpbind generate tools.json -o .
+  mcpbind generate --format-type uuid=uuid.UUID@github.com/google/uuid tools.json -o internal/mcp`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" && !dumpIR {

@@ -133,11 +133,18 @@ bundle (JSON) and generates typed Go clients from it.
 
 Exit codes: 0 ok, 1 breaking change found, 2 usage or input error,
 3 server or transport error.`,
+		Example: `  mcpbind export -o tools.json -- npx -y @modelcontextprotocol/server-everything
+  mcpbind generate tools.json -o internal/mcp
+  mcpbind show tools.json`,
 		Version:       thisBuild().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	// One meaning for -v everywhere: --verbose (a subcommand's own -v, or
+	// this one, which a command that has nothing to report ignores), so that
+	// "mcpbind -v diff a b" works; --version has no short form.
+	root.PersistentFlags().BoolP("verbose", "v", false, "report progress and a stdio server's stderr (commands that reach a server)")
+	root.Flags().Bool("version", false, "print mcpbind's module version and VCS revision")
 	root.SetOut(c.stdout)
 	root.SetErr(c.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -148,5 +155,7 @@ Exit codes: 0 ok, 1 breaking change found, 2 usage or input error,
 	root.AddCommand(newCheckCmd(c))
 	root.AddCommand(newCallCmd(c))
 	root.AddCommand(newValidateCmd(c))
+	root.AddCommand(newShowCmd(c))
+	addCompletionCmd(root)
 	return root
 }

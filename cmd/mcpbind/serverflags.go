@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+
+	"github.com/mattn/go-isatty"
 
 	"github.com/spf13/cobra"
 
@@ -26,7 +29,21 @@ func addServerFlags(cmd *cobra.Command, f *exportFlags) {
 	fl.StringVar(&f.protocolVersion, "protocol-version", "", "ask for this MCP protocol `VERSION` instead of negotiating the newest")
 	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up connecting and listing tools after this `DURATION` (0: never)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "report progress and copy a stdio server's stderr to stderr")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines on stderr (warnings and errors still)")
 	addAuthFlags(fl, &f.auth)
+}
+
+// showProgress reports whether progress lines go to stderr: with -v, or
+// unless -q when stderr is a terminal (never into a log or a pipe).
+func (c *cli) showProgress(f *exportFlags) bool {
+	if f.verbose {
+		return true
+	}
+	if f.quiet {
+		return false
+	}
+	file, ok := c.stderr.(*os.File)
+	return ok && (isatty.IsTerminal(file.Fd()) || isatty.IsCygwinTerminal(file.Fd()))
 }
 
 // waitForDiscover makes Connect wait for the server's answer to the
@@ -104,8 +121,9 @@ func (c *cli) connect(ctx context.Context, f *exportFlags, target composition.Tr
 		fmt.Fprintf(c.stderr, "mcpbind: warning: %s\n", msg)
 	}))
 	k := &conn{ctx: ctx, cancel: func() {}}
+	show := c.showProgress(f)
 	k.progress = func(format string, args ...any) {
-		if f.verbose {
+		if show {
 			fmt.Fprintf(c.stderr, "mcpbind: "+format+"\n", args...)
 		}
 	}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// TestEveryCommandHasExamples walks the command tree: every command people
+// run (not cobra's hidden ones, nor help) has an Examples block in --help.
+func TestEveryCommandHasExamples(t *testing.T) {
+	var walk func(cmd *cobra.Command)
+	n := 0
+	walk = func(cmd *cobra.Command) {
+		if cmd.Hidden || cmd.Name() == "help" {
+			return
+		}
+		n++
+		stdout, _, code := runInProcess(append(strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "mcpbind")), "--help"), nil)
+		if code != 0 || !strings.Contains(stdout, "\nExamples:\n  ") {
+			t.Errorf("%s --help has no Examples block (exit %d)", cmd.CommandPath(), code)
+		}
+		for _, sub := range cmd.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(&cli{}))
+	if n < 12 {
+		t.Errorf("walked %d commands; want the root, seven commands, completion and its four shells", n)
+	}
+}
+
+// TestCompletion: `mcpbind completion SHELL` prints a script for each
+// shell; bash's parses (bash -n).
+func TestCompletion(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		stdout, stderr, code := runInProcess([]string{"completion", shell}, nil)
+		if code != 0 || !strings.Contains(stdout, "mcpbind") {
+			t.Errorf("completion %s: exit %d, %d bytes\n%s", shell, code, len(stdout), stderr)
+		}
+		if shell != "bash" {
+			continue
+		}
+		bash, err := exec.LookPath("bash")
+		if err != nil {
+			t.Fatalf("this test needs bash: %v", err)
+		}
+		script := writeFile(t, t.TempDir(), "mcpbind.bash", stdout)
+		if out, err := exec.Command(bash, "-n", script).CombinedOutput(); err != nil {
+			t.Errorf("bash -n on the bash completion script: %v\n%s", err, out)
+		}
+	}
+}
+
+// TestVerboseFlag: -v means --verbose everywhere, before the command too;
+// --version has no short form.
+func TestVerboseFlag(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "b.json", `{"bundleVersion":1,"servers":[]}`)
+	if _, stderr, code := runInProcess([]string{"-v", "diff", path, path}, nil); code != 0 {
+		t.Errorf("mcpbind -v diff a b: exit %d\n%s", code, stderr)
+	}
+	if stdout, _, code := runInProcess([]string{"-v"}, nil); code != 0 || strings.Contains(stdout, "mcpbind version") {
+		t.Errorf("mcpbind -v: exit %d, printed the version:\n%s", code, stdout)
+	}
+}
