@@ -5,9 +5,7 @@
 //
 // records mcpbind in go.mod (a "tool" line, its requirements and go.sum
 // entries), so that "go tool mcpbind" runs the version the module pins,
-// and go generate needs nothing installed:
-//
-//go:generate go tool mcpbind generate tools.json -o internal/mcp
+// and go generate needs nothing installed (see the go:generate line below).
 //
 // tools.json is a bundle written by "go tool mcpbind export -o tools.json --
 // COMMAND" (here: the sqlite-explorer example server of this repository).
@@ -16,6 +14,8 @@
 //	(cd ../.. && go build ./examples/sqlite-explorer)
 //	go run . -- ../../sqlite-explorer --dir "$(mktemp -d)"
 package main
+
+//go:generate go tool mcpbind generate tools.json -o internal/mcp
 
 import (
 	"context"
