@@ -405,7 +405,9 @@ func (s session) testErrors(t *testing.T) {
 		`table "authors" has no column "nickname"`)
 	s.callError(t, "insert_row", map[string]any{"table": "books", "values": map[string]any{"title": "Orphan", "author_id": 999}},
 		"FOREIGN KEY")
-	s.callError(t, "count_rows", map[string]any{}, "table")
+	// Invalid arguments are answered in words, naming the JSON pointer.
+	s.callError(t, "count_rows", map[string]any{}, "arguments: missing property 'table'")
+	s.callError(t, "find_row", map[string]any{"table": "books", "id": "one"}, "arguments/id: got string, want integer")
 	// The failed write left the data as it was.
 	s.callOK(t, "count_rows", map[string]any{"table": "loans"}, s.wrapped(`14`))
 }

@@ -62,10 +62,14 @@ func NewServer(store *Store) (*server.MCPServer, error) {
 			legacy[d.tool.Name] = d.legacyOutput
 		}
 	}
+	validation, err := argumentValidation(defs)
+	if err != nil {
+		return nil, err
+	}
 	s := server.NewMCPServer(Name, Version,
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
-		server.WithInputSchemaValidation(),
+		validation,
 		server.WithToolFilter(eraToolFilter(legacy)),
 		server.WithRecovery(),
 	)
