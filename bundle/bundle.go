@@ -61,6 +61,10 @@ type Bundle struct {
 	// it converted (FormatPMCP, FormatPMCPCLI). Marshal always writes a
 	// bundle and ignores it.
 	Format Format `json:"-"`
+	// Warnings are what Parse forgave in a hand-edited file, each naming
+	// the JSON pointer: x-mcpbind facts about a tool the server does not
+	// have, which Parse drops. Marshal ignores them.
+	Warnings []string `json:"-"`
 }
 
 // Server is one exported MCP server.

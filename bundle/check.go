@@ -322,6 +322,7 @@ func decode(data []byte, source string) (*Bundle, error) {
 			s.Tools = append(s.Tools, t)
 		}
 		slices.SortStableFunc(s.Tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+		b.Warnings = append(b.Warnings, pruneStaleFacts(&s, sptr)...)
 		if err := checkFacts(&s, sptr); err != nil {
 			err.Source = source
 			return nil, err

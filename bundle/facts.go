@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpbind/mcpbind/internal/digest"
+	"github.com/mcpbind/mcpbind/internal/rawjson"
 )
 
 // Facts is the decoded "x-mcpbind" member of a server: what mcpbind derived
@@ -257,4 +258,55 @@ func checkFacts(s *Server, ptr string) *Error {
 // escapePointer escapes one JSON pointer token (RFC 6901).
 func escapePointer(token string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(token)
+}
+
+// pruneStaleFacts drops from s.Extensions the facts about tools s does not
+// have (a bundle edited by hand after a tool was removed) and returns one
+// warning per tool dropped, naming the JSON pointer under ptr, the server's.
+// Other members, and their order, are kept byte for byte. An x-mcpbind that
+// does not decode is left to checkFacts.
+func pruneStaleFacts(s *Server, ptr string) []string {
+	if len(s.Extensions) == 0 {
+		return nil
+	}
+	members, err := rawjson.Members(s.Extensions)
+	if err != nil {
+		return nil
+	}
+	var warnings []string
+	for i, m := range members {
+		if m.Key != "tools" {
+			continue
+		}
+		tools, err := rawjson.Members(m.Value)
+		if err != nil {
+			return nil
+		}
+		kept := tools[:0:0]
+		for _, tm := range tools {
+			if slices.ContainsFunc(s.Tools, func(t Tool) bool { return t.Name == tm.Key }) {
+				kept = append(kept, tm)
+				continue
+			}
+			warnings = append(warnings, fmt.Sprintf("%s/x-mcpbind/tools/%s: facts about tool %q, which the server does not have, are ignored",
+				ptr, escapePointer(tm.Key), tm.Key))
+		}
+		if len(warnings) == 0 {
+			return nil
+		}
+		obj, err := rawjson.Object(kept)
+		if err != nil {
+			return nil
+		}
+		members[i].Value = obj
+	}
+	if len(warnings) == 0 {
+		return nil
+	}
+	ext, err := rawjson.Object(members)
+	if err != nil {
+		return nil
+	}
+	s.Extensions = ext
+	return warnings
 }

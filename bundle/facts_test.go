@@ -111,7 +111,6 @@ func TestParseChecksFacts(t *testing.T) {
 		kind              Kind
 	}{
 		{"short digest", `{"digest":"sha256:00"}`, "/servers/0/x-mcpbind/digest", KindSchema},
-		{"unknown tool", `{"tools":{"zz":{"digest":` + d + `}}}`, `/servers/0/x-mcpbind/tools/zz: x-mcpbind has facts about tool "zz"`, KindInvalid},
 		{"envelope without probedVersions", `{"tools":{"a":{"envelope":{"alwaysWraps":true,"legacyWraps":false}}}}`,
 			"/servers/0/x-mcpbind/tools/a/envelope: missing property 'probedVersions'", KindSchema},
 		{"envelope with an unknown member", `{"tools":{"a":{"envelope":{"alwaysWraps":true,"legacyWraps":false,"probedVersions":["v"],"wraps":1}}}}`,
@@ -131,9 +130,22 @@ func TestParseChecksFacts(t *testing.T) {
 			}
 		})
 	}
+	// Facts about a tool the server does not have (a hand-edited bundle)
+	// are dropped with a warning; the rest is kept as it was.
+	b, err := Parse([]byte(bundleWith(`,"x-mcpbind":{"digest":`+d+`,"tools":{"zz":{"digest":`+d+`},"a":{"digest":`+d+`}}}`, `{"name":"a"}`)), "f.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b.Servers[0].Extensions), `{"digest":`+d+`,"tools":{"a":{"digest":`+d+`}}}`; got != want {
+		t.Errorf("x-mcpbind = %s, want %s", got, want)
+	}
+	if len(b.Warnings) != 1 || !strings.Contains(b.Warnings[0], `/servers/0/x-mcpbind/tools/zz: facts about tool "zz"`) {
+		t.Errorf("warnings %q", b.Warnings)
+	}
+
 	// Unknown members are allowed (facts of a later mcpbind) and kept.
 	in := bundleWith(`,"x-mcpbind":{"later":{"x":1},"tools":{"a":{"other":true}}}`, `{"name":"a"}`)
-	b, err := Parse([]byte(in), "f.json")
+	b, err = Parse([]byte(in), "f.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -161,5 +161,8 @@ func (c *cli) loadBundle(path string) (*bundle.Bundle, error) {
 	if b.Format != bundle.FormatBundle {
 		fmt.Fprintf(c.stderr, "mcpbind: %s: read as a %s\n", path, b.Format)
 	}
+	for _, w := range b.Warnings {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: %s: %s\n", path, w)
+	}
 	return b, nil
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpbind/mcpbind/internal/digest"
 )
 
 // TestEveryCommandHasExamples walks the command tree: every command people
@@ -63,5 +65,25 @@ func TestVerboseFlag(t *testing.T) {
 	}
 	if stdout, _, code := runInProcess([]string{"-v"}, nil); code != 0 || strings.Contains(stdout, "mcpbind version") {
 		t.Errorf("mcpbind -v: exit %d, printed the version:\n%s", code, stdout)
+	}
+}
+
+// TestDiffStaleFacts: a bundle edited by hand after a tool was removed,
+// whose x-mcpbind still has facts about it, is compared with a warning.
+func TestDiffStaleFacts(t *testing.T) {
+	dir := t.TempDir()
+	d := `"` + digest.Of(nil) + `"`
+	server := func(tools, facts string) string {
+		return `{"bundleVersion":1,"servers":[{"id":"s","serverInfo":{"name":"s"},"protocolVersion":"2025-11-25","transport":"stdio","tools":[` +
+			tools + `],"x-mcpbind":{"tools":{` + facts + `}}}]}`
+	}
+	a := `{"name":"a","inputSchema":{"type":"object"}}`
+	b := `{"name":"b","inputSchema":{"type":"object"}}`
+	facts := `"a":{"digest":` + d + `},"b":{"digest":` + d + `}`
+	old := writeFile(t, dir, "old.json", server(a+","+b, facts))
+	edited := writeFile(t, dir, "new.json", server(a, facts))
+	stdout, stderr, code := runInProcess([]string{"diff", old, edited}, nil)
+	if code != exitBreaking || !strings.Contains(stdout, "s/b") || !strings.Contains(stderr, `warning: `+edited+`: /servers/0/x-mcpbind/tools/b: facts about tool "b"`) {
+		t.Errorf("diff: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }

@@ -67,7 +67,10 @@ func (c *cli) runValidate(paths []string) error {
 		for _, f := range fs {
 			fmt.Fprintf(c.stdout, "%s: %s\n", path, f)
 		}
-		findings += len(fs)
+		for _, w := range b.Warnings { // stale x-mcpbind facts: a finding here
+			fmt.Fprintf(c.stdout, "%s: %s\n", path, w)
+		}
+		findings += len(fs) + len(b.Warnings)
 		if len(fs) == 0 {
 			tools := 0
 			for _, s := range b.Servers {
