@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -95,6 +96,8 @@ func TestDiffAndCheck(t *testing.T) {
 		return strings.Replace(raw, `"description":`+string(old), `"description":"Run one read-only SQL statement; return its columns and rows."`, 1)
 	}))
 
+	renamed := diffWriteFile(t, filepath.Join(dir, "renamed.json"), bytes.Replace(baseData, []byte(`"name": "sqlite-explorer"`), []byte(`"name": "other-server"`), 1))
+
 	ob, err := bundle.Parse(baseData, base)
 	if err != nil {
 		t.Fatal(err)
@@ -175,6 +178,8 @@ func TestDiffAndCheck(t *testing.T) {
 				"api         sqlite-explorer/list_tables  go Client.ListTables: method added: ListTables(ctx context.Context) ([]string, error)\n",
 			}},
 			{args: append([]string{"check", "--fail-on", "api", cosmetic}, server...), code: 0, contains: []string{"cosmetic  sqlite-explorer/query  tool /description: changed\n"}},
+			// The wrong server: said first.
+			{args: append([]string{"check", renamed}, server...), code: 0, stderr: `warning: the live server is named "sqlite-explorer", but server "sqlite-explorer" of ` + renamed + ` was exported from "other-server"`},
 		},
 	}
 	for name, runs := range diffRuns {
