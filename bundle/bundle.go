@@ -1,6 +1,6 @@
 // Package bundle is the mcpbind bundle: the versioned, deterministic JSON file
 // that `mcpbind export` writes from live MCP servers and `mcpbind generate`
-// reads (DESIGN §2).
+// reads; bundle.schema.json describes the format.
 //
 // A bundle holds, per server, the negotiated protocol version, the serverInfo,
 // capabilities and instructions the server sent, and its tools. Each tool is

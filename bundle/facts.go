@@ -12,7 +12,8 @@ import (
 )
 
 // Facts is the decoded "x-mcpbind" member of a server: what mcpbind derived
-// about the server, kept apart from the server's own fields (DESIGN §2).
+// about the server, kept apart from the server's own fields, which hold exactly what the
+// server sent.
 //
 // In the file it reads, keys in this order (encoding/json sorts the tool
 // names):
@@ -59,7 +60,8 @@ type ToolFacts struct {
 }
 
 // Evidence is what probing a server in both protocol eras showed about the
-// {"result": v} envelopes of one tool (DESIGN §3, SEP-2106).
+// {"result": v} envelopes of one tool (SEP-2106; the README's "Envelopes"
+// section states the rules).
 type Evidence struct {
 	// AlwaysWraps: the server sends the tool's results as {"result": v} in
 	// every protocol version (the Python SDK, FastMCP). Recorded when the
@@ -150,7 +152,7 @@ func (s *Server) ToolDigest(name string) string {
 
 // ToolEvidence returns the envelope evidence recorded for tool name by
 // `mcpbind export --probe-eras`, and whether there is any. A tool without
-// evidence is left to the IR's shape rules (DESIGN §3 (a) and (c)).
+// evidence is left to the IR's shape rules (see package ir).
 //
 // NaturalOutputSchema is always filled in when the tool has an output
 // schema: from x-mcpbind, or else the tool's own outputSchema (which the

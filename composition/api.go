@@ -5,7 +5,7 @@
 // github.com/mark3labs/mcp-go, calls tools with typed arguments, and decodes
 // their results into Go values, unwrapping the {"result": v} envelopes that
 // some SDKs add for clients older than protocol version 2026-07-28
-// (SEP-2106; see DESIGN §3 and the README).
+// (SEP-2106; the README's "Envelopes" section states the rules).
 //
 // A typical program:
 //
@@ -25,7 +25,7 @@ package composition
 const ModernProtocolVersion = "2026-07-28"
 
 // Output describes a tool's natural result type, as far as the envelope rules
-// of DESIGN §3 need it. Generated code fills one in per tool from the IR; the
+// of SEP-2106 need it. Generated code fills one in per tool from the IR; the
 // zero value means "the natural type is a JSON value of unknown shape".
 type Output struct {
 	// PlainObject is true when the natural outputSchema root is a plain

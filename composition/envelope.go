@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// Unwrap applies the envelope rules of DESIGN §3 (SEP-2106) to a tool's
+// Unwrap applies the envelope rules of SEP-2106 to a tool's
 // result value raw (its structuredContent, or the JSON in its text content)
 // in a session at protocol version version, for a tool whose natural result
 // type is described by o. It returns the value to decode as the natural type,

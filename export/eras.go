@@ -46,7 +46,7 @@ type Era struct {
 	Tools []bundle.Tool
 }
 
-// CompareEras derives the envelope evidence (DESIGN §3) for each tool of
+// CompareEras derives the envelope evidence (SEP-2106) for each tool of
 // primary, the era whose tools the bundle keeps, from the tools listed in
 // primary and in probe, a session of the same server in the other era. It
 // returns the evidence by tool name and warnings about what could not be

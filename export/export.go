@@ -1,4 +1,6 @@
-// Package export turns a live MCP server into a bundle entry (DESIGN §2).
+// Package export turns a live MCP server into a bundle entry: each tool
+// object exactly as the server listed it, with the negotiated protocol
+// version, serverInfo, capabilities and instructions.
 //
 // Export reads what a connected session learned at connection time (the
 // negotiated protocol version, serverInfo, capabilities, instructions) and

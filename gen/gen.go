@@ -1,7 +1,7 @@
 // Package gen renders the IR of a server (ir.Package) into Go source files
 // through the embedded templates of templates/, then formats them with
 // golang.org/x/tools/imports. It makes no naming or typing decisions: those
-// are the IR's (DESIGN §1).
+// are the IR's (package ir).
 package gen
 
 import (

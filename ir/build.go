@@ -463,7 +463,7 @@ func (ts *typeSession) unionNeedsValidation(n *node, depth int) bool {
 }
 
 // envelope reports whether the advertised outputSchema root is a recognised
-// {"result": S} envelope (DESIGN §3) and returns the pointer of S. always is
+// {"result": S} envelope (SEP-2106) and returns the pointer of S. always is
 // true when the server marks it as wrapping in every protocol version
 // ("x-fastmcp-wrap-result": true).
 func (ts *typeSession) envelope(root *node) (inner string, always bool, ok bool) {

@@ -1,10 +1,10 @@
 // Package ir turns the tool schemas of an mcpbind bundle into a typed graph
 // of named Go types: the intermediate representation that gen/ prints.
 //
-// Every typing and naming decision is made here (DESIGN §1): which JSON
+// Every typing and naming decision is made here, once: which JSON
 // Schema becomes a struct, a map, an enum, a union or raw JSON, what each Go
 // identifier is called, which fields are pointers, and which result schemas
-// are {"result": v} envelopes (DESIGN §3, SEP-2106). gen/ only renders.
+// are {"result": v} envelopes (SEP-2106). gen/ only renders.
 package ir
 
 import (
@@ -394,7 +394,7 @@ func (v *Variant) GoType() string {
 }
 
 // Output mirrors composition.Output: the facts the runtime needs to apply
-// the envelope rules of DESIGN §3 to a tool's natural result.
+// the envelope rules of SEP-2106 to a tool's natural result.
 type Output struct {
 	PlainObject       bool `json:"plainObject"`
 	CanBeObject       bool `json:"canBeObject"`
@@ -413,7 +413,8 @@ type Tool struct {
 	Doc []string
 	// Args is the argument type, or nil when the tool takes no arguments.
 	Args *Type
-	// Result is the natural result type (DESIGN §3), or nil when the tool
+	// Result is the natural result type (the result without a {"result": v}
+	// envelope, SEP-2106), or nil when the tool
 	// has no outputSchema; the method then returns *composition.Result.
 	Result *Type
 	// ResultPointer is true when the method returns *Result (structs and

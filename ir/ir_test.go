@@ -119,7 +119,7 @@ func TestFieldPointersAndTags(t *testing.T) {
 	}
 }
 
-// TestEnvelopeRecognition covers DESIGN §3's rules for when an advertised
+// TestEnvelopeRecognition covers the envelope rules (SEP-2106) for when an advertised
 // outputSchema is a {"result": S} wrapper.
 func TestEnvelopeRecognition(t *testing.T) {
 	for _, tc := range []struct {

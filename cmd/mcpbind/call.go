@@ -243,7 +243,7 @@ func findOutputSchema(tools []json.RawMessage, name string) json.RawMessage {
 
 // envelopeOutput reports whether schema, a tool's outputSchema as listed in
 // the session the call was made in, is a recognised {"result": S} envelope
-// (DESIGN §3): it carries "x-fastmcp-wrap-result": true, or it is an object
+// (SEP-2106): it carries "x-fastmcp-wrap-result": true, or it is an object
 // schema whose only property is "result", listed in "required", and whose
 // "result" schema (after local $refs) is not a plain "type":"object" schema.
 //

@@ -15,7 +15,7 @@ import (
 )
 
 // newGenerateCmd builds `mcpbind generate BUNDLE -o DIR [--package NAME]`:
-// one Go package per server of the bundle, in DIR/<package>/ (DESIGN §4).
+// one Go package per server of the bundle, in DIR/<package>/.
 //
 // Every package is rendered and formatted in memory before any file is
 // written, so a schema mcpbind cannot type (exit 2, naming server, tool and

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 )
 
-// Exit codes (DESIGN §5).
+// Exit codes, as the README's "Exit codes" section lists them.
 const (
 	// exitOK: success.
 	exitOK = 0

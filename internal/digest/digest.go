@@ -1,6 +1,6 @@
 // Package digest computes the content digests that mcpbind records in a
 // bundle's "x-mcpbind" member and that the runtime compares with a live
-// server's tools (DESIGN §2, issue 4 item 8). It is the one place that
+// server's tools (recorded under x-mcpbind). It is the one place that
 // defines them, so that bundle, export and composition agree byte for byte.
 //
 // A digest is "sha256:" followed by 64 lowercase hex digits: the SHA-256 of

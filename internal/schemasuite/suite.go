@@ -1,7 +1,6 @@
 // Package schemasuite measures how much of JSON Schema mcpbind types
 // precisely, on the draft 2020-12 files of the JSON-Schema-Test-Suite that
-// the Go module github.com/google/jsonschema-go ships in its testdata
-// (DESIGN §6, issue 3 "Proof").
+// the Go module github.com/google/jsonschema-go ships in its testdata.
 //
 // Its test, TestJSONSchemaTestSuite, puts every schema of the suite into a
 // bundle as a tool's outputSchema, generates Go with the real generator,

@@ -12,7 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// Protocol eras and result envelopes (SEP-2106; DESIGN §3).
+// Protocol eras and result envelopes (SEP-2106).
 //
 // Before protocol version 2026-07-28 the spec required an object outputSchema
 // and an object structuredContent. Toward such clients this server does what
