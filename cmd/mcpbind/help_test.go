@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -85,5 +86,28 @@ func TestDiffStaleFacts(t *testing.T) {
 	stdout, stderr, code := runInProcess([]string{"diff", old, edited}, nil)
 	if code != exitBreaking || !strings.Contains(stdout, "s/b") || !strings.Contains(stderr, `warning: `+edited+`: /servers/0/x-mcpbind/tools/b: facts about tool "b"`) {
 		t.Errorf("diff: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// TestShowProgress: progress lines with -v, never with -q, and otherwise
+// only when stderr is a terminal (a buffer or a pipe is not).
+func TestShowProgress(t *testing.T) {
+	c := &cli{stderr: &strings.Builder{}}
+	for _, tc := range []struct {
+		f    exportFlags
+		want bool
+	}{{exportFlags{}, false}, {exportFlags{verbose: true}, true}, {exportFlags{quiet: true}, false}} {
+		if got := c.showProgress(&tc.f); got != tc.want {
+			t.Errorf("verbose %v quiet %v: showProgress = %v", tc.f.verbose, tc.f.quiet, got)
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if (&cli{stderr: w}).showProgress(&exportFlags{}) {
+		t.Error("progress into a pipe")
 	}
 }

@@ -6,6 +6,9 @@
 //	mcpbind export --config servers.yaml [flags]  # several servers, one bundle
 //	mcpbind generate BUNDLE -o DIR [--package NAME]
 //	mcpbind call [flags] TOOL [--args JSON] (-- COMMAND [ARG…] | URL)
+//	mcpbind diff OLD NEW | mcpbind check BUNDLE (-- COMMAND [ARG…] | URL)
+//	mcpbind validate BUNDLE… | mcpbind show BUNDLE [TOOL]
+//	mcpbind completion bash|zsh|fish|powershell | mcpbind --version
 //
 // Exit codes: 0 ok · 1 breaking change found · 2 usage or input error ·
 // 3 server or transport error. Progress and warnings go to stderr; results
