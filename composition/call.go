@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // Result is a tools/call result as the server sent it. Generated code returns
@@ -246,14 +247,7 @@ func marshalArgs(args any) (json.RawMessage, error) {
 	return b, nil
 }
 
-// truncate shortens s to at most n bytes (on a rune boundary), marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// truncate shortens server text for a message to at most n bytes (on a rune
+// boundary), marking the cut, after masking URL credentials in it (redact
+// first, cut second).
+func truncate(s string, n int) string { return redact.Cut(s, nil, n) }

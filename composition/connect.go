@@ -301,6 +301,7 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 			return nil, rep, &ConnectError{Server: s.server, Stage: "config", Err: fmt.Errorf("not an http or https URL: %q", s.server)}
 		}
 		s.http = newHTTPRecorder()
+		s.http.secrets = s.secrets
 		s.auth = auth
 		if auth != nil {
 			s.http.unauthorized = auth.invalidate

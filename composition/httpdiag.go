@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // httpRecorder is the http.RoundTripper of a session's HTTP client. It
@@ -28,6 +30,8 @@ type httpRecorder struct {
 	eventStream bool
 	// unauthorized, if set, is called on each 401 answer.
 	unauthorized func(authorization string)
+	// secrets are redacted from a quoted body before it is cut.
+	secrets []string
 
 	mu       sync.Mutex
 	last     string
@@ -67,7 +71,9 @@ func (r *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.StatusCode == http.StatusUnauthorized && r.unauthorized != nil {
 		r.unauthorized(req.Header.Get("Authorization"))
 	}
-	const peekSize = 512
+	// Enough of the body to show bodyShown bytes of it once redacted.
+	const bodyShown = 200
+	peekSize := int64(bodyShown + redact.Slack(r.secrets))
 	peek, _ := io.ReadAll(io.LimitReader(resp.Body, peekSize))
 	resp.Body = struct {
 		io.Reader
@@ -75,7 +81,7 @@ func (r *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	}{io.MultiReader(bytes.NewReader(peek), resp.Body), resp.Body}
 	desc := fmt.Sprintf("the server answered a %s with HTTP %s", req.Method, resp.Status)
 	if body := strings.TrimSpace(string(peek)); body != "" && resp.StatusCode != http.StatusNotFound {
-		desc += fmt.Sprintf(" (body: %q)", truncate(body, 200))
+		desc += fmt.Sprintf(" (body: %q)", redact.Head(body, r.secrets, bodyShown, int64(len(peek)) == peekSize))
 	}
 	if resp.StatusCode == http.StatusNotFound {
 		desc += "; is this the server's MCP endpoint?"
@@ -138,6 +144,9 @@ func redactErr(err error, rawURL string) error {
 			replaced = strings.ReplaceAll(replaced, s, safe)
 		}
 	}
+	// Any other URL in the message (a redirect target, the endpoint an
+	// HTTP+SSE server named) loses its user information and query too.
+	replaced = redact.URLs(replaced)
 	if replaced == msg {
 		return err
 	}

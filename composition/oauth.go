@@ -17,6 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // Credentials for HTTP servers (MCP authorization, 2025-06-18 and later).
@@ -356,7 +358,7 @@ func (s *clientCredentialsStore) tokenError(tokenURL string, err error) error {
 		te.StatusCode = re.Response.StatusCode
 		te.Code, te.Description = re.ErrorCode, re.ErrorDescription
 		if te.Code == "" {
-			te.body = truncate(strings.TrimSpace(string(re.Body)), 200)
+			te.body = redact.Cut(strings.TrimSpace(string(re.Body)), te.secrets, 200)
 		}
 		return te
 	}

@@ -2,8 +2,9 @@ package composition
 
 import (
 	"io"
-	"net/url"
 	"strings"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // Transport names, as returned by [Session.Transport] and recorded in a
@@ -86,17 +87,33 @@ func (t Transport) String() string {
 
 // redactURL drops what may carry credentials from a URL: user information,
 // the query and the fragment.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "<invalid URL>"
+func redactURL(raw string) string { return redact.URL(raw) }
+
+// secrets lists the values of cfg that must never appear in a message:
+// header values (the Authorization header among them), the bearer token,
+// the OAuth client secret and the values of WithEnv. Every message that
+// quotes server output is redacted of them before it is cut
+// (internal/redact).
+func (c *config) secrets() []string {
+	var out []string
+	for _, v := range c.headers {
+		out = append(out, v)
+		if _, tok, ok := strings.Cut(v, " "); ok {
+			out = append(out, tok) // "Bearer <token>": the token alone too
+		}
 	}
-	u.User = nil
-	u.RawQuery = ""
-	u.ForceQuery = false
-	u.Fragment = ""
-	u.RawFragment = ""
-	return u.String()
+	if c.conn.auth.bearer != "" {
+		out = append(out, c.conn.auth.bearer)
+	}
+	if c.conn.auth.cc != nil && c.conn.auth.cc.ClientSecret != "" {
+		out = append(out, c.conn.auth.cc.ClientSecret)
+	}
+	for _, kv := range c.env {
+		if _, v, ok := strings.Cut(kv, "="); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Option configures [Connect]. Options that do not apply to the transport

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // Session is a connection to one MCP server, made by [Connect]. Its methods
@@ -21,6 +23,9 @@ type Session struct {
 	server   string // Transport.String(), for messages
 	kind     string
 	maxPages int
+	// secrets are the configured values that messages must not show
+	// (config.secrets).
+	secrets []string
 	// validateArgs and validateResults are the validation options.
 	validateArgs, validateResults bool
 
@@ -145,7 +150,7 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error)
 // newSession is a session not yet connected, with the options of cfg that
 // the session keeps (connect.go fills in the rest).
 func newSession(server, kind string, cfg *config) *Session {
-	return &Session{server: server, kind: kind, maxPages: cfg.maxPages,
+	return &Session{server: server, kind: kind, maxPages: cfg.maxPages, secrets: cfg.secrets(),
 		validateArgs: cfg.validateArgs, validateResults: cfg.validateResults}
 }
 
@@ -213,11 +218,9 @@ func (s *Session) annotate(err error) error {
 	}
 	d := &detailError{detail: "the server process exited (" + s.proc.exitDescription() + ")", err: err}
 	if tail := s.proc.stderrTail(); tail != "" {
-		const max = 1 << 10
-		if len(tail) > max {
-			tail = "…" + tail[len(tail)-max:]
-		}
-		d.stderr = tail
+		// stderrTail is redacted already, so cutting it cannot expose a
+		// secret in part.
+		d.stderr = redact.Tail(tail, nil, 1<<10, false)
 	}
 	return d
 }

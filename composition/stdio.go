@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // A stdio server is run by this package rather than by mcp-go's
@@ -41,7 +43,7 @@ type stdioProcess struct {
 	stdout  *os.File // read end of the server's stdout
 	stderr  *os.File // read end of the server's stderr
 	watch   *stdoutWatch
-	tail    *tailBuffer
+	tail    *redact.TailBuffer
 	errDone chan struct{} // closed when stderr reaches EOF
 	exited  chan struct{} // closed when the process has been waited for
 	waitErr error         // set before exited is closed
@@ -53,6 +55,7 @@ func startStdio(command string, args []string, cfg *config) (*stdioProcess, *tra
 	if command == "" {
 		return nil, nil, fmt.Errorf("no command given")
 	}
+	secrets := cfg.secrets()
 	cmd := exec.Command(command, args...)
 	if len(cfg.env) > 0 {
 		cmd.Env = append(os.Environ(), cfg.env...)
@@ -102,20 +105,27 @@ func startStdio(command string, args []string, cfg *config) (*stdioProcess, *tra
 		stdin:   inW,
 		stdout:  outR,
 		stderr:  errR,
-		tail:    newTailBuffer(stderrTailSize),
+		tail:    redact.NewTailBuffer(stderrTailSize, secrets),
 		errDone: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	p.watch = newStdoutWatch(outR)
+	p.watch = newStdoutWatch(outR, secrets)
+	var copyTo *redact.Writer
+	if cfg.stderr != nil {
+		copyTo = redact.NewWriter(cfg.stderr, secrets)
+	}
 	go func() {
 		defer close(p.errDone)
+		if copyTo != nil {
+			defer func() { _ = copyTo.Flush() }()
+		}
 		buf := make([]byte, 4096)
 		for {
 			n, err := errR.Read(buf)
 			if n > 0 {
 				_, _ = p.tail.Write(buf[:n])
-				if cfg.stderr != nil {
-					_, _ = cfg.stderr.Write(buf[:n])
+				if copyTo != nil {
+					_, _ = copyTo.Write(buf[:n])
 				}
 			}
 			if err != nil {
@@ -226,61 +236,31 @@ func (p *stdioProcess) stderrTail() string {
 	return strings.TrimSpace(p.tail.String())
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu      sync.Mutex
-	max     int
-	buf     []byte
-	dropped bool
-}
-
-func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
-
-// Write appends p, dropping the oldest bytes beyond the buffer's size.
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.max; over > 0 {
-		b.buf = append(b.buf[:0], b.buf[over:]...)
-		b.dropped = true
-	}
-	return len(p), nil
-}
-
-// String returns the kept bytes, prefixed with "…" when older ones were
-// dropped.
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.dropped {
-		return "…" + string(b.buf)
-	}
-	return string(b.buf)
-}
-
 // stdoutWatch passes a stdio server's stdout through to mcp-go's transport
 // and notes the first line that cannot be a JSON-RPC message (one whose first
 // non-blank byte is not '{' or '['). mcp-go skips such lines; they are
 // reported only when Connect fails, since a server that prints a banner and
 // then works is still usable.
 type stdoutWatch struct {
-	r   io.Reader
-	eof chan struct{}
+	r       io.Reader
+	eof     chan struct{}
+	secrets []string
 
 	mu          sync.Mutex
 	atLineStart bool
 	inJunk      bool // capturing the first junk line
 	junk        []byte
 	junkLines   int
+	junkClipped bool // the first junk line was longer than what was kept
 	eofOnce     sync.Once
 }
 
-// maxJunk is how much of the first junk line is kept.
+// maxJunk is how much of the first junk line is shown; redact.Slack more is
+// kept, so that the line is redacted before it is cut.
 const maxJunk = 200
 
-func newStdoutWatch(r io.Reader) *stdoutWatch {
-	return &stdoutWatch{r: r, eof: make(chan struct{}), atLineStart: true}
+func newStdoutWatch(r io.Reader, secrets []string) *stdoutWatch {
+	return &stdoutWatch{r: r, eof: make(chan struct{}), atLineStart: true, secrets: secrets}
 }
 
 // Read reads from the server's stdout.
@@ -302,8 +282,10 @@ func (w *stdoutWatch) scan(p []byte) {
 			w.atLineStart = true
 			w.inJunk = false
 		case w.inJunk:
-			if len(w.junk) < maxJunk {
+			if len(w.junk) < maxJunk+redact.Slack(w.secrets) {
 				w.junk = append(w.junk, c)
+			} else {
+				w.junkClipped = true
 			}
 		case w.atLineStart && (c == ' ' || c == '\t' || c == '\r'):
 		case w.atLineStart:
@@ -326,7 +308,7 @@ func (w *stdoutWatch) junkNote() string {
 	if w.junkLines == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("the server wrote output that is not JSON-RPC to stdout: %q", truncate(string(w.junk), maxJunk))
+	s := fmt.Sprintf("the server wrote output that is not JSON-RPC to stdout: %q", redact.Head(string(w.junk), w.secrets, maxJunk, w.junkClipped))
 	if w.junkLines > 1 {
 		s += fmt.Sprintf(" (and %d more such line(s))", w.junkLines-1)
 	}

@@ -334,7 +334,7 @@ func testBadServers(t *testing.T, bin string) {
 		// Secrets the server echoes back are hidden from messages.
 		{"server echoes an env value", fake("echo-env", "--env", "MCPBIND_TEST_SECRET="+secret), []string{"bad key ***", "key: ***"}},
 		{"server echoes headers", []string{"--header", "X-Api-Key: " + secret, "--bearer-env", "MCPBIND_TEST_TOKEN", echoing.URL + "/mcp"},
-			[]string{"401", "invalid credentials: Bearer *** / ***"}},
+			[]string{"401", "invalid credentials: *** / ***"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
