@@ -34,8 +34,12 @@ type Transport struct {
 // Stdio is a server started as a child process: command (looked up in PATH
 // when it has no path separator) with args. The process inherits this
 // process's environment plus [WithEnv], and its working directory is
-// [WithDir] or this process's. [Session.Close] closes its stdin, then signals
-// it if it does not exit within two seconds.
+// [WithDir] or this process's. On Unix it runs in a process group of its
+// own, so that a server started through a launcher (`bash -c`, npx, uvx)
+// is ended whole. [Session.Close] closes its stdin, then signals the group
+// (SIGTERM, then SIGKILL) if the server does not exit within two seconds;
+// processes of the group that outlive the server get SIGTERM and, two
+// seconds later, SIGKILL. A failed [Connect] kills the group at once.
 func Stdio(command string, args ...string) Transport {
 	return Transport{kind: TransportStdio, command: command, args: append([]string(nil), args...)}
 }

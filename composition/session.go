@@ -298,7 +298,8 @@ func (s *Session) Instructions() string { return s.instructions }
 
 // Close ends the session: for Streamable HTTP it ends a legacy protocol
 // session with DELETE; for HTTP+SSE it closes the event stream; for stdio it closes the server's stdin, waits up to two seconds for
-// it to exit, then sends SIGTERM and finally SIGKILL. It returns an error
+// it to exit, then sends SIGTERM and finally SIGKILL to its process group
+// (see [Stdio]). It returns an error
 // only when the process could not be stopped. Calling Close again returns the
 // first result.
 func (s *Session) Close() error {

@@ -61,6 +61,7 @@ func startStdio(command string, args []string, cfg *config) (*stdioProcess, *tra
 		cmd.Env = append(os.Environ(), cfg.env...)
 	}
 	cmd.Dir = cfg.dir
+	setProcessGroup(cmd) // procgroup_unix.go: stop ends the whole group
 
 	var parentEnds, childEnds []*os.File
 	closeAll := func(fs []*os.File) {
@@ -166,10 +167,13 @@ func (p *stdioProcess) hasExited(d time.Duration) bool {
 	}
 }
 
-// stop ends the process: when graceful, it first waits for the process to
-// exit on its own (its stdin has been closed by the transport), then sends
-// SIGTERM; SIGKILL comes last. The pipes are closed afterwards so no reader
-// stays blocked on a grandchild that holds them open.
+// stop ends the process and its process group: when graceful, it first
+// waits for the process to exit on its own (its stdin has been closed by the
+// transport), then sends SIGTERM to the group; SIGKILL to the group comes
+// last. Processes of the group that outlive the server (a grandchild left by
+// `bash -c`, npx or uvx) get SIGTERM and, termExit later, SIGKILL. The pipes
+// are closed afterwards so no reader stays blocked on a grandchild that
+// holds them open.
 func (p *stdioProcess) stop(graceful bool) error {
 	defer func() {
 		_ = p.stdin.Close()
@@ -182,24 +186,49 @@ func (p *stdioProcess) stop(graceful bool) error {
 		}
 		_ = p.stderr.Close()
 	}()
+	pid := p.cmd.Process.Pid
 	if graceful {
 		if p.hasExited(gracefulExit) {
+			p.endGroup(true)
 			return nil
 		}
-		if err := p.cmd.Process.Signal(syscall.SIGTERM); err == nil && p.hasExited(termExit) {
+		if err := signalGroup(pid, syscall.SIGTERM); err == nil && p.hasExited(termExit) {
+			p.endGroup(true)
 			return nil
 		}
 	}
 	if p.hasExited(0) {
+		p.endGroup(graceful)
 		return nil
 	}
-	if err := p.cmd.Process.Kill(); err != nil && !p.hasExited(0) {
-		return fmt.Errorf("killing server process: %w", err)
+	if err := signalGroup(pid, syscall.SIGKILL); err != nil && !p.hasExited(0) {
+		if err := p.cmd.Process.Kill(); err != nil && !p.hasExited(0) {
+			return fmt.Errorf("killing server process: %w", err)
+		}
 	}
 	if !p.hasExited(gracefulExit) {
-		return fmt.Errorf("server process %d did not exit after SIGKILL", p.cmd.Process.Pid)
+		return fmt.Errorf("server process %d did not exit after SIGKILL", pid)
 	}
+	p.endGroup(false)
 	return nil
+}
+
+// endGroup ends what remains of the server's process group once the server
+// itself has exited: SIGTERM first when graceful, then SIGKILL if anything
+// is still there after termExit.
+func (p *stdioProcess) endGroup(graceful bool) {
+	pid := p.cmd.Process.Pid
+	if !groupAlive(pid) {
+		return
+	}
+	if graceful {
+		_ = signalGroup(pid, syscall.SIGTERM)
+		deadline := time.Now().Add(termExit)
+		for groupAlive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	_ = signalGroup(pid, syscall.SIGKILL)
 }
 
 // pipeClosed reports whether err, from a request, or the state of stdout
