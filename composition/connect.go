@@ -311,7 +311,7 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 		} else {
 			opts := []transport.StreamableHTTPCOption{
 				transport.WithHTTPHeaders(cfg.headers),
-				transport.WithHTTPBasicClient(&http.Client{Transport: s.http}),
+				transport.WithHTTPBasicClient(newHTTPClient(s.http)),
 			}
 			if auth != nil {
 				opts = append(opts, transport.WithHTTPOAuth(auth.oauthConfig()))

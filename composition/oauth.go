@@ -177,10 +177,8 @@ func newAuthState(a *authConfig, serverURL string) (*authState, error) {
 	if !a.bearerSet && a.cc == nil {
 		return nil, nil
 	}
-	hc := &http.Client{
-		Timeout:   30 * time.Second,
-		Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true},
-	}
+	hc := newHTTPClient(&http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true})
+	hc.Timeout = 30 * time.Second
 	if a.bearerSet {
 		if a.cc != nil {
 			return nil, errors.New("WithBearerToken and WithOAuthClientCredentials both set the Authorization header; give one")
