@@ -328,6 +328,7 @@ func testBadServers(t *testing.T, bin string) {
 		{"tool without a name", fake("noname"), []string{"tools/list: tool 1: missing name", "I have no name"}},
 		{"tool listed twice", fake("duplicate"), []string{`tool "twice" listed twice`}},
 		{"cursor loop", fake("loopcursor"), []string{"repeated cursor"}},
+		{"invalid UTF-8", fake("badutf8"), []string{`tool 1 ("query")`, "\"/inputSchema/properties/ta\uFFFDble\" is not valid UTF-8"}},
 		{"HTTP 404", []string{notFound.URL + "/mcp"}, []string{notFound.URL + "/mcp", "404"}},
 		{"HTTP 500", []string{failing.URL + "/mcp"}, []string{failing.URL + "/mcp", "500"}},
 		{"connection refused", []string{refused}, []string{refused, "refused"}},
