@@ -189,7 +189,7 @@ func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error 
 		return fmt.Errorf("composition: tool %q returned no structuredContent and no text content that is JSON (text: %q)", tool.Name, truncate(res.Text(), 200))
 	}
 	value, _ := Unwrap(s.version, tool.Output, raw)
-	if err := s.checkResult(tool, value); err != nil {
+	if err := s.checkResult(ctx, tool, value); err != nil {
 		return err
 	}
 	if out == nil {
