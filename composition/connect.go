@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"sync"
@@ -302,6 +303,7 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 		}
 		s.http = newHTTPRecorder()
 		s.http.secrets = s.secrets
+		s.http.maxResponseBytes = cfg.maxResponseBytes
 		s.auth = auth
 		if auth != nil {
 			s.http.unauthorized = auth.invalidate
@@ -312,6 +314,9 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 			opts := []transport.StreamableHTTPCOption{
 				transport.WithHTTPHeaders(cfg.headers),
 				transport.WithHTTPBasicClient(newHTTPClient(s.http)),
+				// mcp-go logs stream errors (with server text in them) to
+				// slog.Default; what matters reaches the caller as errors.
+				transport.WithHTTPLogger(slog.New(slog.DiscardHandler)),
 			}
 			if auth != nil {
 				opts = append(opts, transport.WithHTTPOAuth(auth.oauthConfig()))

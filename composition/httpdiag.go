@@ -32,10 +32,39 @@ type httpRecorder struct {
 	unauthorized func(authorization string)
 	// secrets are redacted from a quoted body before it is cut.
 	secrets []string
+	// maxResponseBytes bounds each message of a 2xx answer (limits.go).
+	maxResponseBytes int64
 
 	mu       sync.Mutex
 	last     string
 	statuses map[string]int
+	limit    *LimitError // the first limit an answer exceeded
+}
+
+// limitErr returns the first limit an answer exceeded, or nil.
+func (r *httpRecorder) limitErr() *LimitError {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.limit
+}
+
+// limitBody bounds the messages of a 2xx answer's body: each event of an
+// event stream, or the whole of any other body.
+func (r *httpRecorder) limitBody(resp *http.Response) {
+	max := r.maxResponseBytes
+	if max <= 0 {
+		max = DefaultMaxResponseBytes
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	events := mt == "text/event-stream"
+	resp.Body = &limitReader{r: resp.Body, maxBytes: max, events: events, total: !events,
+		onLimit: func(e *LimitError) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.limit == nil {
+				r.limit = e
+			}
+		}}
 }
 
 func newHTTPRecorder() *httpRecorder {
@@ -66,6 +95,7 @@ func (r *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, errors.New("not an event stream")
 			}
 		}
+		r.limitBody(resp)
 		return resp, nil
 	}
 	if resp.StatusCode == http.StatusUnauthorized && r.unauthorized != nil {

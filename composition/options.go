@@ -143,6 +143,8 @@ type config struct {
 	clientVersion   string
 	stderr          io.Writer
 	maxPages        int
+	// maxResponseBytes bounds one server message (limits.go).
+	maxResponseBytes int64
 	// validateArgs and validateResults switch on the checks of validation.go.
 	validateArgs, validateResults bool
 	// conn holds the options of connect.go, sse.go and oauth.go.
@@ -153,9 +155,10 @@ type config struct {
 
 func newConfig(opts []Option) config {
 	c := config{
-		clientName:    "mcpbind",
-		clientVersion: moduleVersion(),
-		maxPages:      DefaultMaxPages,
+		clientName:       "mcpbind",
+		clientVersion:    moduleVersion(),
+		maxPages:         DefaultMaxPages,
+		maxResponseBytes: DefaultMaxResponseBytes,
 	}
 	for _, o := range opts {
 		if o.apply != nil {

@@ -179,6 +179,7 @@ func (s *Session) abort(ctx context.Context, stage string, err error, rawURL str
 	if ctx.Err() != nil {
 		notes = append(notes, "no answer before the context ended")
 	}
+	err = s.withLimit(err)
 
 	_ = s.client.Close()
 	var stderr string
@@ -207,6 +208,9 @@ func (s *Session) abort(ctx context.Context, stage string, err error, rawURL str
 // gone away (its exit status and the end of its stderr), or about an
 // HTTP+SSE event stream that has ended.
 func (s *Session) annotate(err error) error {
+	if le := s.withLimit(err); le != err {
+		return le
+	}
 	if lost := s.conn.lostErr(); lost != nil {
 		return &detailError{detail: "the server's HTTP+SSE event stream has ended (" + lost.Error() + ")", err: err}
 	}

@@ -43,6 +43,7 @@ type stdioProcess struct {
 	stdout  *os.File // read end of the server's stdout
 	stderr  *os.File // read end of the server's stderr
 	watch   *stdoutWatch
+	limit   *limitReader // between stdout and watch (limits.go)
 	tail    *redact.TailBuffer
 	errDone chan struct{} // closed when stderr reaches EOF
 	exited  chan struct{} // closed when the process has been waited for
@@ -61,6 +62,13 @@ func startStdio(command string, args []string, cfg *config) (*stdioProcess, *tra
 		cmd.Env = append(os.Environ(), cfg.env...)
 	}
 	cmd.Dir = cfg.dir
+	if cfg.dir != "" {
+		// With SysProcAttr set, os.StartProcess no longer names a missing
+		// working directory in its error ("fork/exec sh: no such file").
+		if _, err := os.Stat(cfg.dir); err != nil {
+			return nil, nil, fmt.Errorf("working directory: %w", err)
+		}
+	}
 	setProcessGroup(cmd) // procgroup_unix.go: stop ends the whole group
 
 	var parentEnds, childEnds []*os.File
@@ -110,7 +118,8 @@ func startStdio(command string, args []string, cfg *config) (*stdioProcess, *tra
 		errDone: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	p.watch = newStdoutWatch(outR, secrets)
+	p.limit = &limitReader{r: outR, maxBytes: cfg.maxResponseBytes, eofOnLimit: true}
+	p.watch = newStdoutWatch(p.limit, secrets)
 	var copyTo *redact.Writer
 	if cfg.stderr != nil {
 		copyTo = redact.NewWriter(cfg.stderr, secrets)

@@ -328,6 +328,7 @@ func testBadServers(t *testing.T, bin string) {
 		{"tool without a name", fake("noname"), []string{"tools/list: tool 1: missing name", "I have no name"}},
 		{"tool listed twice", fake("duplicate"), []string{`tool "twice" listed twice`}},
 		{"cursor loop", fake("loopcursor"), []string{"repeated cursor"}},
+		{"tools/list page over --max-response-bytes", fake("odd", "--max-response-bytes", "200"), []string{"tools/list page 2", "larger than 200 bytes"}},
 		{"invalid UTF-8", fake("badutf8"), []string{`tool 1 ("query")`, "\"/inputSchema/properties/ta\uFFFDble\" is not valid UTF-8"}},
 		{"HTTP 404", []string{notFound.URL + "/mcp"}, []string{notFound.URL + "/mcp", "404"}},
 		{"HTTP 500", []string{failing.URL + "/mcp"}, []string{failing.URL + "/mcp", "500"}},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
@@ -27,6 +28,15 @@ func addServerFlags(cmd *cobra.Command, f *exportFlags) {
 	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up connecting and listing tools after this `DURATION` (0: never)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "report progress and copy a stdio server's stderr to stderr")
 	addAuthFlags(fl, &f.auth)
+	addLimitFlags(fl, f)
+}
+
+// addLimitFlags registers --max-response-bytes, the bound on each message a
+// server sends (composition.WithMaxResponseBytes): a larger tools/list page
+// or tool result fails at once with exit 3.
+func addLimitFlags(fl *pflag.FlagSet, f *exportFlags) {
+	fl.Int64Var(&f.maxResponseBytes, "max-response-bytes", composition.DefaultMaxResponseBytes,
+		"fail when the server sends a message (a tools/list page, a tool result) larger than `N` bytes")
 }
 
 // liveServer connects to target as `mcpbind export` does (the same
@@ -87,6 +97,7 @@ func (c *cli) connect(ctx context.Context, f *exportFlags, target composition.Tr
 	if f.verbose {
 		opts = append(opts, composition.WithStderr(c.stderr))
 	}
+	opts = append(opts, composition.WithMaxResponseBytes(f.maxResponseBytes))
 	// Connection warnings (an HTTP+SSE fallback, a server that ignored the
 	// server/discover probe) are worth seeing even without -v.
 	opts = append(opts, composition.WithWarnings(func(msg string) {
