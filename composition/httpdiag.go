@@ -150,8 +150,9 @@ func (r *httpRecorder) lastFailure() string {
 // close drops idle connections.
 func (r *httpRecorder) close() { r.next.CloseIdleConnections() }
 
-// redactingError replaces a URL that may carry credentials in an error's
-// message; Unwrap keeps the original for errors.Is and errors.As.
+// redactingError is an error with a rewritten message: without a URL that
+// may carry credentials (redactErr), or without mcp-go's wrapping layers
+// (tidy). Unwrap keeps the original for errors.Is and errors.As.
 type redactingError struct {
 	err error
 	msg string

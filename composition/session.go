@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -101,6 +102,35 @@ func (e *detailError) Error() string {
 
 func (e *detailError) Unwrap() error { return e.err }
 
+// tidy drops from an mcp-go error the layers that add no meaning: the
+// "transport error: " of transport.Error and the one or two "failed to send
+// request: " of its HTTP transports, and the `Post "URL": ` of a *url.Error
+// (the server's URL is named by the caller). The message then says what
+// happened ("dial tcp 127.0.0.1:1: connect: connection refused"); Unwrap
+// keeps the original chain for errors.Is and errors.As.
+func tidy(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	out := msg
+	for {
+		next := strings.TrimPrefix(strings.TrimPrefix(out, "transport error: "), "failed to send request: ")
+		if next == out {
+			break
+		}
+		out = next
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		out = strings.TrimPrefix(out, fmt.Sprintf("%s %q: ", ue.Op, ue.URL))
+	}
+	if out == msg {
+		return err
+	}
+	return &redactingError{err: err, msg: out}
+}
+
 // stderrSection formats a server's stderr tail for the end of a message.
 func stderrSection(tail string) string {
 	return "\nserver stderr (last lines):\n  " + strings.ReplaceAll(tail, "\n", "\n  ")
@@ -156,6 +186,7 @@ func newSession(server, kind string, cfg *config) *Session {
 
 // abort stops a session whose connect failed and describes the failure.
 func (s *Session) abort(ctx context.Context, stage string, err error, rawURL string) (*Session, error) {
+	err = tidy(err)
 	var notes []string
 	if s.proc != nil {
 		// A closed pipe means the process is exiting, so give it a moment
@@ -208,6 +239,7 @@ func (s *Session) abort(ctx context.Context, stage string, err error, rawURL str
 // gone away (its exit status and the end of its stderr), or about an
 // HTTP+SSE event stream that has ended.
 func (s *Session) annotate(err error) error {
+	err = tidy(err)
 	if le := s.withLimit(err); le != err {
 		return le
 	}
