@@ -580,7 +580,7 @@ func TestConnectErrors(t *testing.T) {
 			// One layer of context per layer of meaning: not mcp-go's
 			// wrappers, nor the URL a second time.
 			deny: []string{"transport error", "failed to send request", "Post "},
-			tr: func(t *testing.T) Transport { return HTTP("http://" + closedPort(t) + "/mcp") },
+			tr:   func(t *testing.T) Transport { return HTTP("http://" + closedPort(t) + "/mcp") },
 		},
 		{name: "not a URL", tr: func(*testing.T) Transport { return HTTP("ftp://example.com/x") }, stage: "config"},
 		{name: "zero transport", tr: func(*testing.T) Transport { return Transport{} }, stage: "config"},
