@@ -131,6 +131,19 @@ func tidy(err error) error {
 	return &redactingError{err: err, msg: out}
 }
 
+// scrub masks in err's message the configured secrets and the credentials
+// of every URL (internal/redact); Unwrap keeps the original.
+func scrub(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if out := redact.Text(msg, secrets); out != msg {
+		return &redactingError{err: err, msg: out}
+	}
+	return err
+}
+
 // stderrSection formats a server's stderr tail for the end of a message.
 func stderrSection(tail string) string {
 	return "\nserver stderr (last lines):\n  " + strings.ReplaceAll(tail, "\n", "\n  ")
@@ -222,6 +235,7 @@ func (s *Session) abort(ctx context.Context, stage string, err error, rawURL str
 		s.http.close()
 		err = redactErr(err, rawURL)
 	}
+	err = scrub(err, s.secrets)
 	s.cancel()
 
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
@@ -239,7 +253,7 @@ func (s *Session) abort(ctx context.Context, stage string, err error, rawURL str
 // gone away (its exit status and the end of its stderr), or about an
 // HTTP+SSE event stream that has ended.
 func (s *Session) annotate(err error) error {
-	err = tidy(err)
+	err = scrub(tidy(err), s.secrets)
 	if le := s.withLimit(err); le != err {
 		return le
 	}
