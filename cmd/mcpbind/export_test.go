@@ -335,6 +335,7 @@ func testBadServers(t *testing.T, bin string) {
 		{"connection refused", []string{refused}, []string{refused, "refused"}},
 		// Secrets the server echoes back are hidden from messages.
 		{"server echoes an env value", fake("echo-env", "--env", "MCPBIND_TEST_SECRET="+secret), []string{"bad key ***", "key: ***"}},
+		{"server echoes an env value, with -v", fake("echo-env", "-v", "--env", "MCPBIND_TEST_SECRET="+secret), []string{"bad key ***", "key: ***"}},
 		{"server echoes headers", []string{"--header", "X-Api-Key: " + secret, "--bearer-env", "MCPBIND_TEST_TOKEN", echoing.URL + "/mcp"},
 			[]string{"401", "invalid credentials: *** / ***"}},
 	}
