@@ -109,6 +109,7 @@ func (r *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(peek), resp.Body), resp.Body}
+	r.limitBody(resp) // mcp-go reads error bodies whole
 	desc := fmt.Sprintf("the server answered a %s with HTTP %s", req.Method, resp.Status)
 	if body := strings.TrimSpace(string(peek)); body != "" && resp.StatusCode != http.StatusNotFound {
 		desc += fmt.Sprintf(" (body: %q)", redact.Head(body, r.secrets, bodyShown, int64(len(peek)) == peekSize))
