@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // Result is a tools/call result as the server sent it. Generated code returns
@@ -188,7 +189,7 @@ func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error 
 		return fmt.Errorf("composition: tool %q returned no structuredContent and no text content that is JSON (text: %q)", tool.Name, truncate(res.Text(), 200))
 	}
 	value, _ := Unwrap(s.version, tool.Output, raw)
-	if err := s.checkResult(tool, value); err != nil {
+	if err := s.checkResult(ctx, tool, value); err != nil {
 		return err
 	}
 	if out == nil {
@@ -246,14 +247,7 @@ func marshalArgs(args any) (json.RawMessage, error) {
 	return b, nil
 }
 
-// truncate shortens s to at most n bytes (on a rune boundary), marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// truncate shortens server text for a message to at most n bytes (on a rune
+// boundary), marking the cut, after masking URL credentials in it (redact
+// first, cut second).
+func truncate(s string, n int) string { return redact.Cut(s, nil, n) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"sync"
@@ -305,6 +306,8 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 			return nil, rep, &ConnectError{Server: s.server, Stage: "config", Err: fmt.Errorf("not an http or https URL: %q", s.server)}
 		}
 		s.http = newHTTPRecorder()
+		s.http.secrets = s.secrets
+		s.http.maxResponseBytes = cfg.maxResponseBytes
 		s.auth = auth
 		if auth != nil {
 			s.http.unauthorized = auth.invalidate
@@ -314,7 +317,10 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 		} else {
 			opts := []transport.StreamableHTTPCOption{
 				transport.WithHTTPHeaders(cfg.headers),
-				transport.WithHTTPBasicClient(&http.Client{Transport: s.http}),
+				transport.WithHTTPBasicClient(newHTTPClient(s.http)),
+				// mcp-go logs stream errors (with server text in them) to
+				// slog.Default; what matters reaches the caller as errors.
+				transport.WithHTTPLogger(slog.New(slog.DiscardHandler)),
 			}
 			if auth != nil {
 				opts = append(opts, transport.WithHTTPOAuth(auth.oauthConfig()))

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // httpRecorder is the http.RoundTripper of a session's HTTP client. It
@@ -28,10 +30,41 @@ type httpRecorder struct {
 	eventStream bool
 	// unauthorized, if set, is called on each 401 answer.
 	unauthorized func(authorization string)
+	// secrets are redacted from a quoted body before it is cut.
+	secrets []string
+	// maxResponseBytes bounds each message of a 2xx answer (limits.go).
+	maxResponseBytes int64
 
 	mu       sync.Mutex
 	last     string
 	statuses map[string]int
+	limit    *LimitError // the first limit an answer exceeded
+}
+
+// limitErr returns the first limit an answer exceeded, or nil.
+func (r *httpRecorder) limitErr() *LimitError {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.limit
+}
+
+// limitBody bounds the messages of a 2xx answer's body: each event of an
+// event stream, or the whole of any other body.
+func (r *httpRecorder) limitBody(resp *http.Response) {
+	max := r.maxResponseBytes
+	if max <= 0 {
+		max = DefaultMaxResponseBytes
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	events := mt == "text/event-stream"
+	resp.Body = &limitReader{r: resp.Body, maxBytes: max, events: events, total: !events,
+		onLimit: func(e *LimitError) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.limit == nil {
+				r.limit = e
+			}
+		}}
 }
 
 func newHTTPRecorder() *httpRecorder {
@@ -62,20 +95,24 @@ func (r *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, errors.New("not an event stream")
 			}
 		}
+		r.limitBody(resp)
 		return resp, nil
 	}
 	if resp.StatusCode == http.StatusUnauthorized && r.unauthorized != nil {
 		r.unauthorized(req.Header.Get("Authorization"))
 	}
-	const peekSize = 512
+	// Enough of the body to show bodyShown bytes of it once redacted.
+	const bodyShown = 200
+	peekSize := int64(bodyShown + redact.Slack(r.secrets))
 	peek, _ := io.ReadAll(io.LimitReader(resp.Body, peekSize))
 	resp.Body = struct {
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(peek), resp.Body), resp.Body}
+	r.limitBody(resp) // mcp-go reads error bodies whole
 	desc := fmt.Sprintf("the server answered a %s with HTTP %s", req.Method, resp.Status)
 	if body := strings.TrimSpace(string(peek)); body != "" && resp.StatusCode != http.StatusNotFound {
-		desc += fmt.Sprintf(" (body: %q)", truncate(body, 200))
+		desc += fmt.Sprintf(" (body: %q)", redact.Head(body, r.secrets, bodyShown, int64(len(peek)) == peekSize))
 	}
 	if resp.StatusCode == http.StatusNotFound {
 		desc += "; is this the server's MCP endpoint?"
@@ -114,8 +151,9 @@ func (r *httpRecorder) lastFailure() string {
 // close drops idle connections.
 func (r *httpRecorder) close() { r.next.CloseIdleConnections() }
 
-// redactingError replaces a URL that may carry credentials in an error's
-// message; Unwrap keeps the original for errors.Is and errors.As.
+// redactingError is an error with a rewritten message: without a URL that
+// may carry credentials (redactErr), or without mcp-go's wrapping layers
+// (tidy). Unwrap keeps the original for errors.Is and errors.As.
 type redactingError struct {
 	err error
 	msg string
@@ -138,6 +176,9 @@ func redactErr(err error, rawURL string) error {
 			replaced = strings.ReplaceAll(replaced, s, safe)
 		}
 	}
+	// Any other URL in the message (a redirect target, the endpoint an
+	// HTTP+SSE server named) loses its user information and query too.
+	replaced = redact.URLs(replaced)
 	if replaced == msg {
 		return err
 	}

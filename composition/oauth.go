@@ -17,6 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // Credentials for HTTP servers (MCP authorization, 2025-06-18 and later).
@@ -175,10 +177,8 @@ func newAuthState(a *authConfig, serverURL string) (*authState, error) {
 	if !a.bearerSet && a.cc == nil {
 		return nil, nil
 	}
-	hc := &http.Client{
-		Timeout:   30 * time.Second,
-		Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true},
-	}
+	hc := newHTTPClient(&http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true})
+	hc.Timeout = 30 * time.Second
 	if a.bearerSet {
 		if a.cc != nil {
 			return nil, errors.New("WithBearerToken and WithOAuthClientCredentials both set the Authorization header; give one")
@@ -356,7 +356,7 @@ func (s *clientCredentialsStore) tokenError(tokenURL string, err error) error {
 		te.StatusCode = re.Response.StatusCode
 		te.Code, te.Description = re.ErrorCode, re.ErrorDescription
 		if te.Code == "" {
-			te.body = truncate(strings.TrimSpace(string(re.Body)), 200)
+			te.body = redact.Cut(strings.TrimSpace(string(re.Body)), te.secrets, 200)
 		}
 		return te
 	}

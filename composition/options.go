@@ -2,8 +2,9 @@ package composition
 
 import (
 	"io"
-	"net/url"
 	"strings"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // Transport names, as returned by [Session.Transport] and recorded in a
@@ -33,8 +34,12 @@ type Transport struct {
 // Stdio is a server started as a child process: command (looked up in PATH
 // when it has no path separator) with args. The process inherits this
 // process's environment plus [WithEnv], and its working directory is
-// [WithDir] or this process's. [Session.Close] closes its stdin, then signals
-// it if it does not exit within two seconds.
+// [WithDir] or this process's. On Unix it runs in a process group of its
+// own, so that a server started through a launcher (`bash -c`, npx, uvx)
+// is ended whole. [Session.Close] closes its stdin, then signals the group
+// (SIGTERM, then SIGKILL) if the server does not exit within two seconds;
+// processes of the group that outlive the server get SIGTERM and, two
+// seconds later, SIGKILL. A failed [Connect] kills the group at once.
 func Stdio(command string, args ...string) Transport {
 	return Transport{kind: TransportStdio, command: command, args: append([]string(nil), args...)}
 }
@@ -86,17 +91,33 @@ func (t Transport) String() string {
 
 // redactURL drops what may carry credentials from a URL: user information,
 // the query and the fragment.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "<invalid URL>"
+func redactURL(raw string) string { return redact.URL(raw) }
+
+// secrets lists the values of cfg that must never appear in a message:
+// header values (the Authorization header among them), the bearer token,
+// the OAuth client secret and the values of WithEnv. Every message that
+// quotes server output is redacted of them before it is cut
+// (internal/redact).
+func (c *config) secrets() []string {
+	var out []string
+	for _, v := range c.headers {
+		out = append(out, v)
+		if _, tok, ok := strings.Cut(v, " "); ok {
+			out = append(out, tok) // "Bearer <token>": the token alone too
+		}
 	}
-	u.User = nil
-	u.RawQuery = ""
-	u.ForceQuery = false
-	u.Fragment = ""
-	u.RawFragment = ""
-	return u.String()
+	if c.conn.auth.bearer != "" {
+		out = append(out, c.conn.auth.bearer)
+	}
+	if c.conn.auth.cc != nil && c.conn.auth.cc.ClientSecret != "" {
+		out = append(out, c.conn.auth.cc.ClientSecret)
+	}
+	for _, kv := range c.env {
+		if _, v, ok := strings.Cut(kv, "="); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Option configures [Connect]. Options that do not apply to the transport
@@ -122,6 +143,8 @@ type config struct {
 	clientVersion   string
 	stderr          io.Writer
 	maxPages        int
+	// maxResponseBytes bounds one server message (limits.go).
+	maxResponseBytes int64
 	// validateArgs and validateResults switch on the checks of validation.go.
 	validateArgs, validateResults bool
 	// conn holds the options of connect.go, sse.go and oauth.go.
@@ -132,9 +155,10 @@ type config struct {
 
 func newConfig(opts []Option) config {
 	c := config{
-		clientName:    "mcpbind",
-		clientVersion: moduleVersion(),
-		maxPages:      DefaultMaxPages,
+		clientName:       "mcpbind",
+		clientVersion:    moduleVersion(),
+		maxPages:         DefaultMaxPages,
+		maxResponseBytes: DefaultMaxResponseBytes,
 	}
 	for _, o := range opts {
 		if o.apply != nil {

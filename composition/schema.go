@@ -2,11 +2,13 @@ package composition
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -21,23 +23,48 @@ import (
 // Generated code declares one per package; Validate methods of generated
 // types call it with the JSON pointer of the sub-schema the type came from.
 //
-// Each sub-schema is compiled once, on first use. Nothing is ever fetched:
-// a $ref outside the documents is a compile error (SEP-2106). A SchemaSet is
-// safe for concurrent use.
+// Each sub-schema is compiled once per concurrent validation (a "lane"), on
+// first use. Nothing is ever fetched: a $ref outside the documents is a
+// compile error (SEP-2106). A SchemaSet is safe for concurrent use.
+//
+// "pattern" is matched by a backtracking ECMA-262 engine, so the matches of
+// one validation share a time budget, [DefaultPatternBudget], and stop when
+// the context of [SchemaSet.ValidateJSONContext] ends.
 type SchemaSet struct {
 	docs map[string]string
+	// patternBudget is the time all pattern matches of one validation may
+	// take together; 0 means DefaultPatternBudget.
+	patternBudget time.Duration
 
-	mu       sync.Mutex
+	mu   sync.Mutex
+	free []*schemaLane // lanes not in use
+}
+
+// DefaultPatternBudget is how long all the "pattern" matches of one
+// validation may take together. A hostile pattern such as ^(a+)+$ against a
+// long near-match backtracks for a very long time; a validation whose
+// matches exceed the budget fails with an error wrapping [ErrPatternBudget]
+// (the value is not taken as valid). Ordinary patterns take microseconds.
+const DefaultPatternBudget = time.Second
+
+// ErrPatternBudget is in the chain of a validation error when the
+// validation's "pattern" matches took longer than [DefaultPatternBudget]
+// together.
+var ErrPatternBudget = ecmaregexp.ErrBudget
+
+// schemaLane is one compiler with its compiled sub-schemas and the pattern
+// budget its regexps consult. A lane serves one validation at a time.
+type schemaLane struct {
 	compiler *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema
-	loadErr  error
+	budget   *ecmaregexp.Budget
 }
 
 // NewSchemaSet returns a set over docs, which maps a document key
 // (conventionally "<tool>#inputSchema" or "<tool>#outputSchema") to the
 // document's JSON text.
 func NewSchemaSet(docs map[string]string) *SchemaSet {
-	return &SchemaSet{docs: docs, compiled: map[string]*jsonschema.Schema{}}
+	return &SchemaSet{docs: docs}
 }
 
 // ValidationError says why a value does not match its schema. Pointer is
@@ -72,43 +99,57 @@ func resourceURL(doc string) string {
 	return "mcpbind:///" + strings.NewReplacer("#", "/", " ", "_", "%", "_", "?", "_").Replace(doc) + ".json"
 }
 
-// schema compiles (once) the sub-schema at pointer of document doc.
-func (s *SchemaSet) schema(doc, pointer string) (*jsonschema.Schema, error) {
+// lane takes a lane that no validation is using, making one if need be.
+func (s *SchemaSet) lane() (*schemaLane, error) {
+	s.mu.Lock()
+	if n := len(s.free); n > 0 {
+		l := s.free[n-1]
+		s.free = s.free[:n-1]
+		s.mu.Unlock()
+		return l, nil
+	}
+	s.mu.Unlock()
+	l := &schemaLane{compiled: map[string]*jsonschema.Schema{}, budget: &ecmaregexp.Budget{}}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noFetch{})
+	// "pattern" is ECMA-262 (2020-12 §6.3.3), not RE2: lookaheads and
+	// backreferences that Go's regexp rejects are checked at run time,
+	// within the lane's budget.
+	c.UseRegexpEngine(ecmaregexp.Engine(l.budget))
+	for name, text := range s.docs {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+		if err == nil {
+			err = c.AddResource(resourceURL(name), v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("schema %q: %w", name, err)
+		}
+	}
+	l.compiler = c
+	return l, nil
+}
+
+// release returns a lane for reuse.
+func (s *SchemaSet) release(l *schemaLane) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.free = append(s.free, l)
+}
+
+// schema compiles (once per lane) the sub-schema at pointer of document doc.
+func (s *SchemaSet) schema(l *schemaLane, doc, pointer string) (*jsonschema.Schema, error) {
 	key := doc + "#" + pointer
-	if sch, ok := s.compiled[key]; ok {
+	if sch, ok := l.compiled[key]; ok {
 		return sch, nil
-	}
-	if s.compiler == nil && s.loadErr == nil {
-		c := jsonschema.NewCompiler()
-		c.UseLoader(noFetch{})
-		// "pattern" is ECMA-262 (2020-12 §6.3.3), not RE2: lookaheads and
-		// backreferences that Go's regexp rejects are checked at run time.
-		c.UseRegexpEngine(ecmaregexp.Compile)
-		for name, text := range s.docs {
-			v, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
-			if err == nil {
-				err = c.AddResource(resourceURL(name), v)
-			}
-			if err != nil {
-				s.loadErr = fmt.Errorf("schema %q: %w", name, err)
-				break
-			}
-		}
-		s.compiler = c
-	}
-	if s.loadErr != nil {
-		return nil, s.loadErr
 	}
 	if _, ok := s.docs[doc]; !ok {
 		return nil, fmt.Errorf("no schema document %q", doc)
 	}
-	sch, err := s.compiler.Compile(resourceURL(doc) + "#" + pointer)
+	sch, err := l.compiler.Compile(resourceURL(doc) + "#" + pointer)
 	if err != nil {
 		return nil, fmt.Errorf("compile schema %s#%s: %w", doc, pointer, err)
 	}
-	s.compiled[key] = sch
+	l.compiled[key] = sch
 	return sch, nil
 }
 
@@ -126,7 +167,25 @@ func (s *SchemaSet) Validate(doc, pointer string, v any) error {
 
 // ValidateJSON is Validate for a value that is already JSON.
 func (s *SchemaSet) ValidateJSON(doc, pointer string, data []byte) error {
-	sch, err := s.schema(doc, pointer)
+	return s.ValidateJSONContext(context.Background(), doc, pointer, data)
+}
+
+// ValidateJSONContext is ValidateJSON bounded by ctx: no "pattern" match
+// starts after ctx ends, and all the matches together may take at most
+// [DefaultPatternBudget] (and no longer than ctx's deadline). When ctx
+// ends first the error wraps ctx.Err(); when the budget runs out it wraps
+// [ErrPatternBudget]. Other keywords are checked in time linear in the
+// value and schema.
+func (s *SchemaSet) ValidateJSONContext(ctx context.Context, doc, pointer string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("validation not started: %w", err)
+	}
+	l, err := s.lane()
+	if err != nil {
+		return err
+	}
+	defer s.release(l)
+	sch, err := s.schema(l, doc, pointer)
 	if err != nil {
 		return err
 	}
@@ -134,7 +193,16 @@ func (s *SchemaSet) ValidateJSON(doc, pointer string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	budget := s.patternBudget
+	if budget <= 0 {
+		budget = DefaultPatternBudget
+	}
+	l.budget.Start(ctx, budget)
 	err = sch.Validate(inst)
+	if berr := l.budget.Err(); berr != nil {
+		// A match was refused or cut short: the verdict is not known.
+		return fmt.Errorf("validation stopped after %d pattern match(es): %w", l.budget.Matches, berr)
+	}
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
 		return leafError(ve)

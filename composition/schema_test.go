@@ -1,9 +1,11 @@
 package composition
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSchemaSetValidatesSubSchemasWithPointers(t *testing.T) {
@@ -56,5 +58,42 @@ func TestSchemaSetECMAPatterns(t *testing.T) {
 	var ve *ValidationError
 	if err := s.ValidateJSON("t#inputSchema", "", []byte(`"admin"`)); !errors.As(err, &ve) {
 		t.Fatalf("admin: %v, want a ValidationError", err)
+	}
+}
+
+// TestSchemaSetPatternBudget: the "pattern" matches of one validation share
+// one budget, so many strings that each make the engine backtrack cost the
+// budget once, not once per string; a cancelled context stops validation
+// before any match.
+func TestSchemaSetPatternBudget(t *testing.T) {
+	doc := `{"type":"array","items":{"type":"string","pattern":"^(a+)+$"}}`
+	evil := `"` + strings.Repeat("a", 40) + `b"`
+	many := "[" + strings.Repeat(evil+",", 49) + evil + "]"
+
+	s := NewSchemaSet(map[string]string{"t#inputSchema": doc})
+	s.patternBudget = 50 * time.Millisecond
+	err := s.ValidateJSONContext(context.Background(), "t#inputSchema", "", []byte(many))
+	if !errors.Is(err, ErrPatternBudget) {
+		t.Fatalf("err = %v, want ErrPatternBudget", err)
+	}
+	// The first match spends the budget; the other 49 strings are not
+	// matched at all.
+	if !strings.Contains(err.Error(), "after 1 pattern match") {
+		t.Errorf("err = %v, want the budget spent by the first match", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.ValidateJSONContext(ctx, "t#inputSchema", "", []byte(many)); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v, want context.Canceled", err)
+	}
+
+	// The budget is per validation: the next one starts afresh.
+	if err := s.ValidateJSONContext(context.Background(), "t#inputSchema", "", []byte(`["aaa","a"]`)); err != nil {
+		t.Errorf("valid value: %v", err)
+	}
+	var ve *ValidationError
+	if err := s.ValidateJSON("t#inputSchema", "", []byte(`["aaa","b"]`)); !errors.As(err, &ve) || ve.Pointer != "/1" {
+		t.Errorf("invalid value: %v", err)
 	}
 }

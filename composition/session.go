@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // Session is a connection to one MCP server, made by [Connect]. Its methods
@@ -21,6 +24,9 @@ type Session struct {
 	server   string // Transport.String(), for messages
 	kind     string
 	maxPages int
+	// secrets are the configured values that messages must not show
+	// (config.secrets).
+	secrets []string
 	// validateArgs and validateResults are the validation options.
 	validateArgs, validateResults bool
 
@@ -96,6 +102,48 @@ func (e *detailError) Error() string {
 
 func (e *detailError) Unwrap() error { return e.err }
 
+// tidy drops from an mcp-go error the layers that add no meaning: the
+// "transport error: " of transport.Error and the one or two "failed to send
+// request: " of its HTTP transports, and the `Post "URL": ` of a *url.Error
+// (the server's URL is named by the caller). The message then says what
+// happened ("dial tcp 127.0.0.1:1: connect: connection refused"); Unwrap
+// keeps the original chain for errors.Is and errors.As.
+func tidy(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	out := msg
+	for {
+		next := strings.TrimPrefix(strings.TrimPrefix(out, "transport error: "), "failed to send request: ")
+		if next == out {
+			break
+		}
+		out = next
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		out = strings.TrimPrefix(out, fmt.Sprintf("%s %q: ", ue.Op, ue.URL))
+	}
+	if out == msg {
+		return err
+	}
+	return &redactingError{err: err, msg: out}
+}
+
+// scrub masks in err's message the configured secrets and the credentials
+// of every URL (internal/redact); Unwrap keeps the original.
+func scrub(err error, secrets []string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if out := redact.Text(msg, secrets); out != msg {
+		return &redactingError{err: err, msg: out}
+	}
+	return err
+}
+
 // stderrSection formats a server's stderr tail for the end of a message.
 func stderrSection(tail string) string {
 	return "\nserver stderr (last lines):\n  " + strings.ReplaceAll(tail, "\n", "\n  ")
@@ -145,12 +193,13 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error)
 // newSession is a session not yet connected, with the options of cfg that
 // the session keeps (connect.go fills in the rest).
 func newSession(server, kind string, cfg *config) *Session {
-	return &Session{server: server, kind: kind, maxPages: cfg.maxPages,
+	return &Session{server: server, kind: kind, maxPages: cfg.maxPages, secrets: cfg.secrets(),
 		validateArgs: cfg.validateArgs, validateResults: cfg.validateResults}
 }
 
 // abort stops a session whose connect failed and describes the failure.
 func (s *Session) abort(ctx context.Context, stage string, err error, rawURL string) (*Session, error) {
+	err = tidy(err)
 	var notes []string
 	if s.proc != nil {
 		// A closed pipe means the process is exiting, so give it a moment
@@ -174,6 +223,7 @@ func (s *Session) abort(ctx context.Context, stage string, err error, rawURL str
 	if ctx.Err() != nil {
 		notes = append(notes, "no answer before the context ended")
 	}
+	err = s.withLimit(err)
 
 	_ = s.client.Close()
 	var stderr string
@@ -185,6 +235,7 @@ func (s *Session) abort(ctx context.Context, stage string, err error, rawURL str
 		s.http.close()
 		err = redactErr(err, rawURL)
 	}
+	err = scrub(err, s.secrets)
 	s.cancel()
 
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
@@ -202,6 +253,10 @@ func (s *Session) abort(ctx context.Context, stage string, err error, rawURL str
 // gone away (its exit status and the end of its stderr), or about an
 // HTTP+SSE event stream that has ended.
 func (s *Session) annotate(err error) error {
+	err = scrub(tidy(err), s.secrets)
+	if le := s.withLimit(err); le != err {
+		return le
+	}
 	if lost := s.conn.lostErr(); lost != nil {
 		return &detailError{detail: "the server's HTTP+SSE event stream has ended (" + lost.Error() + ")", err: err}
 	}
@@ -213,11 +268,9 @@ func (s *Session) annotate(err error) error {
 	}
 	d := &detailError{detail: "the server process exited (" + s.proc.exitDescription() + ")", err: err}
 	if tail := s.proc.stderrTail(); tail != "" {
-		const max = 1 << 10
-		if len(tail) > max {
-			tail = "…" + tail[len(tail)-max:]
-		}
-		d.stderr = tail
+		// stderrTail is redacted already, so cutting it cannot expose a
+		// secret in part.
+		d.stderr = redact.Tail(tail, nil, 1<<10, false)
 	}
 	return d
 }
@@ -295,7 +348,8 @@ func (s *Session) Instructions() string { return s.instructions }
 
 // Close ends the session: for Streamable HTTP it ends a legacy protocol
 // session with DELETE; for HTTP+SSE it closes the event stream; for stdio it closes the server's stdin, waits up to two seconds for
-// it to exit, then sends SIGTERM and finally SIGKILL. It returns an error
+// it to exit, then sends SIGTERM and finally SIGKILL to its process group
+// (see [Stdio]). It returns an error
 // only when the process could not be stopped. Calling Close again returns the
 // first result.
 func (s *Session) Close() error {

@@ -576,8 +576,11 @@ func TestConnectErrors(t *testing.T) {
 			},
 		},
 		{
-			name: "HTTP nothing listening", stage: "initialize", want: []string{"connection refused"},
-			tr: func(t *testing.T) Transport { return HTTP("http://" + closedPort(t) + "/mcp") },
+			name: "HTTP nothing listening", stage: "initialize", want: []string{"initialize: dial tcp", "connection refused"},
+			// One layer of context per layer of meaning: not mcp-go's
+			// wrappers, nor the URL a second time.
+			deny: []string{"transport error", "failed to send request", "Post "},
+			tr:   func(t *testing.T) Transport { return HTTP("http://" + closedPort(t) + "/mcp") },
 		},
 		{name: "not a URL", tr: func(*testing.T) Transport { return HTTP("ftp://example.com/x") }, stage: "config"},
 		{name: "zero transport", tr: func(*testing.T) Transport { return Transport{} }, stage: "config"},

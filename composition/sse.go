@@ -3,7 +3,6 @@ package composition
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -34,7 +33,7 @@ func newSSETransport(s *Session, rawURL string, cfg *config, auth *authState) (t
 	s.http.eventStream = true
 	opts := []transport.ClientOption{
 		transport.WithHeaders(cfg.headers),
-		transport.WithHTTPClient(&http.Client{Transport: s.http}),
+		transport.WithHTTPClient(newHTTPClient(s.http)),
 		transport.WithSSELogger(slog.New(slog.DiscardHandler)),
 		transport.WithEndpointTimeout(sseEndpointTimeout),
 		transport.WithResponseTimeout(sseResponseTimeout),

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // A stdio server is run by this package rather than by mcp-go's
@@ -41,7 +43,8 @@ type stdioProcess struct {
 	stdout  *os.File // read end of the server's stdout
 	stderr  *os.File // read end of the server's stderr
 	watch   *stdoutWatch
-	tail    *tailBuffer
+	limit   *limitReader // between stdout and watch (limits.go)
+	tail    *redact.TailBuffer
 	errDone chan struct{} // closed when stderr reaches EOF
 	exited  chan struct{} // closed when the process has been waited for
 	waitErr error         // set before exited is closed
@@ -53,11 +56,20 @@ func startStdio(command string, args []string, cfg *config) (*stdioProcess, *tra
 	if command == "" {
 		return nil, nil, fmt.Errorf("no command given")
 	}
+	secrets := cfg.secrets()
 	cmd := exec.Command(command, args...)
 	if len(cfg.env) > 0 {
 		cmd.Env = append(os.Environ(), cfg.env...)
 	}
 	cmd.Dir = cfg.dir
+	if cfg.dir != "" {
+		// With SysProcAttr set, os.StartProcess no longer names a missing
+		// working directory in its error ("fork/exec sh: no such file").
+		if _, err := os.Stat(cfg.dir); err != nil {
+			return nil, nil, fmt.Errorf("working directory: %w", err)
+		}
+	}
+	setProcessGroup(cmd) // procgroup_unix.go: stop ends the whole group
 
 	var parentEnds, childEnds []*os.File
 	closeAll := func(fs []*os.File) {
@@ -102,20 +114,28 @@ func startStdio(command string, args []string, cfg *config) (*stdioProcess, *tra
 		stdin:   inW,
 		stdout:  outR,
 		stderr:  errR,
-		tail:    newTailBuffer(stderrTailSize),
+		tail:    redact.NewTailBuffer(stderrTailSize, secrets),
 		errDone: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	p.watch = newStdoutWatch(outR)
+	p.limit = &limitReader{r: outR, maxBytes: cfg.maxResponseBytes, eofOnLimit: true}
+	p.watch = newStdoutWatch(p.limit, secrets)
+	var copyTo *redact.Writer
+	if cfg.stderr != nil {
+		copyTo = redact.NewWriter(cfg.stderr, secrets)
+	}
 	go func() {
 		defer close(p.errDone)
+		if copyTo != nil {
+			defer func() { _ = copyTo.Flush() }()
+		}
 		buf := make([]byte, 4096)
 		for {
 			n, err := errR.Read(buf)
 			if n > 0 {
 				_, _ = p.tail.Write(buf[:n])
-				if cfg.stderr != nil {
-					_, _ = cfg.stderr.Write(buf[:n])
+				if copyTo != nil {
+					_, _ = copyTo.Write(buf[:n])
 				}
 			}
 			if err != nil {
@@ -156,10 +176,13 @@ func (p *stdioProcess) hasExited(d time.Duration) bool {
 	}
 }
 
-// stop ends the process: when graceful, it first waits for the process to
-// exit on its own (its stdin has been closed by the transport), then sends
-// SIGTERM; SIGKILL comes last. The pipes are closed afterwards so no reader
-// stays blocked on a grandchild that holds them open.
+// stop ends the process and its process group: when graceful, it first
+// waits for the process to exit on its own (its stdin has been closed by the
+// transport), then sends SIGTERM to the group; SIGKILL to the group comes
+// last. Processes of the group that outlive the server (a grandchild left by
+// `bash -c`, npx or uvx) get SIGTERM and, termExit later, SIGKILL. The pipes
+// are closed afterwards so no reader stays blocked on a grandchild that
+// holds them open.
 func (p *stdioProcess) stop(graceful bool) error {
 	defer func() {
 		_ = p.stdin.Close()
@@ -172,24 +195,49 @@ func (p *stdioProcess) stop(graceful bool) error {
 		}
 		_ = p.stderr.Close()
 	}()
+	pid := p.cmd.Process.Pid
 	if graceful {
 		if p.hasExited(gracefulExit) {
+			p.endGroup(true)
 			return nil
 		}
-		if err := p.cmd.Process.Signal(syscall.SIGTERM); err == nil && p.hasExited(termExit) {
+		if err := signalGroup(pid, syscall.SIGTERM); err == nil && p.hasExited(termExit) {
+			p.endGroup(true)
 			return nil
 		}
 	}
 	if p.hasExited(0) {
+		p.endGroup(graceful)
 		return nil
 	}
-	if err := p.cmd.Process.Kill(); err != nil && !p.hasExited(0) {
-		return fmt.Errorf("killing server process: %w", err)
+	if err := signalGroup(pid, syscall.SIGKILL); err != nil && !p.hasExited(0) {
+		if err := p.cmd.Process.Kill(); err != nil && !p.hasExited(0) {
+			return fmt.Errorf("killing server process: %w", err)
+		}
 	}
 	if !p.hasExited(gracefulExit) {
-		return fmt.Errorf("server process %d did not exit after SIGKILL", p.cmd.Process.Pid)
+		return fmt.Errorf("server process %d did not exit after SIGKILL", pid)
 	}
+	p.endGroup(false)
 	return nil
+}
+
+// endGroup ends what remains of the server's process group once the server
+// itself has exited: SIGTERM first when graceful, then SIGKILL if anything
+// is still there after termExit.
+func (p *stdioProcess) endGroup(graceful bool) {
+	pid := p.cmd.Process.Pid
+	if !groupAlive(pid) {
+		return
+	}
+	if graceful {
+		_ = signalGroup(pid, syscall.SIGTERM)
+		deadline := time.Now().Add(termExit)
+		for groupAlive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	_ = signalGroup(pid, syscall.SIGKILL)
 }
 
 // pipeClosed reports whether err, from a request, or the state of stdout
@@ -226,61 +274,31 @@ func (p *stdioProcess) stderrTail() string {
 	return strings.TrimSpace(p.tail.String())
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu      sync.Mutex
-	max     int
-	buf     []byte
-	dropped bool
-}
-
-func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
-
-// Write appends p, dropping the oldest bytes beyond the buffer's size.
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.max; over > 0 {
-		b.buf = append(b.buf[:0], b.buf[over:]...)
-		b.dropped = true
-	}
-	return len(p), nil
-}
-
-// String returns the kept bytes, prefixed with "…" when older ones were
-// dropped.
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.dropped {
-		return "…" + string(b.buf)
-	}
-	return string(b.buf)
-}
-
 // stdoutWatch passes a stdio server's stdout through to mcp-go's transport
 // and notes the first line that cannot be a JSON-RPC message (one whose first
 // non-blank byte is not '{' or '['). mcp-go skips such lines; they are
 // reported only when Connect fails, since a server that prints a banner and
 // then works is still usable.
 type stdoutWatch struct {
-	r   io.Reader
-	eof chan struct{}
+	r       io.Reader
+	eof     chan struct{}
+	secrets []string
 
 	mu          sync.Mutex
 	atLineStart bool
 	inJunk      bool // capturing the first junk line
 	junk        []byte
 	junkLines   int
+	junkClipped bool // the first junk line was longer than what was kept
 	eofOnce     sync.Once
 }
 
-// maxJunk is how much of the first junk line is kept.
+// maxJunk is how much of the first junk line is shown; redact.Slack more is
+// kept, so that the line is redacted before it is cut.
 const maxJunk = 200
 
-func newStdoutWatch(r io.Reader) *stdoutWatch {
-	return &stdoutWatch{r: r, eof: make(chan struct{}), atLineStart: true}
+func newStdoutWatch(r io.Reader, secrets []string) *stdoutWatch {
+	return &stdoutWatch{r: r, eof: make(chan struct{}), atLineStart: true, secrets: secrets}
 }
 
 // Read reads from the server's stdout.
@@ -302,8 +320,10 @@ func (w *stdoutWatch) scan(p []byte) {
 			w.atLineStart = true
 			w.inJunk = false
 		case w.inJunk:
-			if len(w.junk) < maxJunk {
+			if len(w.junk) < maxJunk+redact.Slack(w.secrets) {
 				w.junk = append(w.junk, c)
+			} else {
+				w.junkClipped = true
 			}
 		case w.atLineStart && (c == ' ' || c == '\t' || c == '\r'):
 		case w.atLineStart:
@@ -326,7 +346,7 @@ func (w *stdoutWatch) junkNote() string {
 	if w.junkLines == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("the server wrote output that is not JSON-RPC to stdout: %q", truncate(string(w.junk), maxJunk))
+	s := fmt.Sprintf("the server wrote output that is not JSON-RPC to stdout: %q", redact.Head(string(w.junk), w.secrets, maxJunk, w.junkClipped))
 	if w.junkLines > 1 {
 		s += fmt.Sprintf(" (and %d more such line(s))", w.junkLines-1)
 	}

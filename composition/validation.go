@@ -9,6 +9,8 @@ import (
 // WithArgsValidation makes every call made through generated code validate
 // its arguments against the tool's inputSchema before sending them. A
 // failure is returned as a *ValidationError (wrapped) and nothing is sent.
+// Validation honours the call's context, and its "pattern" matches share
+// the budget [DefaultPatternBudget].
 // Off by default: the server validates its own input.
 func WithArgsValidation() Option {
 	return Option{apply: func(c *config) { c.validateArgs = true }}
@@ -21,8 +23,9 @@ func WithResultValidation() Option {
 	return Option{apply: func(c *config) { c.validateResults = true }}
 }
 
-// checkArgs validates marshalled arguments when WithArgsValidation is on.
-func (s *Session) checkArgs(tool Tool, args any) error {
+// checkArgs validates marshalled arguments when WithArgsValidation is on,
+// bounded by ctx and the pattern budget (SchemaSet.ValidateJSONContext).
+func (s *Session) checkArgs(ctx context.Context, tool Tool, args any) error {
 	if !s.validateArgs || tool.Schemas == nil || tool.InputDoc == "" {
 		return nil
 	}
@@ -30,18 +33,19 @@ func (s *Session) checkArgs(tool Tool, args any) error {
 	if err != nil {
 		return fmt.Errorf("composition: tool %q: %w", tool.Name, err)
 	}
-	if err := tool.Schemas.ValidateJSON(tool.InputDoc, "", raw); err != nil {
+	if err := tool.Schemas.ValidateJSONContext(ctx, tool.InputDoc, "", raw); err != nil {
 		return fmt.Errorf("composition: tool %q: arguments do not match its inputSchema: %w", tool.Name, err)
 	}
 	return nil
 }
 
-// checkResult validates the natural result when WithResultValidation is on.
-func (s *Session) checkResult(tool Tool, value json.RawMessage) error {
+// checkResult validates the natural result when WithResultValidation is on,
+// bounded by ctx and the pattern budget (SchemaSet.ValidateJSONContext).
+func (s *Session) checkResult(ctx context.Context, tool Tool, value json.RawMessage) error {
 	if !s.validateResults || tool.Schemas == nil || tool.OutputDoc == "" {
 		return nil
 	}
-	if err := tool.Schemas.ValidateJSON(tool.OutputDoc, tool.ResultPointer, value); err != nil {
+	if err := tool.Schemas.ValidateJSONContext(ctx, tool.OutputDoc, tool.ResultPointer, value); err != nil {
 		return fmt.Errorf("composition: tool %q: result does not match its outputSchema: %w", tool.Name, err)
 	}
 	return nil
@@ -50,7 +54,7 @@ func (s *Session) checkResult(tool Tool, value json.RawMessage) error {
 // CallTool calls a tool that has no outputSchema, like CallResult, and
 // applies WithArgsValidation first. Generated code uses it.
 func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) {
-	if err := s.checkArgs(tool, args); err != nil {
+	if err := s.checkArgs(ctx, tool, args); err != nil {
 		return nil, err
 	}
 	return s.CallResult(ctx, tool.Name, args)

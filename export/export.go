@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/rawjson"
 )
 
 // Session is what Export reads from a connected server. The runtime's
@@ -76,7 +77,10 @@ type Options struct {
 // server answered: a tool that is not a JSON object with a name, two tools
 // with one name, a serverInfo without a name, capabilities that are not an
 // object, or answers that would not make a valid bundle; or an invalid
-// opts.ID (callers check it first with bundle.CheckID to tell it apart).
+// opts.ID (callers check it first with bundle.CheckID to tell it apart). A
+// string that is not valid UTF-8 anywhere in a tool, serverInfo or
+// capabilities is such an error, naming the tool and the string's JSON
+// pointer (RFC 8259 §8.1 requires UTF-8).
 func Export(ctx context.Context, s Session, opts Options) (*bundle.Server, error) {
 	info := s.ServerInfo()
 	name, err := serverName(info)
@@ -94,11 +98,16 @@ func Export(ctx context.Context, s Session, opts Options) (*bundle.Server, error
 		return nil, &AnswerError{Msg: "server id", Err: err}
 	}
 
+	if ptr, bad := rawjson.InvalidUTF8(info); bad {
+		return nil, answerf("serverInfo: the string at JSON pointer %q is not valid UTF-8 (RFC 8259 §8.1)", ptr)
+	}
 	caps := s.Capabilities()
 	if isNull(caps) {
 		caps = nil
 	} else if !isObject(caps) {
 		return nil, answerf("capabilities is not a JSON object: %s", clip(caps))
+	} else if ptr, bad := rawjson.InvalidUTF8(caps); bad {
+		return nil, answerf("capabilities: the string at JSON pointer %q is not valid UTF-8 (RFC 8259 §8.1)", ptr)
 	}
 
 	raws, err := s.ListToolsRaw(ctx)
@@ -108,6 +117,9 @@ func Export(ctx context.Context, s Session, opts Options) (*bundle.Server, error
 	tools := make([]bundle.Tool, 0, len(raws))
 	seen := make(map[string]int, len(raws))
 	for i, raw := range raws {
+		if err := checkUTF8(raw, i); err != nil {
+			return nil, err
+		}
 		t, err := bundle.NewTool(raw)
 		if err != nil {
 			return nil, answerf("tools/list: tool %d: %v: %s", i, err, clip(raw))
@@ -181,6 +193,26 @@ func probe(ctx context.Context, srv *bundle.Server, p Session) (map[string]bundl
 		warnings[i] = "--probe-eras: " + w
 	}
 	return evidence, warnings
+}
+
+// checkUTF8 refuses a tool with a string that is not valid UTF-8 (RFC 8259
+// §8.1 requires UTF-8): written raw, it would make a bundle that is not
+// JSON, and a name decoded with U+FFFD in place of the bad bytes would make
+// the generated client call a tool the server does not have. i is the
+// tool's index in tools/list.
+func checkUTF8(raw json.RawMessage, i int) error {
+	ptr, bad := rawjson.InvalidUTF8(raw)
+	if !bad {
+		return nil
+	}
+	var t struct {
+		Name string `json:"name"`
+	}
+	tool := fmt.Sprintf("tool %d", i)
+	if json.Unmarshal(raw, &t) == nil && t.Name != "" {
+		tool += fmt.Sprintf(" (%q)", t.Name)
+	}
+	return answerf("tools/list: %s: the string at JSON pointer %q is not valid UTF-8; JSON exchanged between systems must be UTF-8 (RFC 8259 §8.1), and a name with invalid bytes cannot be called back as sent", tool, ptr)
 }
 
 // AnswerError is a problem Export found in a server's answers. It does not

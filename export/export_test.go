@@ -104,6 +104,10 @@ func TestExportErrors(t *testing.T) {
 		{"unsluggable name", func(f *fakeSession) { f.info = json.RawMessage(`{"name":"日本"}`) }, Options{}, "give one with --id"},
 		{"bad id", nil, Options{ID: "a/b"}, `invalid server id "a/b"`},
 		{"bad capabilities", func(f *fakeSession) { f.caps = json.RawMessage(`[1]`) }, Options{}, "capabilities is not a JSON object"},
+		{"invalid UTF-8 in a name", func(f *fakeSession) {
+			f.tools = append(f.tools, json.RawMessage("{\"name\":\"ca\xffll\",\"inputSchema\":{}}"))
+		}, Options{}, "tools/list: tool 2 (\"ca\uFFFDll\"): the string at JSON pointer \"/name\" is not valid UTF-8"},
+		{"invalid UTF-8 in serverInfo", func(f *fakeSession) { f.info = json.RawMessage("{\"name\":\"x\",\"version\":\"\xfe\"}") }, Options{}, `serverInfo: the string at JSON pointer "/version"`},
 		{"no protocol version", func(f *fakeSession) { f.version = "" }, Options{}, "/servers/0/protocolVersion"},
 	}
 	for _, tc := range cases {

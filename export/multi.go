@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // DefaultConcurrency is how many servers ExportAll exports at once unless
@@ -213,18 +213,11 @@ func Merge(b *bundle.Bundle, servers []bundle.Server) *bundle.Bundle {
 	return out
 }
 
-// minSecretLen is the shortest secret Redact hides; shorter values ("1",
-// "true") would garble messages and are unlikely to be secrets.
-const minSecretLen = 6
-
-// Redact replaces every secret of at least six bytes in msg with "***".
+// Redact replaces every secret of at least six bytes in msg with "***" and
+// masks the user information and query of every URL in it (see
+// internal/redact, the one redaction path of mcpbind).
 func Redact(msg string, secrets []string) string {
-	for _, s := range secrets {
-		if len(s) >= minSecretLen {
-			msg = strings.ReplaceAll(msg, s, "***")
-		}
-	}
-	return msg
+	return redact.Text(msg, secrets)
 }
 
 // RedactError returns err with Redact applied to its message, still

@@ -32,6 +32,8 @@ type exportFlags struct {
 	protocolVersion string
 	timeout         time.Duration
 	verbose         bool
+	// maxResponseBytes bounds each message of the server (serverflags.go).
+	maxResponseBytes int64
 	// OAuth client credentials for an HTTP server (authflags.go).
 	auth authOptions
 
@@ -87,6 +89,7 @@ reached, fails, or answers something unusable.`,
 	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up connecting and listing tools after this `DURATION` (0: never)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "report progress and copy a stdio server's stderr to stderr")
 	addAuthFlags(fl, &f.auth)
+	addLimitFlags(fl, &f)
 	fl.BoolVar(&f.probeEras, "probe-eras", false, "also list the tools at the other protocol era (2026-07-28 or 2025-11-25) and record, per tool, whether results are wrapped as {\"result\": v}")
 	fl.BoolVar(&f.strict, "strict", false, "make schema problems (a schema its meta-schema rejects, an inputSchema root that is not type object) errors: exit 2, nothing written")
 	fl.StringVar(&f.config, "config", "", "export every server of the servers config `FILE` (YAML; see the README), or the one named by --id")

@@ -328,13 +328,16 @@ func testBadServers(t *testing.T, bin string) {
 		{"tool without a name", fake("noname"), []string{"tools/list: tool 1: missing name", "I have no name"}},
 		{"tool listed twice", fake("duplicate"), []string{`tool "twice" listed twice`}},
 		{"cursor loop", fake("loopcursor"), []string{"repeated cursor"}},
+		{"tools/list page over --max-response-bytes", fake("odd", "--max-response-bytes", "200"), []string{"tools/list page 2", "larger than 200 bytes"}},
+		{"invalid UTF-8", fake("badutf8"), []string{`tool 1 ("query")`, "\"/inputSchema/properties/ta\uFFFDble\" is not valid UTF-8"}},
 		{"HTTP 404", []string{notFound.URL + "/mcp"}, []string{notFound.URL + "/mcp", "404"}},
 		{"HTTP 500", []string{failing.URL + "/mcp"}, []string{failing.URL + "/mcp", "500"}},
 		{"connection refused", []string{refused}, []string{refused, "refused"}},
 		// Secrets the server echoes back are hidden from messages.
 		{"server echoes an env value", fake("echo-env", "--env", "MCPBIND_TEST_SECRET="+secret), []string{"bad key ***", "key: ***"}},
+		{"server echoes an env value, with -v", fake("echo-env", "-v", "--env", "MCPBIND_TEST_SECRET="+secret), []string{"bad key ***", "key: ***"}},
 		{"server echoes headers", []string{"--header", "X-Api-Key: " + secret, "--bearer-env", "MCPBIND_TEST_TOKEN", echoing.URL + "/mcp"},
-			[]string{"401", "invalid credentials: Bearer *** / ***"}},
+			[]string{"401", "invalid credentials: *** / ***"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

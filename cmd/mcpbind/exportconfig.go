@@ -70,7 +70,7 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 		if t.Timeout == 0 {
 			t.Timeout = f.timeout
 		}
-		t.Options = append(t.Options, waitForDiscover())
+		t.Options = append(t.Options, waitForDiscover(), composition.WithMaxResponseBytes(f.maxResponseBytes))
 		if t.ProtocolVersion == "" && f.protocolVersion != "" {
 			t.ProtocolVersion = f.protocolVersion
 			t.Options = append(t.Options, composition.WithProtocolVersion(f.protocolVersion))

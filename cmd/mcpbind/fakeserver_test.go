@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 //	noname        handshake, then list a tool without a name
 //	duplicate     handshake, then list one tool name twice
 //	loopcursor    handshake, then give the same nextCursor on every page
+//	badutf8       handshake, then list a tool whose property name is not
+//	              valid UTF-8
 //	odd           handshake, then list tools whose schemas mcp.Tool cannot
 //	              decode (boolean and type-array roots) over two pages
 func fakeServer(mode string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -105,6 +107,8 @@ func fakeToolsPage(mode, cursor string) string {
 		return `{"tools":[{"name":"ok","inputSchema":{"type":"object"}},{"description":"I have no name","inputSchema":{"type":"object"}}]}`
 	case "duplicate":
 		return `{"tools":[{"name":"twice","inputSchema":{"type":"object"}},{"name":"twice","inputSchema":{"type":"object"}}]}`
+	case "badutf8":
+		return "{\"tools\":[{\"name\":\"ok\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"query\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"ta\xffble\":{\"type\":\"string\"}}}}]}"
 	case "loopcursor":
 		return `{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"nextCursor":"again"}`
 	case "odd":

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // Exit codes, as the README's "Exit codes" section lists them.
@@ -101,7 +102,9 @@ func run(ctx context.Context, args []string, c *cli) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(c.stderr, "mcpbind: %v\n", err)
+	// Every message loses URL user information and query values here, the
+	// one place all errors are printed (commands redact given secrets).
+	fmt.Fprintf(c.stderr, "mcpbind: %s\n", redact.URLs(err.Error()))
 	if isUsage(err) {
 		fmt.Fprintf(c.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
@@ -31,6 +32,15 @@ func addServerFlags(cmd *cobra.Command, f *exportFlags) {
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "report progress and copy a stdio server's stderr to stderr")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines on stderr (warnings and errors still)")
 	addAuthFlags(fl, &f.auth)
+	addLimitFlags(fl, f)
+}
+
+// addLimitFlags registers --max-response-bytes, the bound on each message a
+// server sends (composition.WithMaxResponseBytes): a larger tools/list page
+// or tool result fails at once with exit 3.
+func addLimitFlags(fl *pflag.FlagSet, f *exportFlags) {
+	fl.Int64Var(&f.maxResponseBytes, "max-response-bytes", composition.DefaultMaxResponseBytes,
+		"fail when the server sends a message (a tools/list page, a tool result) larger than `N` bytes")
 }
 
 // showProgress reports whether progress lines go to stderr: with -v, or
@@ -115,6 +125,7 @@ func (c *cli) connect(ctx context.Context, f *exportFlags, target composition.Tr
 	if f.verbose {
 		opts = append(opts, composition.WithStderr(c.stderr))
 	}
+	opts = append(opts, composition.WithMaxResponseBytes(f.maxResponseBytes))
 	// Connection warnings (an HTTP+SSE fallback, a server that ignored the
 	// server/discover probe) are worth seeing even without -v.
 	opts = append(opts, composition.WithWarnings(func(msg string) {

@@ -37,6 +37,7 @@ func TestUsageErrors(t *testing.T) {
 		{"two arguments", []string{"export", "node", "server.js"}, "put its command after --, as in: mcpbind export -- node server.js"},
 		{"not a URL", []string{"export", "server.js"}, `"server.js" is not an http or https URL`},
 		{"ftp URL", []string{"export", "ftp://example.com/mcp"}, "is not an http or https URL"},
+		{"unparsable URL with credentials", []string{"export", "http://user:" + secret + "@127.0.0.1:1/%zz?token=" + secret}, `"http://***@127.0.0.1:1/%zz?***" is not an http or https URL`},
 		{"argument before --", []string{"export", "http://x/mcp", "--", "node"}, `unexpected argument "http://x/mcp" before --`},
 		{"nothing after --", []string{"export", "--"}, "missing the server command after --"},
 		{"header for stdio", []string{"export", "--header", "X-Key: " + secret, "--", "node"}, "--header, --bearer-env and --oauth-* apply to HTTP servers"},
