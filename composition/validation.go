@@ -50,6 +50,10 @@ func (s *Session) checkResult(tool Tool, value json.RawMessage) error {
 // CallTool calls a tool that has no outputSchema, like CallResult, and
 // applies WithArgsValidation first. Generated code uses it.
 func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) {
+	args, err := tool.encodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.checkArgs(tool, args); err != nil {
 		return nil, err
 	}
