@@ -141,20 +141,54 @@ func TestHostileObjectsDecodeStrictly(t *testing.T) {
 	if err := hostile.Unmarshal([]byte(`null`), &s); err == nil {
 		t.Errorf("null into a required object: no error")
 	}
-	in := `{"id":"n1","maxLines":4,"type":"b","zeta":{"k":[1,2]},"alpha":true}`
+	// An open argument object without additionalProperties has no extras
+	// field: unknown properties are ignored. A result keeps them.
 	var args hostile.ReadNote2Args
-	if err := hostile.Unmarshal([]byte(in), &args); err != nil {
+	if err := hostile.Unmarshal([]byte(`{"id":"n1","type":"b","zeta":1}`), &args); err != nil || args.ID != "n1" {
+		t.Fatalf("open args: %+v %v", args, err)
+	}
+	in := `{"text":"t","zeta":{"k":[1,2]},"alpha":true}`
+	var res hostile.ReadNote2Result
+	if err := hostile.Unmarshal([]byte(in), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(args.AdditionalProperties) != 2 {
-		t.Fatalf("extras = %v", args.AdditionalProperties)
+	if len(res.AdditionalProperties) != 2 {
+		t.Fatalf("extras = %v", res.AdditionalProperties)
 	}
-	out, err := hostile.Marshal(args)
+	out, err := hostile.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !jsonEqual(t, in, string(out)) {
 		t.Fatalf("round trip lost extra properties:\n in: %s\nout: %s", in, out)
+	}
+}
+
+// TestHostileExactCase: property names match exactly (encoding/json would
+// match {"COUNT":3} to the field of "count"). A key that differs only in
+// case is an extra property where there is an extras field, and is ignored
+// where there is none — never the field.
+func TestHostileExactCase(t *testing.T) {
+	var res hostile.ReadNote2Result
+	if err := hostile.Unmarshal([]byte(`{"text":"a","TEXT":"b"}`), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "a" || string(res.AdditionalProperties["TEXT"]) != `"b"` {
+		t.Fatalf("text = %q, extras = %s", res.Text, res.AdditionalProperties)
+	}
+	if err := hostile.Unmarshal([]byte(`{"TEXT":"b","text":"a"}`), &res); err != nil || res.Text != "a" {
+		t.Fatalf("key order changed the field: %q %v", res.Text, err)
+	}
+	out, _ := hostile.Marshal(res)
+	if !jsonEqual(t, `{"text":"a","TEXT":"b"}`, string(out)) {
+		t.Fatalf("round trip: %s", out)
+	}
+	var args hostile.ReadNote2Args
+	if err := hostile.Unmarshal([]byte(`{"id":"n1","ID":"x9","type":"a"}`), &args); err != nil || args.ID != "n1" {
+		t.Fatalf("id = %q (%v), want the exact-case n1", args.ID, err)
+	}
+	if err := hostile.Unmarshal([]byte(`{"ID":"x9","type":"a"}`), &args); err == nil {
+		t.Fatalf("a required property given only in another case was accepted: %+v", args)
 	}
 }
 

@@ -917,11 +917,15 @@ func (ts *typeSession) allOf(n *node, name string) (*Type, bool, error) {
 // extras decides what a struct does with properties it has no field for:
 // "additionalProperties": false closes it; otherwise they are kept in a map
 // field (typed by an additionalProperties schema, else raw JSON), so values
-// round-trip.
+// round-trip — when the schema declares additionalProperties or
+// patternProperties, or the struct is part of a result (extrasWanted).
 func (ts *typeSession) extras(n *node, t *Type, fields *scope) error {
 	t.Extra = &Type{Kind: KindRaw}
 	ap, err := ts.doc.at(child(n.ptr, "additionalProperties"))
 	switch {
+	case err != nil && !ts.extrasWanted(n): // open, but arguments keep no extras
+		t.Extra = nil
+		return nil
 	case err != nil: // absent: any property is allowed
 	case ap.boolean != nil && !*ap.boolean:
 		if n.s.PatternProperties == nil {

@@ -3,8 +3,6 @@
 package everything
 
 import (
-	"encoding/json"
-
 	"github.com/mcpbind/mcpbind/composition"
 )
 
@@ -12,8 +10,6 @@ import (
 type EchoArgs struct {
 	// Message to echo
 	Message string `json:"message"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -27,8 +23,6 @@ type GetAnnotatedMessageArgs struct {
 	//
 	// Default: false.
 	IncludeImage *bool `json:"includeImage,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -55,8 +49,6 @@ type GetResourceLinksArgs struct {
 	//
 	// Default: 3.
 	Count *float64 `json:"count,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -70,8 +62,6 @@ type GetResourceReferenceArgs struct {
 	//
 	// Default: 1.
 	ResourceID *float64 `json:"resourceId,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -93,8 +83,6 @@ func (v GetResourceReferenceArgsResourceType) Validate() error { return types.Va
 type GetStructuredContentArgs struct {
 	// Choose city
 	Location GetStructuredContentArgsLocation `json:"location"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -134,8 +122,6 @@ type GetSumArgs struct {
 	A float64 `json:"a"`
 	// Second number
 	B float64 `json:"b"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -155,8 +141,6 @@ type GzipFileAsResourceArgs struct {
 	//
 	// Default: "resourceLink".
 	OutputType *GzipFileAsResourceArgsOutputType `json:"outputType,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -184,8 +168,6 @@ type SimulateResearchQueryArgs struct {
 	//
 	// Default: false.
 	Ambiguous *bool `json:"ambiguous,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -201,8 +183,6 @@ type TriggerLongRunningOperationArgs struct {
 	//
 	// Default: 5.
 	Steps *float64 `json:"steps,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -212,20 +192,20 @@ func (v TriggerLongRunningOperationArgs) Validate() error { return types.Validat
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
 var types = composition.NewTypes(schemas,
-	composition.Describe[EchoArgs](composition.TypeInfo{Doc: "echo#inputSchema", Required: []string{"message"}, Extra: "AdditionalProperties"}),
-	composition.Describe[GetAnnotatedMessageArgs](composition.TypeInfo{Doc: "get-annotated-message#inputSchema", Required: []string{"messageType"}, Extra: "AdditionalProperties", Defaults: map[string]string{"includeImage": "false"}}),
+	composition.Describe[EchoArgs](composition.TypeInfo{Doc: "echo#inputSchema", Required: []string{"message"}}),
+	composition.Describe[GetAnnotatedMessageArgs](composition.TypeInfo{Doc: "get-annotated-message#inputSchema", Required: []string{"messageType"}, Defaults: map[string]string{"includeImage": "false"}}),
 	composition.Describe[GetAnnotatedMessageArgsMessageType](composition.TypeInfo{Doc: "get-annotated-message#inputSchema", Pointer: "/properties/messageType"}),
-	composition.Describe[GetResourceLinksArgs](composition.TypeInfo{Doc: "get-resource-links#inputSchema", Extra: "AdditionalProperties", Defaults: map[string]string{"count": "3"}}),
-	composition.Describe[GetResourceReferenceArgs](composition.TypeInfo{Doc: "get-resource-reference#inputSchema", Extra: "AdditionalProperties", Defaults: map[string]string{"resourceType": "\"Text\"", "resourceId": "1"}}),
+	composition.Describe[GetResourceLinksArgs](composition.TypeInfo{Doc: "get-resource-links#inputSchema", Defaults: map[string]string{"count": "3"}}),
+	composition.Describe[GetResourceReferenceArgs](composition.TypeInfo{Doc: "get-resource-reference#inputSchema", Defaults: map[string]string{"resourceType": "\"Text\"", "resourceId": "1"}}),
 	composition.Describe[GetResourceReferenceArgsResourceType](composition.TypeInfo{Doc: "get-resource-reference#inputSchema", Pointer: "/properties/resourceType"}),
-	composition.Describe[GetStructuredContentArgs](composition.TypeInfo{Doc: "get-structured-content#inputSchema", Required: []string{"location"}, Extra: "AdditionalProperties"}),
+	composition.Describe[GetStructuredContentArgs](composition.TypeInfo{Doc: "get-structured-content#inputSchema", Required: []string{"location"}}),
 	composition.Describe[GetStructuredContentArgsLocation](composition.TypeInfo{Doc: "get-structured-content#inputSchema", Pointer: "/properties/location"}),
 	composition.Describe[GetStructuredContentResult](composition.TypeInfo{Doc: "get-structured-content#outputSchema", Required: []string{"temperature", "conditions", "humidity"}, Closed: true}),
-	composition.Describe[GetSumArgs](composition.TypeInfo{Doc: "get-sum#inputSchema", Required: []string{"a", "b"}, Extra: "AdditionalProperties"}),
-	composition.Describe[GzipFileAsResourceArgs](composition.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Extra: "AdditionalProperties", Defaults: map[string]string{"name": "\"README.md.gz\"", "data": "\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\"", "outputType": "\"resourceLink\""}}),
+	composition.Describe[GetSumArgs](composition.TypeInfo{Doc: "get-sum#inputSchema", Required: []string{"a", "b"}}),
+	composition.Describe[GzipFileAsResourceArgs](composition.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Defaults: map[string]string{"name": "\"README.md.gz\"", "data": "\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\"", "outputType": "\"resourceLink\""}}),
 	composition.Describe[GzipFileAsResourceArgsOutputType](composition.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Pointer: "/properties/outputType"}),
-	composition.Describe[SimulateResearchQueryArgs](composition.TypeInfo{Doc: "simulate-research-query#inputSchema", Required: []string{"topic"}, Extra: "AdditionalProperties", Defaults: map[string]string{"ambiguous": "false"}}),
-	composition.Describe[TriggerLongRunningOperationArgs](composition.TypeInfo{Doc: "trigger-long-running-operation#inputSchema", Extra: "AdditionalProperties", Defaults: map[string]string{"duration": "10", "steps": "5"}}),
+	composition.Describe[SimulateResearchQueryArgs](composition.TypeInfo{Doc: "simulate-research-query#inputSchema", Required: []string{"topic"}, Defaults: map[string]string{"ambiguous": "false"}}),
+	composition.Describe[TriggerLongRunningOperationArgs](composition.TypeInfo{Doc: "trigger-long-running-operation#inputSchema", Defaults: map[string]string{"duration": "10", "steps": "5"}}),
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the

@@ -11,8 +11,6 @@ import (
 // FetchArgs is the argument object of the tool "fetch".
 type FetchArgs struct {
 	Src FetchArgsSrc `json:"src"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -33,8 +31,6 @@ func (v FetchArgsSrc) Validate() error { return types.Validate(v) }
 type FetchArgsSrcURL struct {
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -45,8 +41,6 @@ func (v FetchArgsSrcURL) Validate() error { return types.Validate(v) }
 // Local file
 type FetchArgsSrcLocalFile struct {
 	Path string `json:"path"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -55,8 +49,6 @@ func (v FetchArgsSrcLocalFile) Validate() error { return types.Validate(v) }
 // FindArgs is the argument object of the tool "find".
 type FindArgs struct {
 	ID int64 `json:"id"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -65,8 +57,6 @@ func (v FindArgs) Validate() error { return types.Validate(v) }
 // PointArgs is the argument object of the tool "point".
 type PointArgs struct {
 	At PointArgsAt `json:"at"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -126,8 +116,6 @@ type ReadNote2Args struct {
 	Extra    map[string]int64              `json:"extra,omitzero"`
 	Shape    *ReadNote2ArgsShape           `json:"shape,omitzero"`
 	Maybe    composition.Nullable[Address] `json:"maybe,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -171,8 +159,6 @@ func (v ReadNote2ArgsFunc) Validate() error { return types.Validate(v) }
 // ReadNote2ArgsItemsItem is an item of ReadNote2ArgsItems.
 type ReadNote2ArgsItemsItem struct {
 	Content *string `json:"content,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -192,8 +178,6 @@ func (v ReadNote2ArgsShape) Validate() error { return types.Validate(v) }
 // ReadNote2ArgsShapeCircle is the schema at #/properties/shape/oneOf/0.
 type ReadNote2ArgsShapeCircle struct {
 	Radius float64 `json:"radius"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -202,8 +186,6 @@ func (v ReadNote2ArgsShapeCircle) Validate() error { return types.Validate(v) }
 // ReadNote2ArgsShapeSquare is the schema at #/properties/shape/oneOf/1.
 type ReadNote2ArgsShapeSquare struct {
 	Side *float64 `json:"side,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -213,8 +195,6 @@ func (v ReadNote2ArgsShapeSquare) Validate() error { return types.Validate(v) }
 type Address struct {
 	Street *string  `json:"street,omitzero"`
 	Next   *Address `json:"next,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -248,24 +228,24 @@ func (v StrictResult) Validate() error { return types.Validate(v) }
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
 var types = composition.NewTypes(schemas,
-	composition.Describe[FetchArgs](composition.TypeInfo{Doc: "fetch#inputSchema", Required: []string{"src"}, Extra: "AdditionalProperties"}),
+	composition.Describe[FetchArgs](composition.TypeInfo{Doc: "fetch#inputSchema", Required: []string{"src"}}),
 	composition.Describe[FetchArgsSrc](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src", Union: composition.UnionByRequired, Cases: []string{"url", "path"}}),
-	composition.Describe[FetchArgsSrcURL](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src/oneOf/0", Required: []string{"url"}, Extra: "AdditionalProperties"}),
-	composition.Describe[FetchArgsSrcLocalFile](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src/oneOf/1", Required: []string{"path"}, Extra: "AdditionalProperties"}),
-	composition.Describe[FindArgs](composition.TypeInfo{Doc: "find#inputSchema", Required: []string{"id"}, Extra: "AdditionalProperties"}),
-	composition.Describe[PointArgs](composition.TypeInfo{Doc: "point#inputSchema", Required: []string{"at"}, Extra: "AdditionalProperties"}),
+	composition.Describe[FetchArgsSrcURL](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src/oneOf/0", Required: []string{"url"}}),
+	composition.Describe[FetchArgsSrcLocalFile](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src/oneOf/1", Required: []string{"path"}}),
+	composition.Describe[FindArgs](composition.TypeInfo{Doc: "find#inputSchema", Required: []string{"id"}}),
+	composition.Describe[PointArgs](composition.TypeInfo{Doc: "point#inputSchema", Required: []string{"at"}}),
 	composition.Describe[PointArgsAt](composition.TypeInfo{Doc: "point#inputSchema", Pointer: "/properties/at", Tuple: 3, MinItems: 2}),
 	composition.Describe[PointResult](composition.TypeInfo{Doc: "point#outputSchema", Required: []string{"path"}, Extra: "AdditionalProperties"}),
 	composition.Describe[PointResultPath](composition.TypeInfo{Doc: "point#outputSchema", Pointer: "/properties/path", Tuple: 1}),
-	composition.Describe[ReadNote2Args](composition.TypeInfo{Doc: "read_note#inputSchema", Required: []string{"id", "type"}, Extra: "AdditionalProperties", Defaults: map[string]string{"maxLines": "10"}}),
+	composition.Describe[ReadNote2Args](composition.TypeInfo{Doc: "read_note#inputSchema", Required: []string{"id", "type"}, Defaults: map[string]string{"maxLines": "10"}}),
 	composition.Describe[ReadNote2ArgsType](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/type"}),
 	composition.Describe[ReadNote2ArgsRange](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/range", Union: composition.UnionByKind, Cases: []string{"boolean", "string"}}),
 	composition.Describe[ReadNote2ArgsFunc](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/func"}),
-	composition.Describe[ReadNote2ArgsItemsItem](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/items/items", Extra: "AdditionalProperties"}),
+	composition.Describe[ReadNote2ArgsItemsItem](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/items/items"}),
 	composition.Describe[ReadNote2ArgsShape](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape", Union: composition.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"square\""}}),
-	composition.Describe[ReadNote2ArgsShapeCircle](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape/oneOf/0", Required: []string{"radius", "kind"}, Extra: "AdditionalProperties", Tag: "kind", TagValue: "\"circle\""}),
-	composition.Describe[ReadNote2ArgsShapeSquare](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape/oneOf/1", Required: []string{"kind"}, Extra: "AdditionalProperties", Tag: "kind", TagValue: "\"square\""}),
-	composition.Describe[Address](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/$defs/Address", Extra: "AdditionalProperties"}),
+	composition.Describe[ReadNote2ArgsShapeCircle](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape/oneOf/0", Required: []string{"radius", "kind"}, Tag: "kind", TagValue: "\"circle\""}),
+	composition.Describe[ReadNote2ArgsShapeSquare](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape/oneOf/1", Required: []string{"kind"}, Tag: "kind", TagValue: "\"square\""}),
+	composition.Describe[Address](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/$defs/Address"}),
 	composition.Describe[ReadNote2Result](composition.TypeInfo{Doc: "read_note#outputSchema", Required: []string{"text"}, Extra: "AdditionalProperties"}),
 	composition.Describe[StrictArgs](composition.TypeInfo{Doc: "strict#inputSchema", Required: []string{"name"}, Closed: true}),
 	composition.Describe[StrictResult](composition.TypeInfo{Doc: "strict#outputSchema"}),

@@ -13,8 +13,6 @@ type DirectMapArgs struct {
 	Amount   float64               `json:"amount"`
 	Currency DirectMapArgsCurrency `json:"currency"`
 	Tags     []string              `json:"tags,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -36,8 +34,6 @@ func (v DirectMapArgsCurrency) Validate() error { return types.Validate(v) }
 type Draft04RangeArgs struct {
 	Low  float64  `json:"low"`
 	High *float64 `json:"high,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -57,8 +53,6 @@ type PydanticSearchArgs struct {
 	Filters []Filter `json:"filters,omitzero"`
 	// Default: null.
 	Sort composition.Nullable[Filter] `json:"sort,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -74,8 +68,6 @@ type Filter struct {
 	//
 	// Default: null.
 	Value composition.Nullable[FilterValue] `json:"value,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -115,8 +107,6 @@ func (v Hit) Validate() error { return types.Validate(v) }
 type SchemarsTreeArgs struct {
 	// Format: uint32.
 	Depth uint32 `json:"depth"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -548,8 +538,6 @@ type WideArgs struct {
 	Field198 *string `json:"field_198,omitzero"`
 	// Field number 199.
 	Field199 *int64 `json:"field_199,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -603,17 +591,17 @@ func (v ZodShapeResult) Validate() error { return types.Validate(v) }
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
 var types = composition.NewTypes(schemas,
-	composition.Describe[DirectMapArgs](composition.TypeInfo{Doc: "direct_map#inputSchema", Required: []string{"amount", "currency"}, Extra: "AdditionalProperties"}),
+	composition.Describe[DirectMapArgs](composition.TypeInfo{Doc: "direct_map#inputSchema", Required: []string{"amount", "currency"}}),
 	composition.Describe[DirectMapArgsCurrency](composition.TypeInfo{Doc: "direct_map#inputSchema", Pointer: "/properties/currency"}),
-	composition.Describe[Draft04RangeArgs](composition.TypeInfo{Doc: "draft04_range#inputSchema", Required: []string{"low"}, Extra: "AdditionalProperties"}),
-	composition.Describe[PydanticSearchArgs](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Required: []string{"query"}, Extra: "AdditionalProperties"}),
-	composition.Describe[Filter](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Pointer: "/$defs/Filter", Required: []string{"field"}, Extra: "AdditionalProperties"}),
+	composition.Describe[Draft04RangeArgs](composition.TypeInfo{Doc: "draft04_range#inputSchema", Required: []string{"low"}}),
+	composition.Describe[PydanticSearchArgs](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Required: []string{"query"}}),
+	composition.Describe[Filter](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Pointer: "/$defs/Filter", Required: []string{"field"}}),
 	composition.Describe[FilterValue](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Pointer: "/$defs/Filter/properties/value", Union: composition.UnionByKind, Cases: []string{"string", "number"}}),
 	composition.Describe[Hit](composition.TypeInfo{Doc: "pydantic_search#outputSchema", Pointer: "/$defs/Hit", Required: []string{"id", "score"}, Extra: "AdditionalProperties"}),
-	composition.Describe[SchemarsTreeArgs](composition.TypeInfo{Doc: "schemars_tree#inputSchema", Required: []string{"depth"}, Extra: "AdditionalProperties"}),
+	composition.Describe[SchemarsTreeArgs](composition.TypeInfo{Doc: "schemars_tree#inputSchema", Required: []string{"depth"}}),
 	composition.Describe[Node](composition.TypeInfo{Doc: "schemars_tree#outputSchema", Required: []string{"name", "children"}, Extra: "AdditionalProperties"}),
 	composition.Describe[Meta](composition.TypeInfo{Doc: "schemars_tree#outputSchema", Pointer: "/$defs/Meta", Extra: "AdditionalProperties"}),
-	composition.Describe[WideArgs](composition.TypeInfo{Doc: "wide#inputSchema", Required: []string{"field_000", "field_007", "field_014", "field_021", "field_028", "field_035", "field_042", "field_049", "field_056", "field_063", "field_070", "field_077", "field_084", "field_091", "field_098", "field_105", "field_112", "field_119", "field_126", "field_133", "field_140", "field_147", "field_154", "field_161", "field_168", "field_175", "field_182", "field_189", "field_196"}, Extra: "AdditionalProperties"}),
+	composition.Describe[WideArgs](composition.TypeInfo{Doc: "wide#inputSchema", Required: []string{"field_000", "field_007", "field_014", "field_021", "field_028", "field_035", "field_042", "field_049", "field_056", "field_063", "field_070", "field_077", "field_084", "field_091", "field_098", "field_105", "field_112", "field_119", "field_126", "field_133", "field_140", "field_147", "field_154", "field_161", "field_168", "field_175", "field_182", "field_189", "field_196"}}),
 	composition.Describe[ZodShapeArgs](composition.TypeInfo{Doc: "zod_shape#inputSchema", Required: []string{"shape"}, Closed: true}),
 	composition.Describe[ZodShapeArgsShape](composition.TypeInfo{Doc: "zod_shape#inputSchema", Pointer: "/properties/shape", Union: composition.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"rect\""}}),
 	composition.Describe[ZodShapeArgsShapeCircle](composition.TypeInfo{Doc: "zod_shape#inputSchema", Pointer: "/properties/shape/oneOf/0", Required: []string{"radius", "kind"}, Closed: true, Tag: "kind", TagValue: "\"circle\""}),
