@@ -87,6 +87,7 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 		}
 		p.Tools = append(p.Tools, tool)
 	}
+	dedupTypes(p, b.cfg.Namer, b.types)
 	slices.SortFunc(p.Schemas, func(a, b SchemaDoc) int { return strings.Compare(a.Key, b.Key) })
 	for k := range b.used {
 		p.UsedOverrides = append(p.UsedOverrides, k)
@@ -1347,7 +1348,7 @@ func fieldDoc(n *node, t *Type) []string {
 		if len(n.s.Default) > 0 {
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, n.s.Default); err == nil {
-				facts = append(facts, "Default: "+abbreviate(buf.Bytes())+".")
+				facts = append(facts, defaultFact(buf.Bytes()))
 			}
 		}
 		if len(facts) > 0 {

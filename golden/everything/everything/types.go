@@ -135,7 +135,7 @@ type GzipFileAsResourceArgs struct {
 	Name *string `json:"name,omitzero"`
 	// URL or data URI of the file content to compress
 	//
-	// Format: uri. Default: "https://raw.githubusercontent.com/modelcontextprotocol/serv….
+	// Format: uri. Default: "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md".
 	Data *string `json:"data,omitzero"`
 	// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 	//
