@@ -114,6 +114,7 @@ type dedup struct {
 	docs     map[string]any // schema document key → decoded JSON
 	sigs     map[*Type]string
 	visiting map[*Type]bool
+	props    map[*Type]string // type → the first property whose type it is
 }
 
 // schemaText returns the canonical JSON text (keys sorted) of the schema
@@ -234,14 +235,19 @@ func (d *dedup) groupName(g []*Type, namer *Namer) string {
 // propertyOf returns the JSON name of the first struct field, in
 // declaration order, whose type is t ("" when none).
 func (d *dedup) propertyOf(t *Type) string {
-	for _, owner := range d.p.Types {
-		for _, f := range owner.Fields {
-			if f.Type == t || (f.Type.Elem == t && !f.Type.Named()) {
-				return f.JSONName
+	if d.props == nil {
+		d.props = map[*Type]string{}
+		for _, owner := range d.p.Types {
+			for _, f := range owner.Fields {
+				for _, x := range []*Type{f.Type, f.Type.Elem} {
+					if _, ok := d.props[x]; x != nil && !ok && (x == f.Type || !f.Type.Named()) {
+						d.props[x] = f.JSONName
+					}
+				}
 			}
 		}
 	}
-	return ""
+	return d.props[t]
 }
 
 // free reports whether name, and the enum constants the group's survivor
