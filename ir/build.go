@@ -60,7 +60,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // reservedPackageNames are the top-level identifiers every generated package
 // declares besides the tools' types.
-var reservedPackageNames = []string{"Client", "NewClient"}
+var reservedPackageNames = []string{"Client", "NewClient", "Marshal", "Unmarshal"}
 
 // BuildServer turns one bundle server into the IR of a Go package named
 // pkgName. Tools are processed in bundle order (by name), so names given to

@@ -76,3 +76,15 @@ func TestDedupKeepsDifferentTypesApart(t *testing.T) {
 		t.Errorf("types = %v, want 5 (no merge)", typeNames(p))
 	}
 }
+
+// TestReservedPackageFunctions: a type named like the package's Marshal or
+// Unmarshal function gets another name.
+func TestReservedPackageFunctions(t *testing.T) {
+	p := build(t, `{"name":"x","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/$defs/marshal"},"b":{"$ref":"#/$defs/unmarshal"}},
+		"$defs":{"marshal":{"type":"object","properties":{"k":{"type":"string"}}},"unmarshal":{"type":"object","properties":{"j":{"type":"string"}}}}}}`)
+	for _, n := range typeNames(p) {
+		if n == "Marshal" || n == "Unmarshal" {
+			t.Errorf("types %v declare %s, which the package's function has", typeNames(p), n)
+		}
+	}
+}
