@@ -21,10 +21,10 @@ type (
 		Count int64 `json:"count"`
 	}
 	holder struct {
-		Maybe composition.Nullable[counter] `json:"maybe,omitzero"`
-		Byname map[string]counter          `json:"byName,omitzero"`
-		Raw    rawValue                    `json:"raw,omitzero"`
-		Limit  *int64                      `json:"limit,omitzero"`
+		Maybe  composition.Nullable[counter] `json:"maybe,omitzero"`
+		Byname map[string]counter            `json:"byName,omitzero"`
+		Raw    rawValue                      `json:"raw,omitzero"`
+		Limit  *int64                        `json:"limit,omitzero"`
 	}
 	rawValue []byte
 )
