@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // codecKind is how a codec encodes and decodes its Go type.
@@ -23,6 +24,8 @@ const (
 	codecUnion                     // a described union
 	codecTuple                     // a described tuple
 	codecRaw                       // a described raw-JSON type
+	codecString                    // a string kind without UnmarshalJSON
+	codecBool                      // a bool kind without UnmarshalJSON
 )
 
 // codec is the encoder and decoder of one Go type, built once by codecFor.
@@ -31,6 +34,7 @@ type codec struct {
 	info   *TypeInfo
 	fields []objectField   // codecObject: the property fields in order
 	known  map[string]bool // codecObject: the property names with a field (and a variant's tag)
+	index  map[string]int  // codecObject: property name → position in fields
 	extra  int             // codecObject: index of the extras map field, or -1
 	rest   int             // codecTuple: index of the Rest field, or -1
 	name   string          // the Go type's name, for errors
@@ -67,6 +71,12 @@ func (t *Types) build(rt reflect.Type) *codec {
 	info := t.info[rt]
 	if info == nil {
 		if !t.describedInside(rt, map[reflect.Type]bool{}) {
+			switch k := fastKind(rt); {
+			case k != codecPlain:
+				c.kind = k
+			case rt.Kind() == reflect.Pointer && fastKind(rt.Elem()) != codecPlain:
+				c.kind = codecPointer
+			}
 			return c
 		}
 		switch {
@@ -94,7 +104,7 @@ func (t *Types) build(rt reflect.Type) *codec {
 		}
 	case rt.Kind() == reflect.Struct:
 		c.kind = codecObject
-		c.known = map[string]bool{}
+		c.known, c.index = map[string]bool{}, map[string]int{}
 		if info.Tag != "" {
 			c.known[info.Tag] = true
 		}
@@ -114,9 +124,10 @@ func (t *Types) build(rt reflect.Type) *codec {
 			}
 			key, _ := json.Marshal(name)
 			of := objectField{index: i, name: name, key: key, omitZero: strings.Contains(opts, "omitzero") || strings.Contains(opts, "omitempty")}
-			if d, ok := info.Defaults[name]; ok {
+			if d, ok := info.Defaults[name]; ok && json.Valid([]byte(d)) {
 				of.def = []byte(d)
 			}
+			c.index[name] = len(c.fields)
 			c.fields = append(c.fields, of)
 			c.known[name] = true
 		}
@@ -164,9 +175,9 @@ func (t *Types) decode(data []byte, rv reflect.Value) error {
 			rv.SetZero()
 			return nil
 		}
-		var items []json.RawMessage
-		if err := json.Unmarshal(data, &items); err != nil {
-			return err
+		items, ok := splitArray(data, nil)
+		if !ok {
+			return json.Unmarshal(data, rv.Addr().Interface()) // its error
 		}
 		s := reflect.MakeSlice(rv.Type(), len(items), len(items))
 		for i, raw := range items {
@@ -204,20 +215,36 @@ func (t *Types) decode(data []byte, rv reflect.Value) error {
 	case codecRaw:
 		rv.SetBytes(append([]byte(nil), data...))
 		return nil
+	case codecString:
+		if n := len(data); n >= 2 && data[0] == '"' && data[n-1] == '"' && bytes.IndexByte(data, '\\') < 0 && utf8.Valid(data) {
+			rv.SetString(string(data[1 : n-1]))
+			return nil
+		}
+	case codecBool:
+		switch string(data) {
+		case "true", "false":
+			rv.SetBool(data[0] == 't')
+			return nil
+		}
 	}
 	return json.Unmarshal(data, rv.Addr().Interface())
 }
 
 // decodeMap decodes a JSON object into a new map of type mt.
 func (t *Types) decodeMap(data []byte, mt reflect.Type) (reflect.Value, error) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(data, &members); err != nil {
-		return reflect.Value{}, err
+	ms, ok := splitObject(data, nil)
+	if !ok {
+		m := reflect.New(mt)
+		return reflect.Value{}, json.Unmarshal(data, m.Interface()) // its error
 	}
-	m := reflect.MakeMapWithSize(mt, len(members))
-	for k, raw := range members {
+	m := reflect.MakeMapWithSize(mt, len(ms))
+	for _, mb := range ms {
+		k, ok := mb.key()
+		if !ok {
+			return reflect.Value{}, fmt.Errorf("malformed property name %q", mb.name)
+		}
 		e := reflect.New(mt.Elem()).Elem()
-		if err := t.decode(raw, e); err != nil {
+		if err := t.decode(mb.value, e); err != nil {
 			return reflect.Value{}, fmt.Errorf("property %q: %w", k, err)
 		}
 		m.SetMapIndex(reflect.ValueOf(k).Convert(mt.Key()), e)
@@ -225,50 +252,103 @@ func (t *Types) decodeMap(data []byte, mt reflect.Type) (reflect.Value, error) {
 	return m, nil
 }
 
-// members decodes a JSON object's members (nil data or null is an error).
-func (c *codec) members(data []byte) (map[string]json.RawMessage, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil || m == nil {
+// members splits a JSON object into its members (anything else is an
+// error naming the type).
+func (c *codec) members(data []byte, buf []member) ([]member, error) {
+	ms, ok := splitObject(data, buf)
+	if !ok {
 		return nil, fmt.Errorf("%s: want a JSON object, got %s", c.name, abbreviateJSON(data))
 	}
-	return m, nil
+	return ms, nil
+}
+
+// lookup returns the value of the last member named name (JSON objects
+// with repeated names keep the last, as encoding/json does).
+func lookup(ms []member, name string) ([]byte, bool) {
+	for i := len(ms) - 1; i >= 0; i-- {
+		if k, ok := ms[i].key(); ok && k == name {
+			return ms[i].value, true
+		}
+	}
+	return nil, false
+}
+
+// named reports whether the member's name is exactly name, without
+// allocating for a name that has no escapes.
+func (m member) named(name string) bool {
+	if bytes.IndexByte(m.name, '\\') < 0 {
+		return string(m.name) == name
+	}
+	k, ok := m.key()
+	return ok && k == name
 }
 
 func (c *codec) decodeObject(t *Types, data []byte, rv reflect.Value) error {
-	m, err := c.members(data)
+	var stack [16]member
+	ms, err := c.members(data, stack[:0])
 	if err != nil {
 		return err
 	}
 	for _, r := range c.info.Required {
-		if _, ok := m[r]; !ok {
+		found := false
+		for _, m := range ms {
+			if m.named(r) {
+				found = true
+				break
+			}
+		}
+		if !found {
 			return fmt.Errorf("%s: missing required property %q", c.name, r)
 		}
 	}
 	var unknown []string
-	for k := range m {
+	for _, m := range ms {
+		if bytes.IndexByte(m.name, '\\') < 0 && c.known[string(m.name)] {
+			continue
+		}
+		k, ok := m.key()
+		if !ok {
+			return fmt.Errorf("%s: malformed property name %q", c.name, m.name)
+		}
 		if !c.known[k] {
 			unknown = append(unknown, k)
 		}
 	}
 	slices.Sort(unknown)
+	unknown = slices.Compact(unknown)
 	if c.info.Closed && len(unknown) > 0 {
 		return fmt.Errorf("%s: property %q is not allowed (additionalProperties is false)", c.name, unknown[0])
 	}
 	rv.SetZero()
-	for _, f := range c.fields {
-		fv := rv.Field(f.index)
-		raw, ok := m[f.name]
+	var seenStack [16]bool
+	seen := seenStack[:0]
+	if len(c.fields) > len(seenStack) {
+		seen = make([]bool, len(c.fields))
+	} else {
+		seen = seenStack[:len(c.fields)]
+	}
+	for _, m := range ms {
+		i, ok := c.index[string(m.name)]
 		if !ok {
-			if f.def != nil {
-				// A default that does not decode is ignored.
-				if d := reflect.New(fv.Type()).Elem(); t.decode(f.def, d) == nil {
-					fv.Set(d)
-				}
+			k, _ := m.key()
+			if i, ok = c.index[k]; !ok {
+				continue
 			}
+		}
+		f := c.fields[i]
+		seen[i] = true
+		if err := t.decode(m.value, rv.Field(f.index)); err != nil {
+			return fmt.Errorf("%s: property %q: %w", c.name, f.name, err)
+		}
+	}
+	for i, f := range c.fields {
+		if seen[i] || f.def == nil {
 			continue
 		}
-		if err := t.decode(raw, fv); err != nil {
-			return fmt.Errorf("%s: property %q: %w", c.name, f.name, err)
+		// A default that does not decode is ignored.
+		fv := rv.Field(f.index)
+		if d := reflect.New(fv.Type()).Elem(); t.decode(f.def, d) == nil {
+			fv.Set(d)
 		}
 	}
 	if c.extra < 0 || len(unknown) == 0 {
@@ -277,8 +357,9 @@ func (c *codec) decodeObject(t *Types, data []byte, rv reflect.Value) error {
 	xv := rv.Field(c.extra)
 	xm := reflect.MakeMapWithSize(xv.Type(), len(unknown))
 	for _, k := range unknown {
+		raw, _ := lookup(ms, k)
 		e := reflect.New(xv.Type().Elem()).Elem()
-		if err := t.decode(m[k], e); err != nil {
+		if err := t.decode(raw, e); err != nil {
 			return fmt.Errorf("%s: property %q: %w", c.name, k, err)
 		}
 		xm.SetMapIndex(reflect.ValueOf(k), e)
@@ -292,11 +373,11 @@ func (c *codec) decodeUnion(t *Types, data []byte, rv reflect.Value) error {
 	pick := -1
 	switch c.info.Union {
 	case UnionByTag:
-		m, err := c.members(data)
+		ms, err := c.members(data, nil)
 		if err != nil {
 			return err
 		}
-		raw, ok := m[c.info.UnionTag]
+		raw, ok := lookup(ms, c.info.UnionTag)
 		if !ok {
 			return fmt.Errorf("%s: the object has no %q property", c.name, c.info.UnionTag)
 		}
@@ -315,12 +396,12 @@ func (c *codec) decodeUnion(t *Types, data []byte, rv reflect.Value) error {
 			}
 		}
 	case UnionByRequired:
-		m, err := c.members(data)
+		ms, err := c.members(data, nil)
 		if err != nil {
 			return err
 		}
 		for i, p := range c.info.Cases {
-			if _, ok := m[p]; ok {
+			if _, ok := lookup(ms, p); ok {
 				pick = i
 				break
 			}
@@ -336,8 +417,8 @@ func (c *codec) decodeUnion(t *Types, data []byte, rv reflect.Value) error {
 }
 
 func (c *codec) decodeTuple(t *Types, data []byte, rv reflect.Value) error {
-	var items []json.RawMessage
-	if err := json.Unmarshal(data, &items); err != nil || items == nil {
+	items, ok := splitArray(data, nil)
+	if !ok {
 		return fmt.Errorf("%s: want a JSON array, got %s", c.name, abbreviateJSON(data))
 	}
 	n := c.info.Tuple
@@ -570,4 +651,22 @@ func isNil(v reflect.Value) bool {
 		return v.IsNil()
 	}
 	return false
+}
+
+var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// fastKind is codecString or codecBool for a string or bool kind that
+// decodes as encoding/json would without it (no UnmarshalJSON), else
+// codecPlain.
+func fastKind(rt reflect.Type) codecKind {
+	if reflect.PointerTo(rt).Implements(jsonUnmarshaler) || rt.Implements(jsonUnmarshaler) {
+		return codecPlain
+	}
+	switch rt.Kind() {
+	case reflect.String:
+		return codecString
+	case reflect.Bool:
+		return codecBool
+	}
+	return codecPlain
 }

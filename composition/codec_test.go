@@ -90,3 +90,30 @@ func TestTypesThroughContainers(t *testing.T) {
 		t.Error("a nil pointer was accepted")
 	}
 }
+
+// TestTypesReadAnyValidJSON: escaped property names, whitespace, strings
+// holding brackets and repeated names decode as encoding/json reads them
+// (the last of a repeated name wins), still matching names exactly.
+func TestTypesReadAnyValidJSON(t *testing.T) {
+	ty := testTypes()
+	var x counterExtras
+	in := " {\n \"\\u0063ount\" : 7 , \"\\u0043OUNT\":\"}]{[\\\"\" ,\"count\":8}\t"
+	if err := ty.Unmarshal([]byte(in), &x); err != nil {
+		t.Fatal(err)
+	}
+	if x.Count != 8 || string(x.Extra["COUNT"]) != `"}]{[\""` {
+		t.Fatalf("%+v", x)
+	}
+	var h holder
+	if err := ty.Unmarshal([]byte(`{"byName":{"a" : {"count":1} , "b":{ }}}`), &h); err != nil || len(h.Byname) != 2 || h.Byname["a"].Count != 1 {
+		t.Fatalf("%+v %v", h, err)
+	}
+	for _, bad := range []string{`{"count":1`, `{"count":}`, `[1,]`, ``} {
+		if err := ty.Unmarshal([]byte(bad), &x); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if err := ty.Unmarshal([]byte(`[1]`), &x); err == nil || !strings.Contains(err.Error(), "want a JSON object") {
+		t.Errorf("array into an object: %v", err)
+	}
+}

@@ -123,6 +123,9 @@ func (t *Types) Unmarshal(data []byte, v any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("composition: Unmarshal needs a non-nil pointer, got %T", v)
 	}
+	if !json.Valid(data) {
+		return json.Unmarshal(data, new(json.RawMessage)) // its syntax error
+	}
 	return t.decode(data, rv.Elem())
 }
 
