@@ -58,6 +58,9 @@ type Tool struct {
 	Output Output
 	// Schemas holds the package's schema documents (nil: no validation).
 	Schemas *SchemaSet
+	// Types describes the package's named types: arguments are encoded and
+	// results decoded with its rules (nil: plain encoding/json).
+	Types *Types
 	// InputDoc and OutputDoc are the keys of the tool's inputSchema and
 	// outputSchema in Schemas ("" when absent).
 	InputDoc, OutputDoc string

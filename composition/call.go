@@ -195,7 +195,7 @@ func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error 
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(value, out); err != nil {
+	if err := tool.decode(value, out); err != nil {
 		return fmt.Errorf("composition: tool %q: decoding the result into %T: %w (received %s)", tool.Name, out, err, truncate(string(raw), 200))
 	}
 	return nil

@@ -13,9 +13,9 @@ import (
 	"github.com/mcpbind/mcpbind/examples/composer/sqliteexplorer"
 )
 
-// explorer returns the command line of the sqlite-explorer example server of
+// sqliteExplorer returns the command line of the sqlite-explorer example server of
 // this repository, which the examples below start over stdio.
-func explorer() composition.Transport {
+func sqliteExplorer() composition.Transport {
 	return composition.Stdio("go", "run", "github.com/mcpbind/mcpbind/examples/sqlite-explorer")
 }
 
@@ -27,7 +27,7 @@ func Example() {
 	// WithDiscoverTimeout(-1): wait for the server's answer to the
 	// server/discover probe as long as ctx allows, so that a server that is
 	// slow to start (go run, npx) is not taken for an older one.
-	s, err := composition.Connect(ctx, explorer(), composition.WithDiscoverTimeout(-1))
+	s, err := composition.Connect(ctx, sqliteExplorer(), composition.WithDiscoverTimeout(-1))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func ExampleConnect_stdio() {
 func ExampleToolError() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	s, err := composition.Connect(ctx, explorer(), composition.WithDiscoverTimeout(-1))
+	s, err := composition.Connect(ctx, sqliteExplorer(), composition.WithDiscoverTimeout(-1))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func ExampleNullable() {
 // tool's schemas; a failure is a *ValidationError naming the JSON pointer.
 func ExampleWithArgsValidation() {
 	ctx := context.Background()
-	s, err := composition.Connect(ctx, explorer(),
+	s, err := composition.Connect(ctx, sqliteExplorer(),
 		composition.WithArgsValidation(), composition.WithResultValidation())
 	if err != nil {
 		log.Fatal(err)

@@ -54,6 +54,10 @@ func (s *Session) checkResult(ctx context.Context, tool Tool, value json.RawMess
 // CallTool calls a tool that has no outputSchema, like CallResult, and
 // applies WithArgsValidation first. Generated code uses it.
 func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) {
+	args, err := tool.encodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.checkArgs(ctx, tool, args); err != nil {
 		return nil, err
 	}

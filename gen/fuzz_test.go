@@ -22,28 +22,24 @@ import (
 // real package (and its dependencies) on every input. TestStubMatchesGolden
 // keeps it honest: the golden packages must type-check against it too.
 const compositionStub = `package composition
-import ("context"; "encoding/json")
+import "context"
 type Output struct{ PlainObject, CanBeObject, HasResultProperty, AlwaysWraps bool }
 type SchemaSet struct{}
 func NewSchemaSet(docs map[string]string) *SchemaSet { return nil }
-func (s *SchemaSet) Validate(doc, pointer string, v any) error { return nil }
-func (s *SchemaSet) ValidateTagged(doc, pointer, tag, tagValue string, v any) error { return nil }
-type Tool struct { Name string; Output Output; Schemas *SchemaSet; InputDoc, OutputDoc string; ResultPointer string }
+type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string }
 type Session struct{}
 type Result struct{}
 func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error { return nil }
 func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) { return nil, nil }
-type ObjectRules struct { Known, Required []string; Closed bool }
-func DecodeObject(data []byte, known any, rules ObjectRules) (map[string]json.RawMessage, error) { return nil, nil }
-func DecodeExtras[E any](extra map[string]json.RawMessage) (map[string]E, error) { return nil, nil }
-func EncodeObject[E any](known any, rules ObjectRules, extra map[string]E) ([]byte, error) { return nil, nil }
-func DecodeTuple[E any](data []byte, required int, closed bool, rest *[]E, positions ...any) error { return nil }
-func EncodeTuple[E any](items []any, complete bool, rest []E) ([]byte, error) { return nil, nil }
-func JSONKind(data []byte) string { return "" }
-func UnionTag(data []byte, tag string) (string, error) { return "", nil }
-func ObjectHas(data []byte) (map[string]bool, error) { return nil, nil }
-func DefaultIfAbsent(data []byte, name, def string, field any) {}
-func MarshalTagged(tag, tagValue string, v any) ([]byte, error) { return nil, nil }
+type TypeInfo struct { Doc, Pointer string; Required []string; Closed bool; Extra string; Defaults map[string]string; Tag, TagValue string; Union UnionBy; UnionTag string; Cases []string; Tuple, MinItems int; Raw bool }
+type UnionBy uint8
+const ( NotUnion UnionBy = iota; UnionByTag; UnionByKind; UnionByRequired )
+func Describe[T any](info TypeInfo) TypeInfo { return info }
+type Types struct{}
+func NewTypes(schemas *SchemaSet, infos ...TypeInfo) *Types { return nil }
+func (t *Types) Marshal(v any) ([]byte, error) { return nil, nil }
+func (t *Types) Unmarshal(data []byte, v any) error { return nil }
+func (t *Types) Validate(v any) error { return nil }
 type Nullable[T any] struct { Value T; Set, Null bool }
 type DigestMode int
 type Option struct{}

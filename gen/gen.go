@@ -44,7 +44,7 @@ func New() (*Generator, error) {
 
 // newGenerator parses the *.tmpl files of fsys (tests pass broken ones).
 func newGenerator(fsys fs.FS) (*Generator, error) {
-	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "outputFields": outputFields, "stringSlice": stringSlice}).ParseFS(fsys, "*.tmpl")
+	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -110,8 +110,6 @@ type fileData struct {
 const (
 	importContext     = "context"
 	importJSON        = "encoding/json"
-	importErrors      = "errors"
-	importFmt         = "fmt"
 	importComposition = "github.com/mcpbind/mcpbind/composition"
 )
 
@@ -133,53 +131,15 @@ func clientImports(p *ir.Package) []string {
 	return sortedUnique(imps)
 }
 
-// typesImports lists what types.go needs: encoding/json for raw JSON fields
-// and union methods; errors, fmt and composition for union methods.
+// typesImports lists what types.go needs: composition for the types
+// table, encoding/json for raw JSON in declarations, and the format
+// table's imports.
 func typesImports(p *ir.Package) []string {
-	var imps []string
+	imps := []string{importComposition}
 	for _, t := range p.Types {
 		imps = append(imps, t.DeclImports()...)
-		switch t.Kind {
-		case ir.KindRaw:
+		if typeUsesRawJSON(t) {
 			imps = append(imps, importJSON)
-		case ir.KindUnion:
-			imps = append(imps, importJSON, importErrors, importComposition)
-			if t.Union.Tagged() || t.Union.CatchAll() == nil {
-				imps = append(imps, importFmt) // error messages of UnmarshalJSON
-			}
-		case ir.KindTuple:
-			imps = append(imps, importFmt, importComposition)
-			if t.Elem == nil || t.Elem.UsesRawJSON() {
-				imps = append(imps, importJSON)
-			}
-			for _, f := range t.Fields {
-				if f.Type.UsesRawJSON() {
-					imps = append(imps, importJSON)
-				}
-			}
-		case ir.KindStruct:
-			imps = append(imps, importFmt, importComposition)
-			if t.Extra != nil && t.Extra.UsesRawJSON() {
-				imps = append(imps, importJSON)
-			}
-		}
-		if (t.Kind == ir.KindMap || t.Kind == ir.KindArray) && t.UsesRawJSONUnderlying() {
-			imps = append(imps, importJSON)
-		}
-		for _, f := range t.Fields {
-			if f.Type.UsesRawJSON() {
-				imps = append(imps, importJSON)
-			}
-			if f.Wrap == ir.WrapNullable {
-				imps = append(imps, importComposition)
-			}
-		}
-		if t.Union != nil {
-			for _, v := range t.Union.Variants {
-				if v.Type.UsesRawJSON() {
-					imps = append(imps, importJSON)
-				}
-			}
 		}
 	}
 	return sortedUnique(imps)

@@ -27,10 +27,10 @@ func TestHostileRoundTrip(t *testing.T) {
 		`{"id":"n1","maxLines":5,"type":"b","items":[{"content":"c"}],"meta":{"k":[1,2]},"extra":{"a":9007199254740993}}`,
 	} {
 		var args hostile.ReadNote2Args
-		if err := json.Unmarshal([]byte(in), &args); err != nil {
+		if err := hostile.Unmarshal([]byte(in), &args); err != nil {
 			t.Fatalf("unmarshal %s: %v", in, err)
 		}
-		out, err := json.Marshal(args)
+		out, err := hostile.Marshal(args)
 		if err != nil {
 			t.Fatalf("marshal %s: %v", in, err)
 		}
@@ -47,19 +47,19 @@ func TestHostileUnionsRejectWhatMatchesNoVariant(t *testing.T) {
 		`{"id":"n1","type":"b","range":3}`,
 	} {
 		var args hostile.ReadNote2Args
-		if err := json.Unmarshal([]byte(in), &args); err == nil {
+		if err := hostile.Unmarshal([]byte(in), &args); err == nil {
 			t.Errorf("unmarshal %s: no error", in)
 		}
 	}
 	var empty hostile.ReadNote2ArgsShape
-	if _, err := json.Marshal(empty); err == nil || !strings.Contains(err.Error(), "no variant is set") {
+	if _, err := hostile.Marshal(empty); err == nil || !strings.Contains(err.Error(), "no variant is set") {
 		t.Errorf("marshal of an empty union: %v", err)
 	}
 }
 
 func TestHostileTaggedUnionWritesItsTag(t *testing.T) {
 	s := hostile.ReadNote2ArgsShape{Circle: &hostile.ReadNote2ArgsShapeCircle{Radius: 1}}
-	b, err := json.Marshal(s)
+	b, err := hostile.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +87,13 @@ func jsonEqual(t *testing.T, a, b string) bool {
 // it on decode; a present one keeps its value.
 func TestHostileDefaults(t *testing.T) {
 	var a hostile.ReadNote2Args
-	if err := json.Unmarshal([]byte(`{"id":"n1","type":"a"}`), &a); err != nil {
+	if err := hostile.Unmarshal([]byte(`{"id":"n1","type":"a"}`), &a); err != nil {
 		t.Fatal(err)
 	}
 	if a.MaxLines == nil || *a.MaxLines != 10 {
 		t.Fatalf("maxLines = %v, want the default 10", a.MaxLines)
 	}
-	if err := json.Unmarshal([]byte(`{"id":"n1","type":"a","maxLines":3}`), &a); err != nil || *a.MaxLines != 3 {
+	if err := hostile.Unmarshal([]byte(`{"id":"n1","type":"a","maxLines":3}`), &a); err != nil || *a.MaxLines != 3 {
 		t.Fatalf("maxLines = %v (%v), want 3", *a.MaxLines, err)
 	}
 }
@@ -132,29 +132,63 @@ func TestHostileValidate(t *testing.T) {
 // open object keeps them so the value round-trips.
 func TestHostileObjectsDecodeStrictly(t *testing.T) {
 	var s hostile.StrictArgs
-	if err := json.Unmarshal([]byte(`{}`), &s); err == nil || !strings.Contains(err.Error(), `missing required property "name"`) {
+	if err := hostile.Unmarshal([]byte(`{}`), &s); err == nil || !strings.Contains(err.Error(), `missing required property "name"`) {
 		t.Errorf("missing required: %v", err)
 	}
-	if err := json.Unmarshal([]byte(`{"name":"ab","x":1}`), &s); err == nil || !strings.Contains(err.Error(), `"x" is not allowed`) {
+	if err := hostile.Unmarshal([]byte(`{"name":"ab","x":1}`), &s); err == nil || !strings.Contains(err.Error(), `"x" is not allowed`) {
 		t.Errorf("closed object: %v", err)
 	}
-	if err := json.Unmarshal([]byte(`null`), &s); err == nil {
+	if err := hostile.Unmarshal([]byte(`null`), &s); err == nil {
 		t.Errorf("null into a required object: no error")
 	}
-	in := `{"id":"n1","maxLines":4,"type":"b","zeta":{"k":[1,2]},"alpha":true}`
+	// An open argument object without additionalProperties has no extras
+	// field: unknown properties are ignored. A result keeps them.
 	var args hostile.ReadNote2Args
-	if err := json.Unmarshal([]byte(in), &args); err != nil {
+	if err := hostile.Unmarshal([]byte(`{"id":"n1","type":"b","zeta":1}`), &args); err != nil || args.ID != "n1" {
+		t.Fatalf("open args: %+v %v", args, err)
+	}
+	in := `{"text":"t","zeta":{"k":[1,2]},"alpha":true}`
+	var res hostile.ReadNote2Result
+	if err := hostile.Unmarshal([]byte(in), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(args.AdditionalProperties) != 2 {
-		t.Fatalf("extras = %v", args.AdditionalProperties)
+	if len(res.AdditionalProperties) != 2 {
+		t.Fatalf("extras = %v", res.AdditionalProperties)
 	}
-	out, err := json.Marshal(args)
+	out, err := hostile.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !jsonEqual(t, in, string(out)) {
 		t.Fatalf("round trip lost extra properties:\n in: %s\nout: %s", in, out)
+	}
+}
+
+// TestHostileExactCase: property names match exactly (encoding/json would
+// match {"COUNT":3} to the field of "count"). A key that differs only in
+// case is an extra property where there is an extras field, and is ignored
+// where there is none — never the field.
+func TestHostileExactCase(t *testing.T) {
+	var res hostile.ReadNote2Result
+	if err := hostile.Unmarshal([]byte(`{"text":"a","TEXT":"b"}`), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "a" || string(res.AdditionalProperties["TEXT"]) != `"b"` {
+		t.Fatalf("text = %q, extras = %s", res.Text, res.AdditionalProperties)
+	}
+	if err := hostile.Unmarshal([]byte(`{"TEXT":"b","text":"a"}`), &res); err != nil || res.Text != "a" {
+		t.Fatalf("key order changed the field: %q %v", res.Text, err)
+	}
+	out, _ := hostile.Marshal(res)
+	if !jsonEqual(t, `{"text":"a","TEXT":"b"}`, string(out)) {
+		t.Fatalf("round trip: %s", out)
+	}
+	var args hostile.ReadNote2Args
+	if err := hostile.Unmarshal([]byte(`{"id":"n1","ID":"x9","type":"a"}`), &args); err != nil || args.ID != "n1" {
+		t.Fatalf("id = %q (%v), want the exact-case n1", args.ID, err)
+	}
+	if err := hostile.Unmarshal([]byte(`{"ID":"x9","type":"a"}`), &args); err == nil {
+		t.Fatalf("a required property given only in another case was accepted: %+v", args)
 	}
 }
 
@@ -164,26 +198,26 @@ func TestHostileObjectsDecodeStrictly(t *testing.T) {
 func TestHostileTuples(t *testing.T) {
 	for _, in := range []string{`{"at":[1,2]}`, `{"at":[1,2,"z"]}`} {
 		var a hostile.PointArgs
-		if err := json.Unmarshal([]byte(in), &a); err != nil {
+		if err := hostile.Unmarshal([]byte(in), &a); err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
-		out, err := json.Marshal(a)
+		out, err := hostile.Marshal(a)
 		if err != nil || !jsonEqual(t, in, string(out)) {
 			t.Errorf("round trip %s → %s (%v)", in, out, err)
 		}
 	}
 	for _, in := range []string{`{"at":[1]}`, `{"at":[1,2,"z",4]}`, `{"at":{"0":1}}`} {
 		var a hostile.PointArgs
-		if err := json.Unmarshal([]byte(in), &a); err == nil {
+		if err := hostile.Unmarshal([]byte(in), &a); err == nil {
 			t.Errorf("%s: no error", in)
 		}
 	}
 	var r hostile.PointResult
 	in := `{"path":["root",1,2,3]}`
-	if err := json.Unmarshal([]byte(in), &r); err != nil || r.Path.V0 == nil || *r.Path.V0 != "root" || len(r.Path.Rest) != 3 || r.Path.Rest[2] != 3 {
+	if err := hostile.Unmarshal([]byte(in), &r); err != nil || r.Path.V0 == nil || *r.Path.V0 != "root" || len(r.Path.Rest) != 3 || r.Path.Rest[2] != 3 {
 		t.Fatalf("%+v %v", r, err)
 	}
-	out, _ := json.Marshal(r)
+	out, _ := hostile.Marshal(r)
 	if !jsonEqual(t, in, string(out)) {
 		t.Errorf("round trip %s → %s", in, out)
 	}
@@ -202,10 +236,10 @@ func TestStyles(t *testing.T) {
 		t.Errorf("draft-04 exclusiveMaximum: true must reject 100 at /high: %v", err)
 	}
 	var dm styles.DirectMapArgs
-	if err := json.Unmarshal([]byte(`{"amount":1.5,"currency":"EUR","tags":["a"]}`), &dm); err != nil || dm.Currency != styles.DirectMapArgsCurrencyEUR {
+	if err := styles.Unmarshal([]byte(`{"amount":1.5,"currency":"EUR","tags":["a"]}`), &dm); err != nil || dm.Currency != styles.DirectMapArgsCurrencyEUR {
 		t.Errorf("direct map: %+v %v", dm, err)
 	}
-	if err := json.Unmarshal([]byte(`{"currency":"EUR"}`), &dm); err == nil {
+	if err := styles.Unmarshal([]byte(`{"currency":"EUR"}`), &dm); err == nil {
 		t.Errorf("direct map: a missing required field was accepted")
 	}
 	if err := (styles.DirectMapArgs{Amount: 1, Currency: "GBP"}).Validate(); err == nil {
@@ -213,24 +247,24 @@ func TestStyles(t *testing.T) {
 	}
 	var ps styles.PydanticSearchArgs
 	in := `{"query":"q","limit":null,"filters":[{"field":"a","value":3},{"field":"b","value":"x"},{"field":"c","value":null}]}`
-	if err := json.Unmarshal([]byte(in), &ps); err != nil {
+	if err := styles.Unmarshal([]byte(in), &ps); err != nil {
 		t.Fatal(err)
 	}
 	if !ps.Limit.Set || !ps.Limit.Null || ps.Filters[0].Value.Value.Int == nil || *ps.Filters[0].Value.Value.Int != 3 {
 		t.Errorf("pydantic nullable fields: %+v", ps)
 	}
-	if out, _ := json.Marshal(ps); !jsonEqual(t, in, string(out)) {
+	if out, _ := styles.Marshal(ps); !jsonEqual(t, in, string(out)) {
 		t.Errorf("pydantic round trip:\n in: %s\nout: %s", in, out)
 	}
 	var z styles.ZodShapeArgs
-	if err := json.Unmarshal([]byte(`{"shape":{"kind":"rect","w":2,"h":3}}`), &z); err != nil || z.Shape.Rect == nil || z.Shape.Rect.H != 3 {
+	if err := styles.Unmarshal([]byte(`{"shape":{"kind":"rect","w":2,"h":3}}`), &z); err != nil || z.Shape.Rect == nil || z.Shape.Rect.H != 3 {
 		t.Errorf("zod union: %+v %v", z, err)
 	}
-	if err := json.Unmarshal([]byte(`{"shape":{"kind":"rect","w":2,"h":3,"d":1}}`), &z); err == nil {
+	if err := styles.Unmarshal([]byte(`{"shape":{"kind":"rect","w":2,"h":3,"d":1}}`), &z); err == nil {
 		t.Errorf("zod union: additionalProperties false was not enforced")
 	}
 	var tree styles.Node
-	if err := json.Unmarshal([]byte(`{"name":"root","children":[{"name":"leaf","children":[]}]}`), &tree); err != nil || tree.Children[0].Name != "leaf" {
+	if err := styles.Unmarshal([]byte(`{"name":"root","children":[{"name":"leaf","children":[]}]}`), &tree); err != nil || tree.Children[0].Name != "leaf" {
 		t.Errorf("recursive tree: %+v %v", tree, err)
 	}
 }
@@ -240,19 +274,19 @@ func TestStyles(t *testing.T) {
 func TestHostileUnionByRequiredProperty(t *testing.T) {
 	for _, in := range []string{`{"src":{"url":"https://x","headers":{"a":"b"}}}`, `{"src":{"path":"/tmp/x"}}`} {
 		var a hostile.FetchArgs
-		if err := json.Unmarshal([]byte(in), &a); err != nil {
+		if err := hostile.Unmarshal([]byte(in), &a); err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
 		if (a.Src.URL == nil) == (a.Src.LocalFile == nil) {
 			t.Fatalf("%s: want exactly one variant: %+v", in, a.Src)
 		}
-		out, err := json.Marshal(a)
+		out, err := hostile.Marshal(a)
 		if err != nil || !jsonEqual(t, in, string(out)) {
 			t.Errorf("round trip %s → %s (%v)", in, out, err)
 		}
 	}
 	var a hostile.FetchArgs
-	if err := json.Unmarshal([]byte(`{"src":{"other":1}}`), &a); err == nil {
+	if err := hostile.Unmarshal([]byte(`{"src":{"other":1}}`), &a); err == nil {
 		t.Error("an object with neither url nor path was accepted")
 	}
 }

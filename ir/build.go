@@ -60,7 +60,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // reservedPackageNames are the top-level identifiers every generated package
 // declares besides the tools' types.
-var reservedPackageNames = []string{"Client", "NewClient"}
+var reservedPackageNames = []string{"Client", "NewClient", "Marshal", "Unmarshal"}
 
 // BuildServer turns one bundle server into the IR of a Go package named
 // pkgName. Tools are processed in bundle order (by name), so names given to
@@ -87,6 +87,7 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 		}
 		p.Tools = append(p.Tools, tool)
 	}
+	dedupTypes(p, b.cfg.Namer, b.types)
 	slices.SortFunc(p.Schemas, func(a, b SchemaDoc) int { return strings.Compare(a.Key, b.Key) })
 	for k := range b.used {
 		p.UsedOverrides = append(p.UsedOverrides, k)
@@ -917,11 +918,15 @@ func (ts *typeSession) allOf(n *node, name string) (*Type, bool, error) {
 // extras decides what a struct does with properties it has no field for:
 // "additionalProperties": false closes it; otherwise they are kept in a map
 // field (typed by an additionalProperties schema, else raw JSON), so values
-// round-trip.
+// round-trip — when the schema declares additionalProperties or
+// patternProperties, or the struct is part of a result (extrasWanted).
 func (ts *typeSession) extras(n *node, t *Type, fields *scope) error {
 	t.Extra = &Type{Kind: KindRaw}
 	ap, err := ts.doc.at(child(n.ptr, "additionalProperties"))
 	switch {
+	case err != nil && !ts.extrasWanted(n): // open, but arguments keep no extras
+		t.Extra = nil
+		return nil
 	case err != nil: // absent: any property is allowed
 	case ap.boolean != nil && !*ap.boolean:
 		if n.s.PatternProperties == nil {
@@ -1343,7 +1348,7 @@ func fieldDoc(n *node, t *Type) []string {
 		if len(n.s.Default) > 0 {
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, n.s.Default); err == nil {
-				facts = append(facts, "Default: "+abbreviate(buf.Bytes())+".")
+				facts = append(facts, defaultFact(buf.Bytes()))
 			}
 		}
 		if len(facts) > 0 {

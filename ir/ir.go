@@ -40,7 +40,7 @@ const (
 	// ("enum", "const").
 	KindEnum
 	// KindUnion is a named Go struct with one pointer field per variant and
-	// generated MarshalJSON/UnmarshalJSON ("anyOf", "oneOf", type arrays).
+	// its JSON codec in composition.Types ("anyOf", "oneOf", type arrays).
 	KindUnion
 	// KindTuple is a named Go struct for an array with "prefixItems": one
 	// field per position (Fields, pointers from MinItems on), the items after
@@ -96,7 +96,9 @@ type Type struct {
 	// decoding rejects properties that have no field.
 	Closed bool
 	// Extra is the type of the properties a struct has no field for, kept in
-	// the map field ExtraName so values round-trip (nil when Closed).
+	// the map field ExtraName so values round-trip (nil when Closed, and
+	// for argument structs whose schema declares neither
+	// additionalProperties nor patternProperties: those are ignored).
 	Extra *Type
 	// ExtraName is the Go name of the extra-properties field.
 	ExtraName string
@@ -245,7 +247,7 @@ type Field struct {
 	// Doc holds the lines of the field's doc comment.
 	Doc []string
 	// Default is the schema's "default" for an optional property, compact
-	// JSON ("" when none): UnmarshalJSON sets the field to it when the
+	// JSON ("" when none): decoding sets the field to it when the
 	// property is absent.
 	Default string
 }
@@ -322,7 +324,7 @@ type EnumValue struct {
 	Literal string
 }
 
-// UnionBy says how a union's UnmarshalJSON picks its variant.
+// UnionBy says how decoding a union picks its variant.
 type UnionBy uint8
 
 const (
@@ -370,7 +372,7 @@ type Variant struct {
 	// Name is the Go field name of the variant inside the union struct.
 	Name string
 	// Type is the variant's type. For ByTag it is a struct without the tag
-	// property, which MarshalJSON adds back.
+	// property, which encoding adds back.
 	Type *Type
 	// TagValue is the tag property's value as compact JSON (ByTag).
 	TagValue string

@@ -327,7 +327,7 @@ func check[T any](data []byte, wrapped bool) (o outcome) {
 		data = inner
 	}
 	var v T
-	if err := json.Unmarshal(data, &v); err != nil {
+	if err := suite.Unmarshal(data, &v); err != nil {
 		return outcome{Stage: "unmarshal", Err: err.Error()}
 	}
 	var val validator
@@ -343,7 +343,7 @@ func check[T any](data []byte, wrapped bool) (o outcome) {
 			return outcome{Stage: "validate", Err: err.Error(), Validated: true}
 		}
 	}
-	out, err := json.Marshal(v)
+	out, err := suite.Marshal(v)
 	if err != nil {
 		return outcome{Stage: "marshal", Err: err.Error(), Validated: val != nil}
 	}

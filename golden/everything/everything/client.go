@@ -45,6 +45,7 @@ func (c *Client) Echo(ctx context.Context, args EchoArgs) (*composition.Result, 
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "echo",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "echo#inputSchema",
 	}, args)
 }
@@ -58,6 +59,7 @@ func (c *Client) GetAnnotatedMessage(ctx context.Context, args GetAnnotatedMessa
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "get-annotated-message",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "get-annotated-message#inputSchema",
 	}, args)
 }
@@ -71,6 +73,7 @@ func (c *Client) GetEnv(ctx context.Context) (*composition.Result, error) {
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "get-env",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "get-env#inputSchema",
 	}, nil)
 }
@@ -84,6 +87,7 @@ func (c *Client) GetResourceLinks(ctx context.Context, args GetResourceLinksArgs
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "get-resource-links",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "get-resource-links#inputSchema",
 	}, args)
 }
@@ -97,6 +101,7 @@ func (c *Client) GetResourceReference(ctx context.Context, args GetResourceRefer
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "get-resource-reference",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "get-resource-reference#inputSchema",
 	}, args)
 }
@@ -112,6 +117,7 @@ func (c *Client) GetStructuredContent(ctx context.Context, args GetStructuredCon
 		Name:      "get-structured-content",
 		Output:    composition.Output{PlainObject: true, CanBeObject: true},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "get-structured-content#inputSchema",
 		OutputDoc: "get-structured-content#outputSchema",
 	}, args, &out); err != nil {
@@ -129,6 +135,7 @@ func (c *Client) GetSum(ctx context.Context, args GetSumArgs) (*composition.Resu
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "get-sum",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "get-sum#inputSchema",
 	}, args)
 }
@@ -142,6 +149,7 @@ func (c *Client) GetTinyImage(ctx context.Context) (*composition.Result, error) 
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "get-tiny-image",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "get-tiny-image#inputSchema",
 	}, nil)
 }
@@ -155,6 +163,7 @@ func (c *Client) GzipFileAsResource(ctx context.Context, args GzipFileAsResource
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "gzip-file-as-resource",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "gzip-file-as-resource#inputSchema",
 	}, args)
 }
@@ -168,6 +177,7 @@ func (c *Client) SimulateResearchQuery(ctx context.Context, args SimulateResearc
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "simulate-research-query",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "simulate-research-query#inputSchema",
 	}, args)
 }
@@ -181,6 +191,7 @@ func (c *Client) ToggleSimulatedLogging(ctx context.Context) (*composition.Resul
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "toggle-simulated-logging",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "toggle-simulated-logging#inputSchema",
 	}, nil)
 }
@@ -194,6 +205,7 @@ func (c *Client) ToggleSubscriberUpdates(ctx context.Context) (*composition.Resu
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "toggle-subscriber-updates",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "toggle-subscriber-updates#inputSchema",
 	}, nil)
 }
@@ -207,6 +219,7 @@ func (c *Client) TriggerLongRunningOperation(ctx context.Context, args TriggerLo
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "trigger-long-running-operation",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "trigger-long-running-operation#inputSchema",
 	}, args)
 }

@@ -3,9 +3,6 @@
 package everything
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/mcpbind/mcpbind/composition"
 )
 
@@ -13,42 +10,10 @@ import (
 type EchoArgs struct {
 	// Message to echo
 	Message string `json:"message"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes EchoArgs's JSON object to the composition helpers.
-func (EchoArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"message"}, Required: []string{"message"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *EchoArgs) UnmarshalJSON(data []byte) error {
-	type plain EchoArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("EchoArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("EchoArgs: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v EchoArgs) MarshalJSON() ([]byte, error) {
-	type plain EchoArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// echo#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v EchoArgs) Validate() error {
-	return schemas.Validate("echo#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v EchoArgs) Validate() error { return types.Validate(v) }
 
 // GetAnnotatedMessageArgs is the argument object of the tool "get-annotated-message".
 type GetAnnotatedMessageArgs struct {
@@ -58,44 +23,10 @@ type GetAnnotatedMessageArgs struct {
 	//
 	// Default: false.
 	IncludeImage *bool `json:"includeImage,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes GetAnnotatedMessageArgs's JSON object to the composition helpers.
-func (GetAnnotatedMessageArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"messageType", "includeImage"}, Required: []string{"messageType"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing. Absent
-// properties that have a "default" get it.
-func (v *GetAnnotatedMessageArgs) UnmarshalJSON(data []byte) error {
-	type plain GetAnnotatedMessageArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("GetAnnotatedMessageArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("GetAnnotatedMessageArgs: %w", err)
-	}
-	composition.DefaultIfAbsent(data, "includeImage", "false", &v.IncludeImage)
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v GetAnnotatedMessageArgs) MarshalJSON() ([]byte, error) {
-	type plain GetAnnotatedMessageArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// get-annotated-message#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v GetAnnotatedMessageArgs) Validate() error {
-	return schemas.Validate("get-annotated-message#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v GetAnnotatedMessageArgs) Validate() error { return types.Validate(v) }
 
 // GetAnnotatedMessageArgsMessageType is the type of GetAnnotatedMessageArgs.MessageType.
 //
@@ -109,12 +40,8 @@ const (
 	GetAnnotatedMessageArgsMessageTypeDebug   GetAnnotatedMessageArgsMessageType = "debug"
 )
 
-// Validate checks v against the JSON Schema it was generated from,
-// get-annotated-message#inputSchema at /properties/messageType. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v GetAnnotatedMessageArgsMessageType) Validate() error {
-	return schemas.Validate("get-annotated-message#inputSchema", "/properties/messageType", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v GetAnnotatedMessageArgsMessageType) Validate() error { return types.Validate(v) }
 
 // GetResourceLinksArgs is the argument object of the tool "get-resource-links".
 type GetResourceLinksArgs struct {
@@ -122,44 +49,10 @@ type GetResourceLinksArgs struct {
 	//
 	// Default: 3.
 	Count *float64 `json:"count,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes GetResourceLinksArgs's JSON object to the composition helpers.
-func (GetResourceLinksArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"count"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing. Absent
-// properties that have a "default" get it.
-func (v *GetResourceLinksArgs) UnmarshalJSON(data []byte) error {
-	type plain GetResourceLinksArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("GetResourceLinksArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("GetResourceLinksArgs: %w", err)
-	}
-	composition.DefaultIfAbsent(data, "count", "3", &v.Count)
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v GetResourceLinksArgs) MarshalJSON() ([]byte, error) {
-	type plain GetResourceLinksArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// get-resource-links#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v GetResourceLinksArgs) Validate() error {
-	return schemas.Validate("get-resource-links#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v GetResourceLinksArgs) Validate() error { return types.Validate(v) }
 
 // GetResourceReferenceArgs is the argument object of the tool "get-resource-reference".
 type GetResourceReferenceArgs struct {
@@ -169,45 +62,10 @@ type GetResourceReferenceArgs struct {
 	//
 	// Default: 1.
 	ResourceID *float64 `json:"resourceId,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes GetResourceReferenceArgs's JSON object to the composition helpers.
-func (GetResourceReferenceArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"resourceType", "resourceId"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing. Absent
-// properties that have a "default" get it.
-func (v *GetResourceReferenceArgs) UnmarshalJSON(data []byte) error {
-	type plain GetResourceReferenceArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("GetResourceReferenceArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("GetResourceReferenceArgs: %w", err)
-	}
-	composition.DefaultIfAbsent(data, "resourceType", "\"Text\"", &v.ResourceType)
-	composition.DefaultIfAbsent(data, "resourceId", "1", &v.ResourceID)
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v GetResourceReferenceArgs) MarshalJSON() ([]byte, error) {
-	type plain GetResourceReferenceArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// get-resource-reference#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v GetResourceReferenceArgs) Validate() error {
-	return schemas.Validate("get-resource-reference#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v GetResourceReferenceArgs) Validate() error { return types.Validate(v) }
 
 // GetResourceReferenceArgsResourceType is the type of GetResourceReferenceArgs.ResourceType.
 type GetResourceReferenceArgsResourceType string
@@ -218,53 +76,17 @@ const (
 	GetResourceReferenceArgsResourceTypeBlob GetResourceReferenceArgsResourceType = "Blob"
 )
 
-// Validate checks v against the JSON Schema it was generated from,
-// get-resource-reference#inputSchema at /properties/resourceType. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v GetResourceReferenceArgsResourceType) Validate() error {
-	return schemas.Validate("get-resource-reference#inputSchema", "/properties/resourceType", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v GetResourceReferenceArgsResourceType) Validate() error { return types.Validate(v) }
 
 // GetStructuredContentArgs is the argument object of the tool "get-structured-content".
 type GetStructuredContentArgs struct {
 	// Choose city
 	Location GetStructuredContentArgsLocation `json:"location"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes GetStructuredContentArgs's JSON object to the composition helpers.
-func (GetStructuredContentArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"location"}, Required: []string{"location"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *GetStructuredContentArgs) UnmarshalJSON(data []byte) error {
-	type plain GetStructuredContentArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("GetStructuredContentArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("GetStructuredContentArgs: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v GetStructuredContentArgs) MarshalJSON() ([]byte, error) {
-	type plain GetStructuredContentArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// get-structured-content#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v GetStructuredContentArgs) Validate() error {
-	return schemas.Validate("get-structured-content#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v GetStructuredContentArgs) Validate() error { return types.Validate(v) }
 
 // GetStructuredContentArgsLocation is the type of GetStructuredContentArgs.Location.
 //
@@ -278,12 +100,8 @@ const (
 	GetStructuredContentArgsLocationLosAngeles GetStructuredContentArgsLocation = "Los Angeles"
 )
 
-// Validate checks v against the JSON Schema it was generated from,
-// get-structured-content#inputSchema at /properties/location. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v GetStructuredContentArgsLocation) Validate() error {
-	return schemas.Validate("get-structured-content#inputSchema", "/properties/location", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v GetStructuredContentArgsLocation) Validate() error { return types.Validate(v) }
 
 // GetStructuredContentResult is the result of the tool "get-structured-content".
 type GetStructuredContentResult struct {
@@ -295,27 +113,8 @@ type GetStructuredContentResult struct {
 	Humidity float64 `json:"humidity"`
 }
 
-// objectRules describes GetStructuredContentResult's JSON object to the composition helpers.
-func (GetStructuredContentResult) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"temperature", "conditions", "humidity"}, Required: []string{"temperature", "conditions", "humidity"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *GetStructuredContentResult) UnmarshalJSON(data []byte) error {
-	type plain GetStructuredContentResult
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("GetStructuredContentResult: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// get-structured-content#outputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v GetStructuredContentResult) Validate() error {
-	return schemas.Validate("get-structured-content#outputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v GetStructuredContentResult) Validate() error { return types.Validate(v) }
 
 // GetSumArgs is the argument object of the tool "get-sum".
 type GetSumArgs struct {
@@ -323,42 +122,10 @@ type GetSumArgs struct {
 	A float64 `json:"a"`
 	// Second number
 	B float64 `json:"b"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes GetSumArgs's JSON object to the composition helpers.
-func (GetSumArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"a", "b"}, Required: []string{"a", "b"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *GetSumArgs) UnmarshalJSON(data []byte) error {
-	type plain GetSumArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("GetSumArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("GetSumArgs: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v GetSumArgs) MarshalJSON() ([]byte, error) {
-	type plain GetSumArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// get-sum#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v GetSumArgs) Validate() error {
-	return schemas.Validate("get-sum#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v GetSumArgs) Validate() error { return types.Validate(v) }
 
 // GzipFileAsResourceArgs is the argument object of the tool "gzip-file-as-resource".
 type GzipFileAsResourceArgs struct {
@@ -368,52 +135,16 @@ type GzipFileAsResourceArgs struct {
 	Name *string `json:"name,omitzero"`
 	// URL or data URI of the file content to compress
 	//
-	// Format: uri. Default: "https://raw.githubusercontent.com/modelcontextprotocol/serv….
+	// Format: uri. Default: "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md".
 	Data *string `json:"data,omitzero"`
 	// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 	//
 	// Default: "resourceLink".
 	OutputType *GzipFileAsResourceArgsOutputType `json:"outputType,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes GzipFileAsResourceArgs's JSON object to the composition helpers.
-func (GzipFileAsResourceArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"name", "data", "outputType"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing. Absent
-// properties that have a "default" get it.
-func (v *GzipFileAsResourceArgs) UnmarshalJSON(data []byte) error {
-	type plain GzipFileAsResourceArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("GzipFileAsResourceArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("GzipFileAsResourceArgs: %w", err)
-	}
-	composition.DefaultIfAbsent(data, "name", "\"README.md.gz\"", &v.Name)
-	composition.DefaultIfAbsent(data, "data", "\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\"", &v.Data)
-	composition.DefaultIfAbsent(data, "outputType", "\"resourceLink\"", &v.OutputType)
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v GzipFileAsResourceArgs) MarshalJSON() ([]byte, error) {
-	type plain GzipFileAsResourceArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// gzip-file-as-resource#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v GzipFileAsResourceArgs) Validate() error {
-	return schemas.Validate("gzip-file-as-resource#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v GzipFileAsResourceArgs) Validate() error { return types.Validate(v) }
 
 // GzipFileAsResourceArgsOutputType is the type of GzipFileAsResourceArgs.OutputType.
 //
@@ -426,12 +157,8 @@ const (
 	GzipFileAsResourceArgsOutputTypeResource     GzipFileAsResourceArgsOutputType = "resource"
 )
 
-// Validate checks v against the JSON Schema it was generated from,
-// gzip-file-as-resource#inputSchema at /properties/outputType. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v GzipFileAsResourceArgsOutputType) Validate() error {
-	return schemas.Validate("gzip-file-as-resource#inputSchema", "/properties/outputType", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v GzipFileAsResourceArgsOutputType) Validate() error { return types.Validate(v) }
 
 // SimulateResearchQueryArgs is the argument object of the tool "simulate-research-query".
 type SimulateResearchQueryArgs struct {
@@ -441,44 +168,10 @@ type SimulateResearchQueryArgs struct {
 	//
 	// Default: false.
 	Ambiguous *bool `json:"ambiguous,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes SimulateResearchQueryArgs's JSON object to the composition helpers.
-func (SimulateResearchQueryArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"topic", "ambiguous"}, Required: []string{"topic"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing. Absent
-// properties that have a "default" get it.
-func (v *SimulateResearchQueryArgs) UnmarshalJSON(data []byte) error {
-	type plain SimulateResearchQueryArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("SimulateResearchQueryArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("SimulateResearchQueryArgs: %w", err)
-	}
-	composition.DefaultIfAbsent(data, "ambiguous", "false", &v.Ambiguous)
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v SimulateResearchQueryArgs) MarshalJSON() ([]byte, error) {
-	type plain SimulateResearchQueryArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// simulate-research-query#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v SimulateResearchQueryArgs) Validate() error {
-	return schemas.Validate("simulate-research-query#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v SimulateResearchQueryArgs) Validate() error { return types.Validate(v) }
 
 // TriggerLongRunningOperationArgs is the argument object of the tool "trigger-long-running-operation".
 type TriggerLongRunningOperationArgs struct {
@@ -490,42 +183,38 @@ type TriggerLongRunningOperationArgs struct {
 	//
 	// Default: 5.
 	Steps *float64 `json:"steps,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes TriggerLongRunningOperationArgs's JSON object to the composition helpers.
-func (TriggerLongRunningOperationArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"duration", "steps"}}
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v TriggerLongRunningOperationArgs) Validate() error { return types.Validate(v) }
 
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing. Absent
-// properties that have a "default" get it.
-func (v *TriggerLongRunningOperationArgs) UnmarshalJSON(data []byte) error {
-	type plain TriggerLongRunningOperationArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("TriggerLongRunningOperationArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("TriggerLongRunningOperationArgs: %w", err)
-	}
-	composition.DefaultIfAbsent(data, "duration", "10", &v.Duration)
-	composition.DefaultIfAbsent(data, "steps", "5", &v.Steps)
-	return nil
-}
+// types describes the named types above to composition: where each one's
+// schema is, and the JSON rules (required and extra properties, defaults,
+// union variants, tuples) that Marshal, Unmarshal and the Client apply.
+var types = composition.NewTypes(schemas,
+	composition.Describe[EchoArgs](composition.TypeInfo{Doc: "echo#inputSchema", Required: []string{"message"}}),
+	composition.Describe[GetAnnotatedMessageArgs](composition.TypeInfo{Doc: "get-annotated-message#inputSchema", Required: []string{"messageType"}, Defaults: map[string]string{"includeImage": "false"}}),
+	composition.Describe[GetAnnotatedMessageArgsMessageType](composition.TypeInfo{Doc: "get-annotated-message#inputSchema", Pointer: "/properties/messageType"}),
+	composition.Describe[GetResourceLinksArgs](composition.TypeInfo{Doc: "get-resource-links#inputSchema", Defaults: map[string]string{"count": "3"}}),
+	composition.Describe[GetResourceReferenceArgs](composition.TypeInfo{Doc: "get-resource-reference#inputSchema", Defaults: map[string]string{"resourceType": "\"Text\"", "resourceId": "1"}}),
+	composition.Describe[GetResourceReferenceArgsResourceType](composition.TypeInfo{Doc: "get-resource-reference#inputSchema", Pointer: "/properties/resourceType"}),
+	composition.Describe[GetStructuredContentArgs](composition.TypeInfo{Doc: "get-structured-content#inputSchema", Required: []string{"location"}}),
+	composition.Describe[GetStructuredContentArgsLocation](composition.TypeInfo{Doc: "get-structured-content#inputSchema", Pointer: "/properties/location"}),
+	composition.Describe[GetStructuredContentResult](composition.TypeInfo{Doc: "get-structured-content#outputSchema", Required: []string{"temperature", "conditions", "humidity"}, Closed: true}),
+	composition.Describe[GetSumArgs](composition.TypeInfo{Doc: "get-sum#inputSchema", Required: []string{"a", "b"}}),
+	composition.Describe[GzipFileAsResourceArgs](composition.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Defaults: map[string]string{"name": "\"README.md.gz\"", "data": "\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\"", "outputType": "\"resourceLink\""}}),
+	composition.Describe[GzipFileAsResourceArgsOutputType](composition.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Pointer: "/properties/outputType"}),
+	composition.Describe[SimulateResearchQueryArgs](composition.TypeInfo{Doc: "simulate-research-query#inputSchema", Required: []string{"topic"}, Defaults: map[string]string{"ambiguous": "false"}}),
+	composition.Describe[TriggerLongRunningOperationArgs](composition.TypeInfo{Doc: "trigger-long-running-operation#inputSchema", Defaults: map[string]string{"duration": "10", "steps": "5"}}),
+)
 
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v TriggerLongRunningOperationArgs) MarshalJSON() ([]byte, error) {
-	type plain TriggerLongRunningOperationArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
+// Marshal encodes v, a value of this package's types, as JSON with the
+// rules of its schema (see composition.Types.Marshal). encoding/json sees
+// the plain structs only.
+func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
-// Validate checks v against the JSON Schema it was generated from,
-// trigger-long-running-operation#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v TriggerLongRunningOperationArgs) Validate() error {
-	return schemas.Validate("trigger-long-running-operation#inputSchema", "", v)
-}
+// Unmarshal decodes JSON data into v, a pointer to one of this package's
+// types, with the rules of its schema: required properties, exact property
+// names, extra properties, defaults, unions and tuples (see
+// composition.Types.Unmarshal).
+func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

@@ -31,6 +31,7 @@ func (c *Client) Count(ctx context.Context) (int64, error) {
 		Name:      "count",
 		Output:    composition.Output{},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "count#inputSchema",
 		OutputDoc: "count#outputSchema",
 	}, nil, &out); err != nil {
@@ -46,6 +47,7 @@ func (c *Client) Fetch(ctx context.Context, args FetchArgs) (*composition.Result
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "fetch",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "fetch#inputSchema",
 	}, args)
 }
@@ -57,6 +59,7 @@ func (c *Client) Find(ctx context.Context, args FindArgs) (map[string]json.RawMe
 		Name:      "find",
 		Output:    composition.Output{CanBeObject: true},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "find#inputSchema",
 		OutputDoc: "find#outputSchema",
 	}, args, &out); err != nil {
@@ -74,6 +77,7 @@ func (c *Client) Point(ctx context.Context, args PointArgs) (*PointResult, error
 		Name:      "point",
 		Output:    composition.Output{PlainObject: true, CanBeObject: true},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "point#inputSchema",
 		OutputDoc: "point#outputSchema",
 	}, args, &out); err != nil {
@@ -89,6 +93,7 @@ func (c *Client) ReadNote(ctx context.Context) ([]string, error) {
 		Name:          "read-note",
 		Output:        composition.Output{},
 		Schemas:       schemas,
+		Types:         types,
 		InputDoc:      "read-note#inputSchema",
 		OutputDoc:     "read-note#outputSchema",
 		ResultPointer: "/properties/result",
@@ -108,6 +113,7 @@ func (c *Client) ReadNote2(ctx context.Context, args ReadNote2Args) (*ReadNote2R
 		Name:      "read_note",
 		Output:    composition.Output{PlainObject: true, CanBeObject: true},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "read_note#inputSchema",
 		OutputDoc: "read_note#outputSchema",
 	}, args, &out); err != nil {
@@ -125,6 +131,7 @@ func (c *Client) Strict(ctx context.Context, args StrictArgs) (StrictResult, err
 		Name:      "strict",
 		Output:    composition.Output{},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "strict#inputSchema",
 		OutputDoc: "strict#outputSchema",
 	}, args, &out); err != nil {

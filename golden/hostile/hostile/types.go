@@ -4,8 +4,6 @@ package hostile
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 
 	"github.com/mcpbind/mcpbind/composition"
 )
@@ -13,42 +11,10 @@ import (
 // FetchArgs is the argument object of the tool "fetch".
 type FetchArgs struct {
 	Src FetchArgsSrc `json:"src"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes FetchArgs's JSON object to the composition helpers.
-func (FetchArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"src"}, Required: []string{"src"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *FetchArgs) UnmarshalJSON(data []byte) error {
-	type plain FetchArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("FetchArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("FetchArgs: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v FetchArgs) MarshalJSON() ([]byte, error) {
-	type plain FetchArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// fetch#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v FetchArgs) Validate() error {
-	return schemas.Validate("fetch#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v FetchArgs) Validate() error { return types.Validate(v) }
 
 // FetchArgsSrc is the type of FetchArgs.Src.
 //
@@ -58,204 +24,43 @@ type FetchArgsSrc struct {
 	LocalFile *FetchArgsSrcLocalFile
 }
 
-// MarshalJSON encodes the variant that is set.
-func (u FetchArgsSrc) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.URL != nil:
-		return json.Marshal(u.URL)
-	case u.LocalFile != nil:
-		return json.Marshal(u.LocalFile)
-	}
-	return nil, errors.New("FetchArgsSrc: no variant is set")
-}
-
-// UnmarshalJSON decodes the variant whose required property data has.
-func (u *FetchArgsSrc) UnmarshalJSON(data []byte) error {
-	has, err := composition.ObjectHas(data)
-	if err != nil {
-		return fmt.Errorf("FetchArgsSrc: %w", err)
-	}
-	*u = FetchArgsSrc{}
-	switch {
-	case has["url"]:
-		u.URL = new(FetchArgsSrcURL)
-		return json.Unmarshal(data, u.URL)
-	case has["path"]:
-		u.LocalFile = new(FetchArgsSrcLocalFile)
-		return json.Unmarshal(data, u.LocalFile)
-	}
-	return errors.New("FetchArgsSrc: the object has none of the properties that tell the variants apart")
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// fetch#inputSchema at /properties/src. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v FetchArgsSrc) Validate() error {
-	return schemas.Validate("fetch#inputSchema", "/properties/src", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v FetchArgsSrc) Validate() error { return types.Validate(v) }
 
 // FetchArgsSrcURL is the schema at #/properties/src/oneOf/0.
 type FetchArgsSrcURL struct {
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes FetchArgsSrcURL's JSON object to the composition helpers.
-func (FetchArgsSrcURL) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"url", "headers"}, Required: []string{"url"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *FetchArgsSrcURL) UnmarshalJSON(data []byte) error {
-	type plain FetchArgsSrcURL
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("FetchArgsSrcURL: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("FetchArgsSrcURL: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v FetchArgsSrcURL) MarshalJSON() ([]byte, error) {
-	type plain FetchArgsSrcURL
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// fetch#inputSchema at /properties/src/oneOf/0. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v FetchArgsSrcURL) Validate() error {
-	return schemas.Validate("fetch#inputSchema", "/properties/src/oneOf/0", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v FetchArgsSrcURL) Validate() error { return types.Validate(v) }
 
 // FetchArgsSrcLocalFile is the schema at #/properties/src/oneOf/1.
 //
 // Local file
 type FetchArgsSrcLocalFile struct {
 	Path string `json:"path"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes FetchArgsSrcLocalFile's JSON object to the composition helpers.
-func (FetchArgsSrcLocalFile) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"path"}, Required: []string{"path"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *FetchArgsSrcLocalFile) UnmarshalJSON(data []byte) error {
-	type plain FetchArgsSrcLocalFile
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("FetchArgsSrcLocalFile: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("FetchArgsSrcLocalFile: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v FetchArgsSrcLocalFile) MarshalJSON() ([]byte, error) {
-	type plain FetchArgsSrcLocalFile
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// fetch#inputSchema at /properties/src/oneOf/1. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v FetchArgsSrcLocalFile) Validate() error {
-	return schemas.Validate("fetch#inputSchema", "/properties/src/oneOf/1", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v FetchArgsSrcLocalFile) Validate() error { return types.Validate(v) }
 
 // FindArgs is the argument object of the tool "find".
 type FindArgs struct {
 	ID int64 `json:"id"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes FindArgs's JSON object to the composition helpers.
-func (FindArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"id"}, Required: []string{"id"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *FindArgs) UnmarshalJSON(data []byte) error {
-	type plain FindArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("FindArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("FindArgs: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v FindArgs) MarshalJSON() ([]byte, error) {
-	type plain FindArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// find#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v FindArgs) Validate() error {
-	return schemas.Validate("find#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v FindArgs) Validate() error { return types.Validate(v) }
 
 // PointArgs is the argument object of the tool "point".
 type PointArgs struct {
 	At PointArgsAt `json:"at"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes PointArgs's JSON object to the composition helpers.
-func (PointArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"at"}, Required: []string{"at"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *PointArgs) UnmarshalJSON(data []byte) error {
-	type plain PointArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("PointArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("PointArgs: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v PointArgs) MarshalJSON() ([]byte, error) {
-	type plain PointArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// point#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v PointArgs) Validate() error {
-	return schemas.Validate("point#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v PointArgs) Validate() error { return types.Validate(v) }
 
 // PointArgsAt is the type of PointArgs.At.
 //
@@ -266,73 +71,18 @@ type PointArgsAt struct {
 	V2 *string
 }
 
-// UnmarshalJSON decodes a JSON array into v, item by item.
-func (v *PointArgsAt) UnmarshalJSON(data []byte) error {
-	var rest []json.RawMessage
-	if err := composition.DecodeTuple(data, 2, true, &rest, &v.V0, &v.V1, &v.V2); err != nil {
-		return fmt.Errorf("PointArgsAt: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v as a JSON array.
-func (v PointArgsAt) MarshalJSON() ([]byte, error) {
-	items := make([]any, 0, 3)
-	items = append(items, v.V0)
-	items = append(items, v.V1)
-	if v.V2 == nil {
-		return composition.EncodeTuple(items, false, []json.RawMessage(nil))
-	}
-	items = append(items, v.V2)
-	return composition.EncodeTuple(items, true, []json.RawMessage(nil))
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// point#inputSchema at /properties/at. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v PointArgsAt) Validate() error {
-	return schemas.Validate("point#inputSchema", "/properties/at", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v PointArgsAt) Validate() error { return types.Validate(v) }
 
 // PointResult is the result of the tool "point".
 type PointResult struct {
 	Path PointResultPath `json:"path"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
+	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes PointResult's JSON object to the composition helpers.
-func (PointResult) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"path"}, Required: []string{"path"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *PointResult) UnmarshalJSON(data []byte) error {
-	type plain PointResult
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("PointResult: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("PointResult: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v PointResult) MarshalJSON() ([]byte, error) {
-	type plain PointResult
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// point#outputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v PointResult) Validate() error {
-	return schemas.Validate("point#outputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v PointResult) Validate() error { return types.Validate(v) }
 
 // PointResultPath is the type of PointResult.Path.
 //
@@ -343,30 +93,8 @@ type PointResultPath struct {
 	Rest []int64
 }
 
-// UnmarshalJSON decodes a JSON array into v, item by item.
-func (v *PointResultPath) UnmarshalJSON(data []byte) error {
-	if err := composition.DecodeTuple(data, 0, false, &v.Rest, &v.V0); err != nil {
-		return fmt.Errorf("PointResultPath: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v as a JSON array.
-func (v PointResultPath) MarshalJSON() ([]byte, error) {
-	items := make([]any, 0, 1)
-	if v.V0 == nil {
-		return composition.EncodeTuple(items, false, v.Rest)
-	}
-	items = append(items, v.V0)
-	return composition.EncodeTuple(items, true, v.Rest)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// point#outputSchema at /properties/path. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v PointResultPath) Validate() error {
-	return schemas.Validate("point#outputSchema", "/properties/path", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v PointResultPath) Validate() error { return types.Validate(v) }
 
 // ReadNote2Args is the argument object of the tool "read_note".
 type ReadNote2Args struct {
@@ -388,44 +116,10 @@ type ReadNote2Args struct {
 	Extra    map[string]int64              `json:"extra,omitzero"`
 	Shape    *ReadNote2ArgsShape           `json:"shape,omitzero"`
 	Maybe    composition.Nullable[Address] `json:"maybe,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes ReadNote2Args's JSON object to the composition helpers.
-func (ReadNote2Args) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"id", "maxLines", "foo-bar", "foo_bar", "type", "2fa", "名前", "range", "func", "items", "meta", "extra", "shape", "maybe"}, Required: []string{"id", "type"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing. Absent
-// properties that have a "default" get it.
-func (v *ReadNote2Args) UnmarshalJSON(data []byte) error {
-	type plain ReadNote2Args
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("ReadNote2Args: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("ReadNote2Args: %w", err)
-	}
-	composition.DefaultIfAbsent(data, "maxLines", "10", &v.MaxLines)
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v ReadNote2Args) MarshalJSON() ([]byte, error) {
-	type plain ReadNote2Args
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// read_note#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ReadNote2Args) Validate() error {
-	return schemas.Validate("read_note#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ReadNote2Args) Validate() error { return types.Validate(v) }
 
 // ReadNote2ArgsType is the type of ReadNote2Args.Type.
 type ReadNote2ArgsType string
@@ -437,12 +131,8 @@ const (
 	ReadNote2ArgsTypeB  ReadNote2ArgsType = "b"
 )
 
-// Validate checks v against the JSON Schema it was generated from,
-// read_note#inputSchema at /properties/type. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ReadNote2ArgsType) Validate() error {
-	return schemas.Validate("read_note#inputSchema", "/properties/type", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ReadNote2ArgsType) Validate() error { return types.Validate(v) }
 
 // ReadNote2ArgsRange is the type of ReadNote2Args.Range.
 //
@@ -452,36 +142,8 @@ type ReadNote2ArgsRange struct {
 	String *string
 }
 
-// MarshalJSON encodes the variant that is set.
-func (u ReadNote2ArgsRange) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.Bool != nil:
-		return json.Marshal(u.Bool)
-	case u.String != nil:
-		return json.Marshal(u.String)
-	}
-	return nil, errors.New("ReadNote2ArgsRange: no variant is set")
-}
-
-// UnmarshalJSON decodes data into the variant of its JSON kind.
-func (u *ReadNote2ArgsRange) UnmarshalJSON(data []byte) error {
-	*u = ReadNote2ArgsRange{}
-	switch kind := composition.JSONKind(data); kind {
-	case "boolean":
-		return json.Unmarshal(data, &u.Bool)
-	case "string":
-		return json.Unmarshal(data, &u.String)
-	default:
-		return fmt.Errorf("ReadNote2ArgsRange: a JSON %s matches no variant", kind)
-	}
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// read_note#inputSchema at /properties/range. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ReadNote2ArgsRange) Validate() error {
-	return schemas.Validate("read_note#inputSchema", "/properties/range", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ReadNote2ArgsRange) Validate() error { return types.Validate(v) }
 
 // ReadNote2ArgsFunc is the type of ReadNote2Args.Func.
 type ReadNote2ArgsFunc string
@@ -491,52 +153,16 @@ const (
 	ReadNote2ArgsFuncX ReadNote2ArgsFunc = "x"
 )
 
-// Validate checks v against the JSON Schema it was generated from,
-// read_note#inputSchema at /properties/func. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ReadNote2ArgsFunc) Validate() error {
-	return schemas.Validate("read_note#inputSchema", "/properties/func", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ReadNote2ArgsFunc) Validate() error { return types.Validate(v) }
 
 // ReadNote2ArgsItemsItem is an item of ReadNote2ArgsItems.
 type ReadNote2ArgsItemsItem struct {
 	Content *string `json:"content,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes ReadNote2ArgsItemsItem's JSON object to the composition helpers.
-func (ReadNote2ArgsItemsItem) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"content"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *ReadNote2ArgsItemsItem) UnmarshalJSON(data []byte) error {
-	type plain ReadNote2ArgsItemsItem
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("ReadNote2ArgsItemsItem: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("ReadNote2ArgsItemsItem: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v ReadNote2ArgsItemsItem) MarshalJSON() ([]byte, error) {
-	type plain ReadNote2ArgsItemsItem
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// read_note#inputSchema at /properties/items/items. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ReadNote2ArgsItemsItem) Validate() error {
-	return schemas.Validate("read_note#inputSchema", "/properties/items/items", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ReadNote2ArgsItemsItem) Validate() error { return types.Validate(v) }
 
 // ReadNote2ArgsShape is the type of ReadNote2Args.Shape.
 //
@@ -546,236 +172,92 @@ type ReadNote2ArgsShape struct {
 	Square *ReadNote2ArgsShapeSquare
 }
 
-// MarshalJSON encodes the variant that is set, with its "kind" property.
-func (u ReadNote2ArgsShape) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.Circle != nil:
-		return composition.MarshalTagged("kind", "\"circle\"", u.Circle)
-	case u.Square != nil:
-		return composition.MarshalTagged("kind", "\"square\"", u.Square)
-	}
-	return nil, errors.New("ReadNote2ArgsShape: no variant is set")
-}
-
-// UnmarshalJSON decodes the variant that the "kind" property names.
-func (u *ReadNote2ArgsShape) UnmarshalJSON(data []byte) error {
-	tag, err := composition.UnionTag(data, "kind")
-	if err != nil {
-		return fmt.Errorf("ReadNote2ArgsShape: %w", err)
-	}
-	*u = ReadNote2ArgsShape{}
-	switch tag {
-	case "\"circle\"":
-		u.Circle = new(ReadNote2ArgsShapeCircle)
-		return json.Unmarshal(data, u.Circle)
-	case "\"square\"":
-		u.Square = new(ReadNote2ArgsShapeSquare)
-		return json.Unmarshal(data, u.Square)
-	}
-	return fmt.Errorf("ReadNote2ArgsShape: no variant has %s = %s", "kind", tag)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// read_note#inputSchema at /properties/shape. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ReadNote2ArgsShape) Validate() error {
-	return schemas.Validate("read_note#inputSchema", "/properties/shape", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ReadNote2ArgsShape) Validate() error { return types.Validate(v) }
 
 // ReadNote2ArgsShapeCircle is the schema at #/properties/shape/oneOf/0.
 type ReadNote2ArgsShapeCircle struct {
 	Radius float64 `json:"radius"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes ReadNote2ArgsShapeCircle's JSON object to the composition helpers.
-func (ReadNote2ArgsShapeCircle) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"radius", "kind"}, Required: []string{"radius", "kind"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *ReadNote2ArgsShapeCircle) UnmarshalJSON(data []byte) error {
-	type plain ReadNote2ArgsShapeCircle
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("ReadNote2ArgsShapeCircle: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("ReadNote2ArgsShapeCircle: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v ReadNote2ArgsShapeCircle) MarshalJSON() ([]byte, error) {
-	type plain ReadNote2ArgsShapeCircle
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// read_note#inputSchema at /properties/shape/oneOf/0. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ReadNote2ArgsShapeCircle) Validate() error {
-	return schemas.ValidateTagged("read_note#inputSchema", "/properties/shape/oneOf/0", "kind", "\"circle\"", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ReadNote2ArgsShapeCircle) Validate() error { return types.Validate(v) }
 
 // ReadNote2ArgsShapeSquare is the schema at #/properties/shape/oneOf/1.
 type ReadNote2ArgsShapeSquare struct {
 	Side *float64 `json:"side,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes ReadNote2ArgsShapeSquare's JSON object to the composition helpers.
-func (ReadNote2ArgsShapeSquare) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"side", "kind"}, Required: []string{"kind"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *ReadNote2ArgsShapeSquare) UnmarshalJSON(data []byte) error {
-	type plain ReadNote2ArgsShapeSquare
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("ReadNote2ArgsShapeSquare: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("ReadNote2ArgsShapeSquare: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v ReadNote2ArgsShapeSquare) MarshalJSON() ([]byte, error) {
-	type plain ReadNote2ArgsShapeSquare
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// read_note#inputSchema at /properties/shape/oneOf/1. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ReadNote2ArgsShapeSquare) Validate() error {
-	return schemas.ValidateTagged("read_note#inputSchema", "/properties/shape/oneOf/1", "kind", "\"square\"", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ReadNote2ArgsShapeSquare) Validate() error { return types.Validate(v) }
 
 // Address is the schema at #/$defs/Address.
 type Address struct {
 	Street *string  `json:"street,omitzero"`
 	Next   *Address `json:"next,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes Address's JSON object to the composition helpers.
-func (Address) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"street", "next"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *Address) UnmarshalJSON(data []byte) error {
-	type plain Address
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("Address: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("Address: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v Address) MarshalJSON() ([]byte, error) {
-	type plain Address
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// read_note#inputSchema at /$defs/Address. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v Address) Validate() error {
-	return schemas.Validate("read_note#inputSchema", "/$defs/Address", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v Address) Validate() error { return types.Validate(v) }
 
 // ReadNote2Result is the result of the tool "read_note".
 type ReadNote2Result struct {
 	Text string `json:"text"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
+	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes ReadNote2Result's JSON object to the composition helpers.
-func (ReadNote2Result) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"text"}, Required: []string{"text"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *ReadNote2Result) UnmarshalJSON(data []byte) error {
-	type plain ReadNote2Result
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("ReadNote2Result: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("ReadNote2Result: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v ReadNote2Result) MarshalJSON() ([]byte, error) {
-	type plain ReadNote2Result
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// read_note#outputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ReadNote2Result) Validate() error {
-	return schemas.Validate("read_note#outputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ReadNote2Result) Validate() error { return types.Validate(v) }
 
 // StrictArgs is the argument object of the tool "strict".
 type StrictArgs struct {
 	Name string `json:"name"`
 }
 
-// objectRules describes StrictArgs's JSON object to the composition helpers.
-func (StrictArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"name"}, Required: []string{"name"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *StrictArgs) UnmarshalJSON(data []byte) error {
-	type plain StrictArgs
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("StrictArgs: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// strict#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v StrictArgs) Validate() error {
-	return schemas.Validate("strict#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v StrictArgs) Validate() error { return types.Validate(v) }
 
 // StrictResult is the result of the tool "strict".
 type StrictResult []string
 
-// Validate checks v against the JSON Schema it was generated from,
-// strict#outputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v StrictResult) Validate() error {
-	return schemas.Validate("strict#outputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v StrictResult) Validate() error { return types.Validate(v) }
+
+// types describes the named types above to composition: where each one's
+// schema is, and the JSON rules (required and extra properties, defaults,
+// union variants, tuples) that Marshal, Unmarshal and the Client apply.
+var types = composition.NewTypes(schemas,
+	composition.Describe[FetchArgs](composition.TypeInfo{Doc: "fetch#inputSchema", Required: []string{"src"}}),
+	composition.Describe[FetchArgsSrc](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src", Union: composition.UnionByRequired, Cases: []string{"url", "path"}}),
+	composition.Describe[FetchArgsSrcURL](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src/oneOf/0", Required: []string{"url"}}),
+	composition.Describe[FetchArgsSrcLocalFile](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src/oneOf/1", Required: []string{"path"}}),
+	composition.Describe[FindArgs](composition.TypeInfo{Doc: "find#inputSchema", Required: []string{"id"}}),
+	composition.Describe[PointArgs](composition.TypeInfo{Doc: "point#inputSchema", Required: []string{"at"}}),
+	composition.Describe[PointArgsAt](composition.TypeInfo{Doc: "point#inputSchema", Pointer: "/properties/at", Tuple: 3, MinItems: 2}),
+	composition.Describe[PointResult](composition.TypeInfo{Doc: "point#outputSchema", Required: []string{"path"}, Extra: "AdditionalProperties"}),
+	composition.Describe[PointResultPath](composition.TypeInfo{Doc: "point#outputSchema", Pointer: "/properties/path", Tuple: 1}),
+	composition.Describe[ReadNote2Args](composition.TypeInfo{Doc: "read_note#inputSchema", Required: []string{"id", "type"}, Defaults: map[string]string{"maxLines": "10"}}),
+	composition.Describe[ReadNote2ArgsType](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/type"}),
+	composition.Describe[ReadNote2ArgsRange](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/range", Union: composition.UnionByKind, Cases: []string{"boolean", "string"}}),
+	composition.Describe[ReadNote2ArgsFunc](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/func"}),
+	composition.Describe[ReadNote2ArgsItemsItem](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/items/items"}),
+	composition.Describe[ReadNote2ArgsShape](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape", Union: composition.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"square\""}}),
+	composition.Describe[ReadNote2ArgsShapeCircle](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape/oneOf/0", Required: []string{"radius", "kind"}, Tag: "kind", TagValue: "\"circle\""}),
+	composition.Describe[ReadNote2ArgsShapeSquare](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape/oneOf/1", Required: []string{"kind"}, Tag: "kind", TagValue: "\"square\""}),
+	composition.Describe[Address](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/$defs/Address"}),
+	composition.Describe[ReadNote2Result](composition.TypeInfo{Doc: "read_note#outputSchema", Required: []string{"text"}, Extra: "AdditionalProperties"}),
+	composition.Describe[StrictArgs](composition.TypeInfo{Doc: "strict#inputSchema", Required: []string{"name"}, Closed: true}),
+	composition.Describe[StrictResult](composition.TypeInfo{Doc: "strict#outputSchema"}),
+)
+
+// Marshal encodes v, a value of this package's types, as JSON with the
+// rules of its schema (see composition.Types.Marshal). encoding/json sees
+// the plain structs only.
+func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
+
+// Unmarshal decodes JSON data into v, a pointer to one of this package's
+// types, with the rules of its schema: required properties, exact property
+// names, extra properties, defaults, unions and tuples (see
+// composition.Types.Unmarshal).
+func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

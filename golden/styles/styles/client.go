@@ -30,6 +30,7 @@ func (c *Client) DirectMap(ctx context.Context, args DirectMapArgs) (*compositio
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "direct_map",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "direct_map#inputSchema",
 	}, args)
 }
@@ -41,6 +42,7 @@ func (c *Client) Draft04Range(ctx context.Context, args Draft04RangeArgs) (*comp
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "draft04_range",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "draft04_range#inputSchema",
 	}, args)
 }
@@ -54,6 +56,7 @@ func (c *Client) PydanticSearch(ctx context.Context, args PydanticSearchArgs) ([
 		Name:          "pydantic_search",
 		Output:        composition.Output{AlwaysWraps: true},
 		Schemas:       schemas,
+		Types:         types,
 		InputDoc:      "pydantic_search#inputSchema",
 		OutputDoc:     "pydantic_search#outputSchema",
 		ResultPointer: "/properties/result",
@@ -72,6 +75,7 @@ func (c *Client) SchemarsTree(ctx context.Context, args SchemarsTreeArgs) (*Node
 		Name:      "schemars_tree",
 		Output:    composition.Output{PlainObject: true, CanBeObject: true},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "schemars_tree#inputSchema",
 		OutputDoc: "schemars_tree#outputSchema",
 	}, args, &out); err != nil {
@@ -87,6 +91,7 @@ func (c *Client) Wide(ctx context.Context, args WideArgs) (*composition.Result, 
 	return c.s.CallTool(ctx, composition.Tool{
 		Name:     "wide",
 		Schemas:  schemas,
+		Types:    types,
 		InputDoc: "wide#inputSchema",
 	}, args)
 }
@@ -100,6 +105,7 @@ func (c *Client) ZodShape(ctx context.Context, args ZodShapeArgs) (*ZodShapeResu
 		Name:      "zod_shape",
 		Output:    composition.Output{PlainObject: true, CanBeObject: true},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "zod_shape#inputSchema",
 		OutputDoc: "zod_shape#outputSchema",
 	}, args, &out); err != nil {

@@ -4,8 +4,6 @@ package styles
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 
 	"github.com/mcpbind/mcpbind/composition"
 )
@@ -15,42 +13,10 @@ type DirectMapArgs struct {
 	Amount   float64               `json:"amount"`
 	Currency DirectMapArgsCurrency `json:"currency"`
 	Tags     []string              `json:"tags,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes DirectMapArgs's JSON object to the composition helpers.
-func (DirectMapArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"amount", "currency", "tags"}, Required: []string{"amount", "currency"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *DirectMapArgs) UnmarshalJSON(data []byte) error {
-	type plain DirectMapArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("DirectMapArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("DirectMapArgs: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v DirectMapArgs) MarshalJSON() ([]byte, error) {
-	type plain DirectMapArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// direct_map#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v DirectMapArgs) Validate() error {
-	return schemas.Validate("direct_map#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v DirectMapArgs) Validate() error { return types.Validate(v) }
 
 // DirectMapArgsCurrency is the type of DirectMapArgs.Currency.
 type DirectMapArgsCurrency string
@@ -61,53 +27,17 @@ const (
 	DirectMapArgsCurrencyUSD DirectMapArgsCurrency = "USD"
 )
 
-// Validate checks v against the JSON Schema it was generated from,
-// direct_map#inputSchema at /properties/currency. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v DirectMapArgsCurrency) Validate() error {
-	return schemas.Validate("direct_map#inputSchema", "/properties/currency", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v DirectMapArgsCurrency) Validate() error { return types.Validate(v) }
 
 // Draft04RangeArgs is the argument object of the tool "draft04_range".
 type Draft04RangeArgs struct {
 	Low  float64  `json:"low"`
 	High *float64 `json:"high,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes Draft04RangeArgs's JSON object to the composition helpers.
-func (Draft04RangeArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"low", "high"}, Required: []string{"low"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *Draft04RangeArgs) UnmarshalJSON(data []byte) error {
-	type plain Draft04RangeArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("Draft04RangeArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("Draft04RangeArgs: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v Draft04RangeArgs) MarshalJSON() ([]byte, error) {
-	type plain Draft04RangeArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// draft04_range#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v Draft04RangeArgs) Validate() error {
-	return schemas.Validate("draft04_range#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v Draft04RangeArgs) Validate() error { return types.Validate(v) }
 
 // PydanticSearchArgs is the argument object of the tool "pydantic_search".
 //
@@ -123,42 +53,10 @@ type PydanticSearchArgs struct {
 	Filters []Filter `json:"filters,omitzero"`
 	// Default: null.
 	Sort composition.Nullable[Filter] `json:"sort,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes PydanticSearchArgs's JSON object to the composition helpers.
-func (PydanticSearchArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"query", "limit", "filters", "sort"}, Required: []string{"query"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *PydanticSearchArgs) UnmarshalJSON(data []byte) error {
-	type plain PydanticSearchArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("PydanticSearchArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("PydanticSearchArgs: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v PydanticSearchArgs) MarshalJSON() ([]byte, error) {
-	type plain PydanticSearchArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// pydantic_search#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v PydanticSearchArgs) Validate() error {
-	return schemas.Validate("pydantic_search#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v PydanticSearchArgs) Validate() error { return types.Validate(v) }
 
 // Filter is the schema at #/$defs/Filter.
 //
@@ -170,42 +68,10 @@ type Filter struct {
 	//
 	// Default: null.
 	Value composition.Nullable[FilterValue] `json:"value,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes Filter's JSON object to the composition helpers.
-func (Filter) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"field", "value"}, Required: []string{"field"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *Filter) UnmarshalJSON(data []byte) error {
-	type plain Filter
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("Filter: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("Filter: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v Filter) MarshalJSON() ([]byte, error) {
-	type plain Filter
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// pydantic_search#inputSchema at /$defs/Filter. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v Filter) Validate() error {
-	return schemas.Validate("pydantic_search#inputSchema", "/$defs/Filter", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v Filter) Validate() error { return types.Validate(v) }
 
 // FilterValue is the type of Filter.Value.
 //
@@ -217,36 +83,8 @@ type FilterValue struct {
 	Int    *int64
 }
 
-// MarshalJSON encodes the variant that is set.
-func (u FilterValue) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.String != nil:
-		return json.Marshal(u.String)
-	case u.Int != nil:
-		return json.Marshal(u.Int)
-	}
-	return nil, errors.New("FilterValue: no variant is set")
-}
-
-// UnmarshalJSON decodes data into the variant of its JSON kind.
-func (u *FilterValue) UnmarshalJSON(data []byte) error {
-	*u = FilterValue{}
-	switch kind := composition.JSONKind(data); kind {
-	case "string":
-		return json.Unmarshal(data, &u.String)
-	case "number":
-		return json.Unmarshal(data, &u.Int)
-	default:
-		return fmt.Errorf("FilterValue: a JSON %s matches no variant", kind)
-	}
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// pydantic_search#inputSchema at /$defs/Filter/properties/value. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v FilterValue) Validate() error {
-	return schemas.Validate("pydantic_search#inputSchema", "/$defs/Filter/properties/value", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v FilterValue) Validate() error { return types.Validate(v) }
 
 // Hit is the schema at #/$defs/Hit.
 //
@@ -256,42 +94,12 @@ type Hit struct {
 	ID string `json:"id"`
 	// Score
 	Score float64 `json:"score"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
+	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes Hit's JSON object to the composition helpers.
-func (Hit) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"id", "score"}, Required: []string{"id", "score"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *Hit) UnmarshalJSON(data []byte) error {
-	type plain Hit
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("Hit: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("Hit: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v Hit) MarshalJSON() ([]byte, error) {
-	type plain Hit
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// pydantic_search#outputSchema at /$defs/Hit. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v Hit) Validate() error {
-	return schemas.Validate("pydantic_search#outputSchema", "/$defs/Hit", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v Hit) Validate() error { return types.Validate(v) }
 
 // SchemarsTreeArgs is the argument object of the tool "schemars_tree".
 //
@@ -299,42 +107,10 @@ func (v Hit) Validate() error {
 type SchemarsTreeArgs struct {
 	// Format: uint32.
 	Depth uint32 `json:"depth"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes SchemarsTreeArgs's JSON object to the composition helpers.
-func (SchemarsTreeArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"depth"}, Required: []string{"depth"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *SchemarsTreeArgs) UnmarshalJSON(data []byte) error {
-	type plain SchemarsTreeArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("SchemarsTreeArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("SchemarsTreeArgs: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v SchemarsTreeArgs) MarshalJSON() ([]byte, error) {
-	type plain SchemarsTreeArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// schemars_tree#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v SchemarsTreeArgs) Validate() error {
-	return schemas.Validate("schemars_tree#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v SchemarsTreeArgs) Validate() error { return types.Validate(v) }
 
 // Node is the result of the tool "schemars_tree".
 //
@@ -343,82 +119,22 @@ type Node struct {
 	Name     string                     `json:"name"`
 	Children []Node                     `json:"children"`
 	Meta     composition.Nullable[Meta] `json:"meta,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
+	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes Node's JSON object to the composition helpers.
-func (Node) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"name", "children", "meta"}, Required: []string{"name", "children"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *Node) UnmarshalJSON(data []byte) error {
-	type plain Node
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("Node: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("Node: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v Node) MarshalJSON() ([]byte, error) {
-	type plain Node
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// schemars_tree#outputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v Node) Validate() error {
-	return schemas.Validate("schemars_tree#outputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v Node) Validate() error { return types.Validate(v) }
 
 // Meta is the schema at #/$defs/Meta.
 type Meta struct {
 	Tags []string `json:"tags,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
+	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes Meta's JSON object to the composition helpers.
-func (Meta) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"tags"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *Meta) UnmarshalJSON(data []byte) error {
-	type plain Meta
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("Meta: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("Meta: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v Meta) MarshalJSON() ([]byte, error) {
-	type plain Meta
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// schemars_tree#outputSchema at /$defs/Meta. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v Meta) Validate() error {
-	return schemas.Validate("schemars_tree#outputSchema", "/$defs/Meta", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v Meta) Validate() error { return types.Validate(v) }
 
 // WideArgs is the argument object of the tool "wide".
 type WideArgs struct {
@@ -822,69 +538,18 @@ type WideArgs struct {
 	Field198 *string `json:"field_198,omitzero"`
 	// Field number 199.
 	Field199 *int64 `json:"field_199,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own,
-	// so that values round-trip.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// objectRules describes WideArgs's JSON object to the composition helpers.
-func (WideArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"field_000", "field_001", "field_002", "field_003", "field_004", "field_005", "field_006", "field_007", "field_008", "field_009", "field_010", "field_011", "field_012", "field_013", "field_014", "field_015", "field_016", "field_017", "field_018", "field_019", "field_020", "field_021", "field_022", "field_023", "field_024", "field_025", "field_026", "field_027", "field_028", "field_029", "field_030", "field_031", "field_032", "field_033", "field_034", "field_035", "field_036", "field_037", "field_038", "field_039", "field_040", "field_041", "field_042", "field_043", "field_044", "field_045", "field_046", "field_047", "field_048", "field_049", "field_050", "field_051", "field_052", "field_053", "field_054", "field_055", "field_056", "field_057", "field_058", "field_059", "field_060", "field_061", "field_062", "field_063", "field_064", "field_065", "field_066", "field_067", "field_068", "field_069", "field_070", "field_071", "field_072", "field_073", "field_074", "field_075", "field_076", "field_077", "field_078", "field_079", "field_080", "field_081", "field_082", "field_083", "field_084", "field_085", "field_086", "field_087", "field_088", "field_089", "field_090", "field_091", "field_092", "field_093", "field_094", "field_095", "field_096", "field_097", "field_098", "field_099", "field_100", "field_101", "field_102", "field_103", "field_104", "field_105", "field_106", "field_107", "field_108", "field_109", "field_110", "field_111", "field_112", "field_113", "field_114", "field_115", "field_116", "field_117", "field_118", "field_119", "field_120", "field_121", "field_122", "field_123", "field_124", "field_125", "field_126", "field_127", "field_128", "field_129", "field_130", "field_131", "field_132", "field_133", "field_134", "field_135", "field_136", "field_137", "field_138", "field_139", "field_140", "field_141", "field_142", "field_143", "field_144", "field_145", "field_146", "field_147", "field_148", "field_149", "field_150", "field_151", "field_152", "field_153", "field_154", "field_155", "field_156", "field_157", "field_158", "field_159", "field_160", "field_161", "field_162", "field_163", "field_164", "field_165", "field_166", "field_167", "field_168", "field_169", "field_170", "field_171", "field_172", "field_173", "field_174", "field_175", "field_176", "field_177", "field_178", "field_179", "field_180", "field_181", "field_182", "field_183", "field_184", "field_185", "field_186", "field_187", "field_188", "field_189", "field_190", "field_191", "field_192", "field_193", "field_194", "field_195", "field_196", "field_197", "field_198", "field_199"}, Required: []string{"field_000", "field_007", "field_014", "field_021", "field_028", "field_035", "field_042", "field_049", "field_056", "field_063", "field_070", "field_077", "field_084", "field_091", "field_098", "field_105", "field_112", "field_119", "field_126", "field_133", "field_140", "field_147", "field_154", "field_161", "field_168", "field_175", "field_182", "field_189", "field_196"}}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing.
-func (v *WideArgs) UnmarshalJSON(data []byte) error {
-	type plain WideArgs
-	extra, err := composition.DecodeObject(data, (*plain)(v), v.objectRules())
-	if err != nil {
-		return fmt.Errorf("WideArgs: %w", err)
-	}
-	if v.AdditionalProperties, err = composition.DecodeExtras[json.RawMessage](extra); err != nil {
-		return fmt.Errorf("WideArgs: %w", err)
-	}
-	return nil
-}
-
-// MarshalJSON encodes v with its AdditionalProperties, sorted by name.
-func (v WideArgs) MarshalJSON() ([]byte, error) {
-	type plain WideArgs
-	return composition.EncodeObject(plain(v), v.objectRules(), v.AdditionalProperties)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// wide#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v WideArgs) Validate() error {
-	return schemas.Validate("wide#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v WideArgs) Validate() error { return types.Validate(v) }
 
 // ZodShapeArgs is the argument object of the tool "zod_shape".
 type ZodShapeArgs struct {
 	Shape ZodShapeArgsShape `json:"shape"`
 }
 
-// objectRules describes ZodShapeArgs's JSON object to the composition helpers.
-func (ZodShapeArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"shape"}, Required: []string{"shape"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *ZodShapeArgs) UnmarshalJSON(data []byte) error {
-	type plain ZodShapeArgs
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("ZodShapeArgs: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// zod_shape#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ZodShapeArgs) Validate() error {
-	return schemas.Validate("zod_shape#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ZodShapeArgs) Validate() error { return types.Validate(v) }
 
 // ZodShapeArgsShape is the type of ZodShapeArgs.Shape.
 //
@@ -894,68 +559,16 @@ type ZodShapeArgsShape struct {
 	Rect   *ZodShapeArgsShapeRect
 }
 
-// MarshalJSON encodes the variant that is set, with its "kind" property.
-func (u ZodShapeArgsShape) MarshalJSON() ([]byte, error) {
-	switch {
-	case u.Circle != nil:
-		return composition.MarshalTagged("kind", "\"circle\"", u.Circle)
-	case u.Rect != nil:
-		return composition.MarshalTagged("kind", "\"rect\"", u.Rect)
-	}
-	return nil, errors.New("ZodShapeArgsShape: no variant is set")
-}
-
-// UnmarshalJSON decodes the variant that the "kind" property names.
-func (u *ZodShapeArgsShape) UnmarshalJSON(data []byte) error {
-	tag, err := composition.UnionTag(data, "kind")
-	if err != nil {
-		return fmt.Errorf("ZodShapeArgsShape: %w", err)
-	}
-	*u = ZodShapeArgsShape{}
-	switch tag {
-	case "\"circle\"":
-		u.Circle = new(ZodShapeArgsShapeCircle)
-		return json.Unmarshal(data, u.Circle)
-	case "\"rect\"":
-		u.Rect = new(ZodShapeArgsShapeRect)
-		return json.Unmarshal(data, u.Rect)
-	}
-	return fmt.Errorf("ZodShapeArgsShape: no variant has %s = %s", "kind", tag)
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// zod_shape#inputSchema at /properties/shape. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ZodShapeArgsShape) Validate() error {
-	return schemas.Validate("zod_shape#inputSchema", "/properties/shape", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ZodShapeArgsShape) Validate() error { return types.Validate(v) }
 
 // ZodShapeArgsShapeCircle is the schema at #/properties/shape/oneOf/0.
 type ZodShapeArgsShapeCircle struct {
 	Radius float64 `json:"radius"`
 }
 
-// objectRules describes ZodShapeArgsShapeCircle's JSON object to the composition helpers.
-func (ZodShapeArgsShapeCircle) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"radius", "kind"}, Required: []string{"radius", "kind"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *ZodShapeArgsShapeCircle) UnmarshalJSON(data []byte) error {
-	type plain ZodShapeArgsShapeCircle
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("ZodShapeArgsShapeCircle: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// zod_shape#inputSchema at /properties/shape/oneOf/0. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ZodShapeArgsShapeCircle) Validate() error {
-	return schemas.ValidateTagged("zod_shape#inputSchema", "/properties/shape/oneOf/0", "kind", "\"circle\"", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ZodShapeArgsShapeCircle) Validate() error { return types.Validate(v) }
 
 // ZodShapeArgsShapeRect is the schema at #/properties/shape/oneOf/1.
 type ZodShapeArgsShapeRect struct {
@@ -963,51 +576,46 @@ type ZodShapeArgsShapeRect struct {
 	H float64 `json:"h"`
 }
 
-// objectRules describes ZodShapeArgsShapeRect's JSON object to the composition helpers.
-func (ZodShapeArgsShapeRect) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"w", "h", "kind"}, Required: []string{"w", "h", "kind"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *ZodShapeArgsShapeRect) UnmarshalJSON(data []byte) error {
-	type plain ZodShapeArgsShapeRect
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("ZodShapeArgsShapeRect: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// zod_shape#inputSchema at /properties/shape/oneOf/1. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ZodShapeArgsShapeRect) Validate() error {
-	return schemas.ValidateTagged("zod_shape#inputSchema", "/properties/shape/oneOf/1", "kind", "\"rect\"", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ZodShapeArgsShapeRect) Validate() error { return types.Validate(v) }
 
 // ZodShapeResult is the result of the tool "zod_shape".
 type ZodShapeResult struct {
 	Area float64 `json:"area"`
 }
 
-// objectRules describes ZodShapeResult's JSON object to the composition helpers.
-func (ZodShapeResult) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"area"}, Required: []string{"area"}, Closed: true}
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v ZodShapeResult) Validate() error { return types.Validate(v) }
 
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *ZodShapeResult) UnmarshalJSON(data []byte) error {
-	type plain ZodShapeResult
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("ZodShapeResult: %w", err)
-	}
-	return nil
-}
+// types describes the named types above to composition: where each one's
+// schema is, and the JSON rules (required and extra properties, defaults,
+// union variants, tuples) that Marshal, Unmarshal and the Client apply.
+var types = composition.NewTypes(schemas,
+	composition.Describe[DirectMapArgs](composition.TypeInfo{Doc: "direct_map#inputSchema", Required: []string{"amount", "currency"}}),
+	composition.Describe[DirectMapArgsCurrency](composition.TypeInfo{Doc: "direct_map#inputSchema", Pointer: "/properties/currency"}),
+	composition.Describe[Draft04RangeArgs](composition.TypeInfo{Doc: "draft04_range#inputSchema", Required: []string{"low"}}),
+	composition.Describe[PydanticSearchArgs](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Required: []string{"query"}}),
+	composition.Describe[Filter](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Pointer: "/$defs/Filter", Required: []string{"field"}}),
+	composition.Describe[FilterValue](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Pointer: "/$defs/Filter/properties/value", Union: composition.UnionByKind, Cases: []string{"string", "number"}}),
+	composition.Describe[Hit](composition.TypeInfo{Doc: "pydantic_search#outputSchema", Pointer: "/$defs/Hit", Required: []string{"id", "score"}, Extra: "AdditionalProperties"}),
+	composition.Describe[SchemarsTreeArgs](composition.TypeInfo{Doc: "schemars_tree#inputSchema", Required: []string{"depth"}}),
+	composition.Describe[Node](composition.TypeInfo{Doc: "schemars_tree#outputSchema", Required: []string{"name", "children"}, Extra: "AdditionalProperties"}),
+	composition.Describe[Meta](composition.TypeInfo{Doc: "schemars_tree#outputSchema", Pointer: "/$defs/Meta", Extra: "AdditionalProperties"}),
+	composition.Describe[WideArgs](composition.TypeInfo{Doc: "wide#inputSchema", Required: []string{"field_000", "field_007", "field_014", "field_021", "field_028", "field_035", "field_042", "field_049", "field_056", "field_063", "field_070", "field_077", "field_084", "field_091", "field_098", "field_105", "field_112", "field_119", "field_126", "field_133", "field_140", "field_147", "field_154", "field_161", "field_168", "field_175", "field_182", "field_189", "field_196"}}),
+	composition.Describe[ZodShapeArgs](composition.TypeInfo{Doc: "zod_shape#inputSchema", Required: []string{"shape"}, Closed: true}),
+	composition.Describe[ZodShapeArgsShape](composition.TypeInfo{Doc: "zod_shape#inputSchema", Pointer: "/properties/shape", Union: composition.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"rect\""}}),
+	composition.Describe[ZodShapeArgsShapeCircle](composition.TypeInfo{Doc: "zod_shape#inputSchema", Pointer: "/properties/shape/oneOf/0", Required: []string{"radius", "kind"}, Closed: true, Tag: "kind", TagValue: "\"circle\""}),
+	composition.Describe[ZodShapeArgsShapeRect](composition.TypeInfo{Doc: "zod_shape#inputSchema", Pointer: "/properties/shape/oneOf/1", Required: []string{"w", "h", "kind"}, Closed: true, Tag: "kind", TagValue: "\"rect\""}),
+	composition.Describe[ZodShapeResult](composition.TypeInfo{Doc: "zod_shape#outputSchema", Required: []string{"area"}, Closed: true}),
+)
 
-// Validate checks v against the JSON Schema it was generated from,
-// zod_shape#outputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v ZodShapeResult) Validate() error {
-	return schemas.Validate("zod_shape#outputSchema", "", v)
-}
+// Marshal encodes v, a value of this package's types, as JSON with the
+// rules of its schema (see composition.Types.Marshal). encoding/json sees
+// the plain structs only.
+func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
+
+// Unmarshal decodes JSON data into v, a pointer to one of this package's
+// types, with the rules of its schema: required properties, exact property
+// names, extra properties, defaults, unions and tuples (see
+// composition.Types.Unmarshal).
+func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

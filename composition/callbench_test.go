@@ -1,0 +1,67 @@
+package composition_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
+	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
+)
+
+// BenchmarkTypedCall compares a typed call through the generated client
+// (arguments encoded and the result decoded with the package's types
+// table, envelope rules applied) with a bare mcp-go client.CallTool of the
+// same tool, both over mcp-go's in-process transport to the sqlite-explorer
+// server, so only the client-side work differs.
+func BenchmarkTypedCall(b *testing.B) {
+	ctx := context.Background()
+	store, err := explorer.Open(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	srv, err := explorer.NewServer(store)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
+		b.Run("raw/"+version, func(b *testing.B) {
+			c := client.NewClient(transport.NewInProcessTransport(srv), client.WithProtocolVersion(version))
+			if err := c.Start(ctx); err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{ProtocolVersion: version, ClientInfo: mcp.Implementation{Name: "bench"}}}); err != nil {
+				b.Fatal(err)
+			}
+			req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "describe_table", Arguments: map[string]any{"table": "books"}}}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := c.CallTool(ctx, req)
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+		b.Run("typed/"+version, func(b *testing.B) {
+			s, err := composition.NewInProcessSession(ctx, srv, version)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			db := sqliteexplorer.NewClient(s)
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := db.DescribeTable(ctx, sqliteexplorer.DescribeTableArgs{Table: "books"})
+				if err != nil || len(d.Columns) == 0 {
+					b.Fatal(err, d)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,345 @@
+package ir
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// dedupTypes declares structurally identical named types once per package:
+// types with the same canonical sub-schema (the schema text at SchemaDoc#
+// Pointer with its keys sorted) and the same Go shape (kind, fields, tags,
+// wrappers, enum values, variants, and, recursively, the types they use)
+// become the first of them, in declaration order, and every reference
+// points there. A tool's argument and result types are never merged: they
+// are the tool's own API.
+//
+// The merged type is renamed after the schema's "title" when the members
+// share one, else after the property name every member is the type of
+// ("country" → Country), when that name (and its enum constants) is free in
+// the package; otherwise it keeps the first member's name. Names depend
+// only on the types involved, so adding an unrelated tool renames nothing.
+// Doc comments that named a merged-away type name the survivor.
+func dedupTypes(p *Package, namer *Namer, names *scope) {
+	roots := map[*Type]bool{}
+	for _, t := range p.Tools {
+		roots[t.Args], roots[t.Result] = true, true
+	}
+	d := &dedup{p: p, docs: map[string]any{}, sigs: map[*Type]string{}, visiting: map[*Type]bool{}}
+	groups := map[string][]*Type{}
+	var order []string
+	for _, t := range p.Types {
+		if roots[t] {
+			continue
+		}
+		s := d.sig(t)
+		if groups[s] == nil {
+			order = append(order, s)
+		}
+		groups[s] = append(groups[s], t)
+	}
+	into := map[*Type]*Type{}      // merged-away type → survivor
+	renamed := map[string]string{} // old name → new name
+	for _, s := range order {
+		g := groups[s]
+		if len(g) < 2 {
+			continue
+		}
+		keep := g[0]
+		old := keep.Name
+		if name := d.groupName(g, namer); name != "" && name != old && d.free(name, g, names) {
+			d.rename(keep, name)
+			renamed[old] = name
+		}
+		for _, t := range g[1:] {
+			into[t] = keep
+			renamed[t.Name] = keep.Name
+		}
+		keep.Doc = d.mergedDoc(g, old)
+	}
+	if len(into) == 0 && len(renamed) == 0 {
+		return
+	}
+	p.Types = slices.DeleteFunc(p.Types, func(t *Type) bool { return into[t] != nil })
+	sub := func(t **Type) {
+		if r := into[*t]; r != nil {
+			*t = r
+		}
+	}
+	var walk func(t *Type, seen map[*Type]bool)
+	walk = func(t *Type, seen map[*Type]bool) {
+		if t == nil || seen[t] {
+			return
+		}
+		seen[t] = true
+		for _, x := range []**Type{&t.Elem, &t.Extra} {
+			if *x != nil {
+				sub(x)
+				walk(*x, seen)
+			}
+		}
+		for _, f := range t.Fields {
+			sub(&f.Type)
+			walk(f.Type, seen)
+		}
+		if t.Union != nil {
+			for _, v := range t.Union.Variants {
+				sub(&v.Type)
+				walk(v.Type, seen)
+			}
+		}
+	}
+	seen := map[*Type]bool{}
+	for _, t := range p.Types {
+		walk(t, seen)
+		if len(t.Doc) > 0 {
+			t.Doc[0] = renameInLine(t.Doc[0], renamed)
+		}
+	}
+	for _, tool := range p.Tools {
+		for _, x := range []**Type{&tool.Args, &tool.Result} {
+			if *x != nil {
+				sub(x)
+				walk(*x, seen)
+			}
+		}
+	}
+}
+
+// dedup holds the state of one dedupTypes pass.
+type dedup struct {
+	p        *Package
+	docs     map[string]any // schema document key → decoded JSON
+	sigs     map[*Type]string
+	visiting map[*Type]bool
+	props    map[*Type]string // type → the first property whose type it is
+}
+
+// schemaText returns the canonical JSON text (keys sorted) of the schema
+// at doc#ptr, or "" when it cannot be found.
+func (d *dedup) schemaText(doc, ptr string) string {
+	v, ok := d.docs[doc]
+	if !ok {
+		for _, s := range d.p.Schemas {
+			if s.Key == doc {
+				_ = json.Unmarshal([]byte(s.JSON), &v)
+			}
+		}
+		d.docs[doc] = v
+	}
+	if ptr != "" {
+		for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+			tok = unescapePointer(tok)
+			switch x := v.(type) {
+			case map[string]any:
+				v = x[tok]
+			case []any:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(x) {
+					return ""
+				}
+				v = x[i]
+			default:
+				return ""
+			}
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// sig returns the structural signature of t: equal signatures mean the
+// same canonical schema and the same Go shape. A type met again while its
+// own signature is being built (recursion) signs as its unique name, so
+// recursive types are never merged.
+func (d *dedup) sig(t *Type) string {
+	if t == nil {
+		return "nil"
+	}
+	if s, ok := d.sigs[t]; ok {
+		return s
+	}
+	if t.Named() && d.visiting[t] {
+		return "@" + t.Name
+	}
+	d.visiting[t] = true
+	defer delete(d.visiting, t)
+	var b strings.Builder
+	fmt.Fprintf(&b, "{%s raw=%q closed=%v req=%q min=%d tag=%q/%q extra=%q:%s elem:%s", t.Kind, t.RawReason, t.Closed, t.Required, t.MinItems, t.Tag, t.TagValue, t.ExtraName, d.sig(t.Extra), d.sig(t.Elem))
+	if t.Named() {
+		schema := d.schemaText(t.SchemaDoc, t.Pointer)
+		if schema == "" || strings.Contains(schema, `"$ref"`) || strings.Contains(schema, `"$dynamicRef"`) {
+			// A $ref resolves inside its own document: no merging across documents.
+			fmt.Fprintf(&b, " doc=%q", t.SchemaDoc)
+			if schema == "" {
+				fmt.Fprintf(&b, " at=%q", t.Pointer)
+			}
+		}
+		fmt.Fprintf(&b, " schema=%s", schema)
+		if len(t.Doc) > 1 {
+			fmt.Fprintf(&b, " docs=%q", t.Doc[1:])
+		}
+	}
+	if t.Go != nil {
+		fmt.Fprintf(&b, " go=%q", t.Go.Expr)
+	}
+	for _, f := range t.Fields {
+		fmt.Fprintf(&b, " field(%s %q %d %v %v %q %q %s)", f.Name, f.JSONName, f.Wrap, f.Required, f.Nullable, f.Default, f.Doc, d.sig(f.Type))
+	}
+	if t.Enum != nil {
+		fmt.Fprintf(&b, " enum(%d", t.Enum.Base)
+		for _, v := range t.Enum.Values {
+			fmt.Fprintf(&b, " %s=%s", strings.TrimPrefix(v.Const, t.Name), v.Literal)
+		}
+		b.WriteString(")")
+	}
+	if t.Union != nil {
+		fmt.Fprintf(&b, " union(%d %q", t.Union.By, t.Union.Tag)
+		for _, v := range t.Union.Variants {
+			fmt.Fprintf(&b, " %s %q %q %q %s", v.Name, v.TagValue, v.JSONKind, v.UniqueProperty, d.sig(v.Type))
+		}
+		b.WriteString(")")
+	}
+	b.WriteString("}")
+	s := b.String()
+	d.sigs[t] = s
+	return s
+}
+
+// groupName is the name a merged group would like: the schemas' shared
+// "title", else the property name all members are the type of, else "".
+func (d *dedup) groupName(g []*Type, namer *Namer) string {
+	var schema struct {
+		Title string `json:"title"`
+	}
+	_ = json.Unmarshal([]byte(d.schemaText(g[0].SchemaDoc, g[0].Pointer)), &schema)
+	if n := namer.Exported(schema.Title); n != "" {
+		return n
+	}
+	prop := ""
+	for _, t := range g {
+		name := d.propertyOf(t)
+		if name == "" || (prop != "" && name != prop) {
+			return ""
+		}
+		prop = name
+	}
+	return namer.Exported(prop)
+}
+
+// propertyOf returns the JSON name of the first struct field, in
+// declaration order, whose type is t ("" when none).
+func (d *dedup) propertyOf(t *Type) string {
+	if d.props == nil {
+		d.props = map[*Type]string{}
+		for _, owner := range d.p.Types {
+			for _, f := range owner.Fields {
+				for _, x := range []*Type{f.Type, f.Type.Elem} {
+					if _, ok := d.props[x]; x != nil && !ok && (x == f.Type || !f.Type.Named()) {
+						d.props[x] = f.JSONName
+					}
+				}
+			}
+		}
+	}
+	return d.props[t]
+}
+
+// free reports whether name, and the enum constants the group's survivor
+// would get under it, are not taken by any package-level identifier other
+// than the group's own.
+func (d *dedup) free(name string, g []*Type, names *scope) bool {
+	own := map[string]bool{}
+	for _, t := range g {
+		own[t.Name] = true
+		if t.Enum != nil {
+			for _, v := range t.Enum.Values {
+				own[v.Const] = true
+			}
+		}
+	}
+	want := []string{name}
+	if e := g[0].Enum; e != nil {
+		for _, v := range e.Values {
+			want = append(want, name+strings.TrimPrefix(v.Const, g[0].Name))
+		}
+	}
+	for _, w := range want {
+		if names.taken[w] && !own[w] {
+			return false
+		}
+	}
+	for _, w := range want {
+		names.taken[w] = true
+	}
+	return true
+}
+
+// rename gives t the name name, with its enum constants renamed alike.
+func (d *dedup) rename(t *Type, name string) {
+	if t.Enum != nil {
+		for i, v := range t.Enum.Values {
+			t.Enum.Values[i].Const = name + strings.TrimPrefix(v.Const, t.Name)
+		}
+	}
+	t.Name = name
+}
+
+// mergedDoc is the survivor's doc comment: its first line names every
+// member it stands for ("Country is the type of AArgs.Country and
+// BArgs.Country."); the rest is the members' shared schema text.
+func (d *dedup) mergedDoc(g []*Type, old string) []string {
+	var uses []string
+	for _, t := range g {
+		if len(t.Doc) == 0 {
+			continue
+		}
+		if u, ok := strings.CutPrefix(t.Doc[0], t.Name+" is the type of "); ok && t != g[0] {
+			uses = append(uses, strings.TrimSuffix(u, "."))
+		} else if u, ok := strings.CutPrefix(t.Doc[0], old+" is the type of "); ok && t == g[0] {
+			uses = append(uses, strings.TrimSuffix(u, "."))
+		}
+	}
+	doc := slices.Clone(g[0].Doc)
+	if len(doc) == 0 {
+		return doc
+	}
+	if len(uses) == len(g) {
+		doc[0] = g[0].Name + " is the type of " + joinAnd(uses) + "."
+	} else {
+		doc[0] = strings.Replace(doc[0], old+" is ", g[0].Name+" is ", 1)
+	}
+	return doc
+}
+
+// joinAnd joins items as "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) == 1 {
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// renameInLine replaces, in a doc comment's first line, each type name
+// that dedupTypes merged away or renamed by its survivor's name, where it
+// is followed by "." (as in "X is the type of Parent.Field.").
+func renameInLine(line string, renamed map[string]string) string {
+	if !strings.Contains(line, " is the type of ") {
+		return line
+	}
+	head, tail, _ := strings.Cut(line, " is the type of ")
+	parts := strings.Split(tail, " ")
+	for i, p := range parts {
+		if parent, rest, ok := strings.Cut(p, "."); ok {
+			if n, ok := renamed[parent]; ok {
+				parts[i] = n + "." + rest
+			}
+		}
+	}
+	return head + " is the type of " + strings.Join(parts, " ")
+}

@@ -1,0 +1,90 @@
+package ir
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// countryTool is a tool whose arguments use a country enum and a nested
+// filter object that other tools repeat word for word.
+func countryTool(name string) string {
+	return `{"name":"` + name + `","inputSchema":{"type":"object","properties":{
+		"q":{"type":"string"},
+		"country":{"type":"string","enum":["US","DE","FR"],"description":"Country code"},
+		"filter":{"type":"object","properties":{"lang":{"type":"string"}},"required":["lang"]}}}}`
+}
+
+func typeNames(p *Package) []string {
+	var names []string
+	for _, t := range p.Types {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// TestDedupMergesIdenticalTypes: structurally identical named types are
+// declared once, named after their common property, and every field uses
+// the survivor; the tools' own argument types stay apart.
+func TestDedupMergesIdenticalTypes(t *testing.T) {
+	p := build(t, countryTool("news_search"), countryTool("web_search"), countryTool("image_search"))
+	names := typeNames(p)
+	for _, want := range []string{"Country", "Filter", "NewsSearchArgs", "WebSearchArgs", "ImageSearchArgs"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("types %v lack %s", names, want)
+		}
+	}
+	if len(names) != 5 {
+		t.Errorf("types = %v, want 5", names)
+	}
+	for _, tool := range p.Tools {
+		if got := tool.Args.Fields[1].Type.Name; got != "Country" {
+			t.Errorf("%s: country field is %s", tool.Name, got)
+		}
+	}
+	for _, ty := range p.Types {
+		if ty.Name == "Country" {
+			if ty.Enum.Values[0].Const != "CountryUS" {
+				t.Errorf("enum constant %s, want CountryUS", ty.Enum.Values[0].Const)
+			}
+			if !strings.HasPrefix(ty.Doc[0], "Country is the type of ") || !strings.Contains(ty.Doc[0], "WebSearchArgs.Country") {
+				t.Errorf("doc = %q", ty.Doc[0])
+			}
+		}
+	}
+}
+
+// TestDedupStableWhenAnUnrelatedToolIsAdded: adding a tool with other
+// types renames nothing.
+func TestDedupStableWhenAnUnrelatedToolIsAdded(t *testing.T) {
+	before := typeNames(build(t, countryTool("a"), countryTool("b")))
+	after := typeNames(build(t, countryTool("a"), countryTool("b"),
+		`{"name":"c","inputSchema":{"type":"object","properties":{"country":{"type":"string","enum":["JP"]}}}}`))
+	for _, n := range before {
+		if !slices.Contains(after, n) {
+			t.Errorf("adding an unrelated tool removed %s: %v → %v", n, before, after)
+		}
+	}
+}
+
+// TestDedupKeepsDifferentTypesApart: a different description or value set
+// is a different type.
+func TestDedupKeepsDifferentTypesApart(t *testing.T) {
+	p := build(t, countryTool("a"),
+		`{"name":"b","inputSchema":{"type":"object","properties":{"country":{"type":"string","enum":["US","DE"],"description":"Country code"}}}}`)
+	if n := len(p.Types); n != 5 {
+		t.Errorf("types = %v, want 5 (no merge)", typeNames(p))
+	}
+}
+
+// TestReservedPackageFunctions: a type named like the package's Marshal or
+// Unmarshal function gets another name.
+func TestReservedPackageFunctions(t *testing.T) {
+	p := build(t, `{"name":"x","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/$defs/marshal"},"b":{"$ref":"#/$defs/unmarshal"}},
+		"$defs":{"marshal":{"type":"object","properties":{"k":{"type":"string"}}},"unmarshal":{"type":"object","properties":{"j":{"type":"string"}}}}}}`)
+	for _, n := range typeNames(p) {
+		if n == "Marshal" || n == "Unmarshal" {
+			t.Errorf("types %v declare %s, which the package's function has", typeNames(p), n)
+		}
+	}
+}
