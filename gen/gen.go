@@ -44,7 +44,7 @@ func New() (*Generator, error) {
 
 // newGenerator parses the *.tmpl files of fsys (tests pass broken ones).
 func newGenerator(fsys fs.FS) (*Generator, error) {
-	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "outputFields": outputFields, "stringSlice": stringSlice}).ParseFS(fsys, "*.tmpl")
+	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -84,7 +84,9 @@ func (g *Generator) Package(p *ir.Package) ([]File, error) {
 		{"schemas.go", "file/schemas", []string{importComposition}},
 	}
 	out := make([]File, 0, len(files))
+	planned := map[string][]string{}
 	for _, f := range files {
+		planned[f.name] = f.imports
 		var buf bytes.Buffer
 		data := fileData{Package: p, Imports: f.imports}
 		if err := g.tmpl.ExecuteTemplate(&buf, f.block, data); err != nil {
@@ -95,6 +97,9 @@ func (g *Generator) Package(p *ir.Package) ([]File, error) {
 			return nil, &FormatError{File: f.name, Raw: buf.Bytes(), Err: err}
 		}
 		out = append(out, File{Name: f.name, Content: src})
+	}
+	if err := verify(p, out, planned); err != nil { // fail closed: see UnsafeOutputError
+		return nil, err
 	}
 	return out, nil
 }
@@ -221,24 +226,6 @@ func WriteDump(dir string, err error) (string, bool) {
 		return "", false
 	}
 	return path, true
-}
-
-// doc renders comment lines as Go line comments ("// text", "//" for blank
-// lines). Every line is prefixed, so no text can end the comment early.
-func doc(lines []string) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if l == "" {
-			b.WriteString("//")
-			continue
-		}
-		b.WriteString("// ")
-		b.WriteString(l)
-	}
-	return b.String()
 }
 
 // outputFields renders the set fields of a composition.Output literal
