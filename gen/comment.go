@@ -50,8 +50,9 @@ func isHiddenRune(r rune) bool {
 
 // commentText makes one piece of server text safe to place inside a single
 // comment line: invalid UTF-8 becomes U+FFFD, a tab or any line
-// terminator becomes a space, and a hidden character (isHiddenRune) is
-// written as its escape "\u202e", so a reviewer sees it.
+// terminator becomes a space, a hidden character (isHiddenRune) is
+// written as its escape "\u202e", so a reviewer sees it, and so is the
+// "+" of "+build".
 func commentText(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
@@ -68,7 +69,9 @@ func commentText(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	// gofmt rewrites a "// +build" comment line into a //go:build
+	// constraint; escape the plus sign wherever the text may start a line.
+	return strings.ReplaceAll(b.String(), "+build", `\u002bbuild`)
 }
 
 // commentLines splits text into lines on every line terminator (a CR LF
