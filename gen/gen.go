@@ -211,13 +211,21 @@ func Write(dir string, files []File) error {
 	return nil
 }
 
-// WriteDump writes the raw source of a FormatError beside its target as
-// <file>.dump and returns its path.
-func WriteDump(dir string, err error) (string, bool) {
+// WriteDump writes the raw source of a FormatError as <file>.dump into
+// the folder of the package that failed, outDir/<package> (the error must
+// be a *PackageError), and returns its path. It never writes into outDir
+// itself and never creates outDir: when outDir does not exist it writes
+// nothing and returns false.
+func WriteDump(outDir string, err error) (string, bool) {
 	var fe *FormatError
-	if !errors.As(err, &fe) {
+	var pe *PackageError
+	if !errors.As(err, &fe) || !errors.As(err, &pe) {
 		return "", false
 	}
+	if st, serr := os.Stat(outDir); serr != nil || !st.IsDir() {
+		return "", false
+	}
+	dir := filepath.Join(outDir, pe.Package)
 	if mkErr := os.MkdirAll(dir, 0o755); mkErr != nil {
 		return "", false
 	}
