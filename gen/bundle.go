@@ -92,7 +92,7 @@ func (g *Generator) Bundle(b *bundle.Bundle, opts Options) ([]Output, error) {
 		}
 		files, err := g.Package(p)
 		if err != nil {
-			return nil, err
+			return nil, g.locate(srv, name, cfg, err)
 		}
 		outs = append(outs, Output{ServerID: srv.ID, Package: name, Files: files, IR: p})
 	}

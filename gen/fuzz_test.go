@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/gencheck"
 	"github.com/mcpbind/mcpbind/ir"
 )
 
@@ -92,13 +93,19 @@ func (c *checker) check(files []File) error {
 }
 
 // FuzzGenerate feeds mutated schemas to the generator as a tool's
-// inputSchema and outputSchema. Either the IR refuses the schema with an
-// *ir.Error, or the generated package parses and type-checks. The seed
-// corpus (every schema of the golden bundles and a few shapes) runs in
-// every `go test`.
+// inputSchema and outputSchema, together with every other string a server
+// controls: the tool's name, title and description, its
+// pmcp:outputTypeName annotation, serverInfo.name and serverInfo.version,
+// and the bundle's protocol version. Either the IR refuses the input with
+// an *ir.Error, or the generated package parses, type-checks, declares
+// only what the IR planned and holds no directive (checkOnlyPlanned, which
+// does not rely on the generator's own verifier). The seed corpus (every
+// schema of the golden bundles, a few shapes and the hostile strings)
+// runs in every `go test`.
 func FuzzGenerate(f *testing.F) {
+	add := func(schema string) { f.Add(schema, "fuzz", "", "", "", "", "", "2025-06-18") }
 	for _, seed := range goldenSchemas(f) {
-		f.Add(seed)
+		add(seed)
 	}
 	for _, seed := range []string{
 		`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`,
@@ -108,35 +115,77 @@ func FuzzGenerate(f *testing.F) {
 		`{"enum":["a","A",1,null]}`, `true`, `false`, `{"type":["object","null"]}`,
 		`{"$id":"https://x/y.json","$defs":{"a":{"$anchor":"n","type":"integer"}},"properties":{"r":{"$ref":"#n"}}}`,
 	} {
-		f.Add(seed)
+		add(seed)
+	}
+	for _, h := range hostileStrings {
+		f.Add(`{"type":"object","properties":{"p":{"type":"string","format":`+jsonString(h)+`}}}`, h, h, h, h, h, h, h)
 	}
 	g, err := New()
 	if err != nil {
 		f.Fatal(err)
 	}
 	c := newChecker(f)
-	f.Fuzz(func(t *testing.T, schema string) {
+	f.Fuzz(func(t *testing.T, schema, name, title, description, outputTypeName, serverName, serverVersion, protocolVersion string) {
 		if !json.Valid([]byte(schema)) {
 			return
 		}
 		in := `{"type":"object","properties":{"in":` + schema + `}}`
-		tool, err := bundle.NewTool(json.RawMessage(`{"name":"fuzz","inputSchema":` + in + `,"outputSchema":` + schema + `}`))
+		raw := `{"name":` + jsonString(name) + `,"title":` + jsonString(title) + `,"description":` + jsonString(description) +
+			`,"annotations":{"pmcp:outputTypeName":` + jsonString(outputTypeName) + `},"inputSchema":` + in + `,"outputSchema":` + schema + `}`
+		tool, err := bundle.NewTool(json.RawMessage(raw))
 		if err != nil {
 			return
 		}
-		b := &bundle.Bundle{BundleVersion: 1, Servers: []bundle.Server{{ID: "fuzz", Tools: []bundle.Tool{tool}}}}
+		info, _ := json.Marshal(map[string]string{"name": serverName, "version": serverVersion})
+		b := &bundle.Bundle{BundleVersion: 1, Servers: []bundle.Server{{ID: "fuzz", ServerInfo: info, ProtocolVersion: protocolVersion, Tools: []bundle.Tool{tool}}}}
 		outs, err := g.Bundle(b, Options{})
 		if err != nil {
 			var ie *ir.Error
 			if !errors.As(err, &ie) {
-				t.Fatalf("schema %s: error without a location: %v", schema, err)
+				t.Fatalf("tool %s: error without a location: %v", raw, err)
 			}
 			return
 		}
 		if err := c.check(outs[0].Files); err != nil {
-			t.Fatalf("schema %s: generated code does not type-check: %v\n%s", schema, err, outs[0].Files[1].Content)
+			t.Fatalf("tool %s: generated code does not type-check: %v\n%s", raw, err, outs[0].Files[1].Content)
+		}
+		if err := checkOnlyPlanned(outs[0].IR, outs[0].Files); err != nil {
+			t.Fatalf("tool %s: %v", raw, err)
 		}
 	})
+}
+
+// jsonString encodes s as a JSON string (invalid UTF-8 becomes U+FFFD, as
+// a JSON decoder would read it).
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// hostileStrings are the server strings that once reached generated code
+// raw, or could: line terminators before code, directives, bidi controls,
+// NUL and BOM, and names that collide with generated or predeclared ones.
+var hostileStrings = []string{
+	"x\n}\nfunc init() { panic(1) }\n//",
+	"x\r//go:generate touch pwned",
+	"x\u2028func init() {}",
+	"x\u2029//line a.go:1",
+	"x\u0085//export f",
+	"a\u202eb\u2066c\u200fd\u061ce",
+	"nul\x00bom\ufeff",
+	"*/ /*",
+	"+build ignore",
+	"error", "string", "json", "context", "_", "ServerDigest", "Foo Bar", "init", "Validate", "schemas",
+}
+
+// checkOnlyPlanned checks the generated files with gencheck.OnlyPlanned,
+// which does not rely on the generator's own verifier.
+func checkOnlyPlanned(p *ir.Package, files []File) error {
+	in := make([]gencheck.File, len(files))
+	for i, f := range files {
+		in[i] = gencheck.File{Name: f.Name, Content: f.Content}
+	}
+	return errors.Join(gencheck.OnlyPlanned(p, in)...)
 }
 
 // TestStubMatchesGolden type-checks the golden packages against the stub,

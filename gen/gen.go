@@ -44,7 +44,7 @@ func New() (*Generator, error) {
 
 // newGenerator parses the *.tmpl files of fsys (tests pass broken ones).
 func newGenerator(fsys fs.FS) (*Generator, error) {
-	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo}).ParseFS(fsys, "*.tmpl")
+	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -84,7 +84,9 @@ func (g *Generator) Package(p *ir.Package) ([]File, error) {
 		{"schemas.go", "file/schemas", []string{importComposition}},
 	}
 	out := make([]File, 0, len(files))
+	planned := map[string][]string{}
 	for _, f := range files {
+		planned[f.name] = f.imports
 		var buf bytes.Buffer
 		data := fileData{Package: p, Imports: f.imports}
 		if err := g.tmpl.ExecuteTemplate(&buf, f.block, data); err != nil {
@@ -95,6 +97,9 @@ func (g *Generator) Package(p *ir.Package) ([]File, error) {
 			return nil, &FormatError{File: f.name, Raw: buf.Bytes(), Err: err}
 		}
 		out = append(out, File{Name: f.name, Content: src})
+	}
+	if err := verify(p, out, planned); err != nil { // fail closed: see UnsafeOutputError
+		return nil, err
 	}
 	return out, nil
 }
@@ -166,13 +171,21 @@ func Write(dir string, files []File) error {
 	return nil
 }
 
-// WriteDump writes the raw source of a FormatError beside its target as
-// <file>.dump and returns its path.
-func WriteDump(dir string, err error) (string, bool) {
+// WriteDump writes the raw source of a FormatError as <file>.dump into
+// the folder of the package that failed, outDir/<package> (the error must
+// be a *PackageError), and returns its path. It never writes into outDir
+// itself and never creates outDir: when outDir does not exist it writes
+// nothing and returns false.
+func WriteDump(outDir string, err error) (string, bool) {
 	var fe *FormatError
-	if !errors.As(err, &fe) {
+	var pe *PackageError
+	if !errors.As(err, &fe) || !errors.As(err, &pe) {
 		return "", false
 	}
+	if st, serr := os.Stat(outDir); serr != nil || !st.IsDir() {
+		return "", false
+	}
+	dir := filepath.Join(outDir, pe.Package)
 	if mkErr := os.MkdirAll(dir, 0o755); mkErr != nil {
 		return "", false
 	}
@@ -181,24 +194,6 @@ func WriteDump(dir string, err error) (string, bool) {
 		return "", false
 	}
 	return path, true
-}
-
-// doc renders comment lines as Go line comments ("// text", "//" for blank
-// lines). Every line is prefixed, so no text can end the comment early.
-func doc(lines []string) string {
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if l == "" {
-			b.WriteString("//")
-			continue
-		}
-		b.WriteString("// ")
-		b.WriteString(l)
-	}
-	return b.String()
 }
 
 // outputFields renders the set fields of a composition.Output literal

@@ -23,8 +23,9 @@ func loadGolden(tb testing.TB, name string) *bundle.Bundle {
 }
 
 // TestFormatErrorDumpsRawSource renders through a template that produces
-// invalid Go: generation must fail with the position, and the raw source
-// must be written beside the target as <file>.dump.
+// invalid Go: generation must fail with the position, naming server and
+// tool, and the raw source must be written into the package's folder as
+// <file>.dump, never into the -o folder itself nor creating it.
 func TestFormatErrorDumpsRawSource(t *testing.T) {
 	broken := fstest.MapFS{
 		"broken.tmpl": {Data: []byte(`{{define "file/client"}}package {{.Name}}
@@ -39,10 +40,21 @@ func broken( {{end}}{{define "file/types"}}package {{.Name}}{{end}}`)},
 	if !errors.As(err, &fe) || fe.File != "client.go" || !strings.Contains(err.Error(), "client.go:2:") {
 		t.Fatalf("err = %v, want a FormatError for client.go with its position", err)
 	}
+	var pe *PackageError
+	if !errors.As(err, &pe) || pe.Server != "hostile" || pe.Tool == "" || !strings.Contains(err.Error(), `server "hostile", tool `) {
+		t.Fatalf("err = %v, want a PackageError naming server and tool", err)
+	}
 	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	if path, ok := WriteDump(missing, err); ok {
+		t.Fatalf("WriteDump into a missing -o folder wrote %s", path)
+	}
+	if _, serr := os.Stat(missing); !os.IsNotExist(serr) {
+		t.Fatalf("WriteDump created the -o folder: %v", serr)
+	}
 	path, ok := WriteDump(dir, err)
-	if !ok || path != filepath.Join(dir, "client.go.dump") {
-		t.Fatalf("WriteDump = %q, %v", path, ok)
+	if !ok || path != filepath.Join(dir, pe.Package, "client.go.dump") {
+		t.Fatalf("WriteDump = %q, %v; want it in the package folder", path, ok)
 	}
 	raw, _ := os.ReadFile(path)
 	if !strings.Contains(string(raw), "func broken(") {

@@ -58,10 +58,6 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
-// reservedPackageNames are the top-level identifiers every generated package
-// declares besides the tools' types.
-var reservedPackageNames = []string{"Client", "NewClient", "Marshal", "Unmarshal"}
-
 // BuildServer turns one bundle server into the IR of a Go package named
 // pkgName. Tools are processed in bundle order (by name), so names given to
 // colliding identifiers are stable.
@@ -74,7 +70,7 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 	p.ServerName, p.ServerVersion = info.Name, info.Version
 	p.ServerDigest = srv.Digest()
 
-	b := &builder{srv: srv, cfg: cfg, pkg: p, types: newScope(reservedPackageNames...), methods: newScope(), used: map[string]bool{}}
+	b := &builder{srv: srv, cfg: cfg, pkg: p, types: newScope(ReservedPackageNames()...), methods: newScope(), used: map[string]bool{}}
 	for _, t := range srv.Tools {
 		tool, err := b.tool(t.Raw)
 		if err != nil {
@@ -122,7 +118,7 @@ func (b *builder) typeName(name string) string {
 		b.used["type:"+name] = true
 		name = to
 	}
-	return b.types.claim(name)
+	return b.types.claim(b.cfg.Namer.TypeName(name))
 }
 
 // rawTool is the part of a tool definition the IR reads.
@@ -179,7 +175,7 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 		if err != nil {
 			return nil, err
 		}
-		name := firstNonEmpty(stringAt(rt.Annotations, outputTypeNameKey), stringAt(rt.Meta, outputTypeNameKey))
+		name := b.cfg.Namer.Exported(firstNonEmpty(stringAt(rt.Annotations, outputTypeNameKey), stringAt(rt.Meta, outputTypeNameKey)))
 		if err := ts.result(t, name); err != nil {
 			return nil, &Error{Tool: rt.Name, Schema: "outputSchema", Pointer: ts.errPtr, Err: err}
 		}
@@ -769,7 +765,7 @@ func (ts *typeSession) objectOf(n *node, parts []*node, name, skip string) (*Typ
 	t.Doc = ts.typeDoc(t.Name, n)
 	ts.register(n.ptr, t)
 	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
-	fields := newScope()
+	fields := newFieldScope()
 	seen := map[string]bool{}
 	required := func(prop string) bool {
 		for _, p := range parts {
@@ -942,7 +938,7 @@ func (ts *typeSession) extras(n *node, t *Type, fields *scope) error {
 			t.Extra = e
 		}
 	}
-	t.ExtraName = fields.claim("AdditionalProperties")
+	t.ExtraName = "AdditionalProperties" // reserved in every field scope (GeneratedFields)
 	return nil
 }
 
@@ -1177,7 +1173,7 @@ func (ts *typeSession) taggedUnion(n *node, kw string, list []*jsonschema.Schema
 		u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByTag, Tag: tag}}
 		u.Doc = append(ts.typeDoc(u.Name, n), "", fmt.Sprintf("It is one of several objects, told apart by their %q property; exactly one field is set.", tag))
 		ts.b.pkg.Types = append(ts.b.pkg.Types, u)
-		fields := newScope()
+		fields := newFieldScope()
 		for i, v := range vs {
 			var tv any
 			_ = json.Unmarshal([]byte(values[i]), &tv)
@@ -1233,7 +1229,7 @@ func (ts *typeSession) requiredUnion(n *node, vs []*node, name string) (*Type, b
 	u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByRequired}}
 	u.Doc = append(ts.typeDoc(u.Name, n), "", "It is one of several objects, told apart by a required property only one of them has; exactly one field is set.")
 	ts.b.pkg.Types = append(ts.b.pkg.Types, u)
-	fields := newScope()
+	fields := newFieldScope()
 	for i, v := range vs {
 		vname := ""
 		if v.s.Title != "" {

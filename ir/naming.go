@@ -2,6 +2,7 @@ package ir
 
 import (
 	"go/token"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -209,4 +210,89 @@ func isUpperWord(s string) bool {
 		}
 	}
 	return true
+}
+
+// The reserved names below are the one list of identifiers that generated
+// code declares itself or depends on. The naming module never hands them to
+// a server-derived name: a colliding name gets a numeric suffix
+// ("Validate2"). Whoever adds a method, field or package-level declaration
+// to the templates adds its name here.
+
+// GeneratedMethods are the methods the templates may declare on a generated
+// type (today only Validate; the JSON and Stringer method names stay
+// reserved so that a later template may add them without renaming fields).
+// A struct field or union variant of the same name would not compile
+// ("field and method with the same name").
+func GeneratedMethods() []string {
+	return []string{"Validate", "MarshalJSON", "UnmarshalJSON", "String"}
+}
+
+// GeneratedFields are the fields the templates may add to a generated
+// struct besides its properties (the additional-properties map and a
+// tuple's Rest).
+func GeneratedFields() []string {
+	return []string{"AdditionalProperties", "Rest"}
+}
+
+// GeneratedPackageNames are the package-level identifiers every generated
+// package may declare besides the tools' types and enum constants: the
+// Client type, the functions of GeneratedFunctions, and the variables and
+// constants ServerDigest, schemas and types.
+func GeneratedPackageNames() []string {
+	return slices.Concat([]string{"Client", "ServerDigest", "schemas", "types"}, GeneratedFunctions())
+}
+
+// GeneratedFunctions are the package-level functions (no receiver) the
+// templates may declare.
+func GeneratedFunctions() []string {
+	return []string{"NewClient", "DigestCheck", "Marshal", "Unmarshal"}
+}
+
+// generatedImportNames are the names of the packages generated code
+// imports; a package-level declaration of the same name would conflict
+// with the import in its file.
+func generatedImportNames() []string {
+	return []string{"context", "json", "errors", "fmt", "composition"}
+}
+
+// predeclaredNames are Go's predeclared identifiers (The Go Programming
+// Language Specification, "Predeclared identifiers") plus the blank
+// identifier and the names with a special meaning at package level ("init",
+// "main"). Declaring one would shadow it for the whole package.
+func predeclaredNames() []string {
+	return []string{
+		"any", "bool", "byte", "comparable", "complex64", "complex128", "error", "float32", "float64",
+		"int", "int8", "int16", "int32", "int64", "rune", "string", "uint", "uint8", "uint16", "uint32",
+		"uint64", "uintptr", "true", "false", "iota", "nil", "append", "cap", "clear", "close", "complex",
+		"copy", "delete", "imag", "len", "make", "max", "min", "new", "panic", "print", "println", "real",
+		"recover", "_", "init", "main",
+	}
+}
+
+// ReservedPackageNames are the identifiers no generated type or constant
+// may take: the generated package-level names, the imports and Go's
+// predeclared identifiers.
+func ReservedPackageNames() []string {
+	return slices.Concat(GeneratedPackageNames(), generatedImportNames(), predeclaredNames())
+}
+
+// newFieldScope returns the scope of one generated struct's fields (or one
+// union's variants), with the generated methods and fields reserved.
+func newFieldScope() *scope {
+	return newScope(slices.Concat(GeneratedMethods(), GeneratedFields())...)
+}
+
+// TypeName returns name if it is an exported Go identifier, else its
+// conversion by Exported ("Foo Bar" → "FooBar", "error" → "Error"), else
+// "Type" for a name with no letters or digits ("_", "."). Every
+// package-level type name goes through it, whatever its source (a schema
+// title, a $defs key, pmcp:outputTypeName, a --type-name override).
+func (n *Namer) TypeName(name string) string {
+	if token.IsIdentifier(name) && token.IsExported(name) {
+		return name
+	}
+	if id := n.Exported(name); id != "" {
+		return id
+	}
+	return "Type"
 }

@@ -48,6 +48,7 @@ func (c *Client) CountRows(ctx context.Context, args CountRowsArgs) (int64, erro
 		Name:      "count_rows",
 		Output:    composition.Output{},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "count_rows#inputSchema",
 		OutputDoc: "count_rows#outputSchema",
 	}, args, &out); err != nil {
@@ -67,6 +68,7 @@ func (c *Client) DescribeTable(ctx context.Context, args DescribeTableArgs) (*De
 		Name:      "describe_table",
 		Output:    composition.Output{PlainObject: true, CanBeObject: true},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "describe_table#inputSchema",
 		OutputDoc: "describe_table#outputSchema",
 	}, args, &out); err != nil {
@@ -86,6 +88,7 @@ func (c *Client) FindRow(ctx context.Context, args FindRowArgs) (map[string]json
 		Name:      "find_row",
 		Output:    composition.Output{CanBeObject: true},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "find_row#inputSchema",
 		OutputDoc: "find_row#outputSchema",
 	}, args, &out); err != nil {
@@ -105,6 +108,7 @@ func (c *Client) InsertRow(ctx context.Context, args InsertRowArgs) (*InsertRowR
 		Name:      "insert_row",
 		Output:    composition.Output{PlainObject: true, CanBeObject: true},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "insert_row#inputSchema",
 		OutputDoc: "insert_row#outputSchema",
 	}, args, &out); err != nil {
@@ -124,6 +128,7 @@ func (c *Client) ListTables(ctx context.Context) ([]string, error) {
 		Name:      "list_tables",
 		Output:    composition.Output{},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "list_tables#inputSchema",
 		OutputDoc: "list_tables#outputSchema",
 	}, nil, &out); err != nil {
@@ -143,6 +148,7 @@ func (c *Client) Query(ctx context.Context, args QueryArgs) (*QueryResult, error
 		Name:      "query",
 		Output:    composition.Output{PlainObject: true, CanBeObject: true},
 		Schemas:   schemas,
+		Types:     types,
 		InputDoc:  "query#inputSchema",
 		OutputDoc: "query#outputSchema",
 	}, args, &out); err != nil {

@@ -4,7 +4,6 @@ package sqliteexplorer
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/mcpbind/mcpbind/composition"
 )
@@ -15,27 +14,8 @@ type CountRowsArgs struct {
 	Table string `json:"table"`
 }
 
-// objectRules describes CountRowsArgs's JSON object to the composition helpers.
-func (CountRowsArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"table"}, Required: []string{"table"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *CountRowsArgs) UnmarshalJSON(data []byte) error {
-	type plain CountRowsArgs
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("CountRowsArgs: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// count_rows#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v CountRowsArgs) Validate() error {
-	return schemas.Validate("count_rows#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v CountRowsArgs) Validate() error { return types.Validate(v) }
 
 // DescribeTableArgs is the argument object of the tool "describe_table".
 type DescribeTableArgs struct {
@@ -43,27 +23,8 @@ type DescribeTableArgs struct {
 	Table string `json:"table"`
 }
 
-// objectRules describes DescribeTableArgs's JSON object to the composition helpers.
-func (DescribeTableArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"table"}, Required: []string{"table"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *DescribeTableArgs) UnmarshalJSON(data []byte) error {
-	type plain DescribeTableArgs
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("DescribeTableArgs: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// describe_table#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v DescribeTableArgs) Validate() error {
-	return schemas.Validate("describe_table#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v DescribeTableArgs) Validate() error { return types.Validate(v) }
 
 // DescribeTableResult is the result of the tool "describe_table".
 type DescribeTableResult struct {
@@ -73,27 +34,8 @@ type DescribeTableResult struct {
 	Columns []DescribeTableResultColumnsItem `json:"columns"`
 }
 
-// objectRules describes DescribeTableResult's JSON object to the composition helpers.
-func (DescribeTableResult) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"table", "columns"}, Required: []string{"table", "columns"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *DescribeTableResult) UnmarshalJSON(data []byte) error {
-	type plain DescribeTableResult
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("DescribeTableResult: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// describe_table#outputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v DescribeTableResult) Validate() error {
-	return schemas.Validate("describe_table#outputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v DescribeTableResult) Validate() error { return types.Validate(v) }
 
 // DescribeTableResultColumnsItem is an item of DescribeTableResultColumns.
 type DescribeTableResultColumnsItem struct {
@@ -107,27 +49,8 @@ type DescribeTableResultColumnsItem struct {
 	PrimaryKey bool `json:"primary_key"`
 }
 
-// objectRules describes DescribeTableResultColumnsItem's JSON object to the composition helpers.
-func (DescribeTableResultColumnsItem) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"name", "type", "not_null", "primary_key"}, Required: []string{"name", "type", "not_null", "primary_key"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *DescribeTableResultColumnsItem) UnmarshalJSON(data []byte) error {
-	type plain DescribeTableResultColumnsItem
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("DescribeTableResultColumnsItem: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// describe_table#outputSchema at /properties/columns/items. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v DescribeTableResultColumnsItem) Validate() error {
-	return schemas.Validate("describe_table#outputSchema", "/properties/columns/items", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v DescribeTableResultColumnsItem) Validate() error { return types.Validate(v) }
 
 // FindRowArgs is the argument object of the tool "find_row".
 type FindRowArgs struct {
@@ -137,27 +60,8 @@ type FindRowArgs struct {
 	ID int64 `json:"id"`
 }
 
-// objectRules describes FindRowArgs's JSON object to the composition helpers.
-func (FindRowArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"table", "id"}, Required: []string{"table", "id"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *FindRowArgs) UnmarshalJSON(data []byte) error {
-	type plain FindRowArgs
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("FindRowArgs: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// find_row#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v FindRowArgs) Validate() error {
-	return schemas.Validate("find_row#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v FindRowArgs) Validate() error { return types.Validate(v) }
 
 // InsertRowArgs is the argument object of the tool "insert_row".
 type InsertRowArgs struct {
@@ -167,27 +71,8 @@ type InsertRowArgs struct {
 	Values map[string]json.RawMessage `json:"values"`
 }
 
-// objectRules describes InsertRowArgs's JSON object to the composition helpers.
-func (InsertRowArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"table", "values"}, Required: []string{"table", "values"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *InsertRowArgs) UnmarshalJSON(data []byte) error {
-	type plain InsertRowArgs
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("InsertRowArgs: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// insert_row#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v InsertRowArgs) Validate() error {
-	return schemas.Validate("insert_row#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v InsertRowArgs) Validate() error { return types.Validate(v) }
 
 // InsertRowResult is the result of the tool "insert_row".
 type InsertRowResult struct {
@@ -195,27 +80,8 @@ type InsertRowResult struct {
 	ID int64 `json:"id"`
 }
 
-// objectRules describes InsertRowResult's JSON object to the composition helpers.
-func (InsertRowResult) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"id"}, Required: []string{"id"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *InsertRowResult) UnmarshalJSON(data []byte) error {
-	type plain InsertRowResult
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("InsertRowResult: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// insert_row#outputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v InsertRowResult) Validate() error {
-	return schemas.Validate("insert_row#outputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v InsertRowResult) Validate() error { return types.Validate(v) }
 
 // QueryArgs is the argument object of the tool "query".
 type QueryArgs struct {
@@ -225,27 +91,8 @@ type QueryArgs struct {
 	Params []json.RawMessage `json:"params,omitzero"`
 }
 
-// objectRules describes QueryArgs's JSON object to the composition helpers.
-func (QueryArgs) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"sql", "params"}, Required: []string{"sql"}, Closed: true}
-}
-
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *QueryArgs) UnmarshalJSON(data []byte) error {
-	type plain QueryArgs
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("QueryArgs: %w", err)
-	}
-	return nil
-}
-
-// Validate checks v against the JSON Schema it was generated from,
-// query#inputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v QueryArgs) Validate() error {
-	return schemas.Validate("query#inputSchema", "", v)
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v QueryArgs) Validate() error { return types.Validate(v) }
 
 // QueryResult is the result of the tool "query".
 type QueryResult struct {
@@ -257,24 +104,31 @@ type QueryResult struct {
 	RowCount int64 `json:"row_count"`
 }
 
-// objectRules describes QueryResult's JSON object to the composition helpers.
-func (QueryResult) objectRules() composition.ObjectRules {
-	return composition.ObjectRules{Known: []string{"columns", "rows", "row_count"}, Required: []string{"columns", "rows", "row_count"}, Closed: true}
-}
+// Validate checks v against the JSON Schema it was generated from.
+func (v QueryResult) Validate() error { return types.Validate(v) }
 
-// UnmarshalJSON decodes a JSON object into v. It fails when a required
-// property is missing or a property the schema does not allow is present.
-func (v *QueryResult) UnmarshalJSON(data []byte) error {
-	type plain QueryResult
-	if _, err := composition.DecodeObject(data, (*plain)(v), v.objectRules()); err != nil {
-		return fmt.Errorf("QueryResult: %w", err)
-	}
-	return nil
-}
+// types describes the named types above to composition: where each one's
+// schema is, and the JSON rules (required and extra properties, defaults,
+// union variants, tuples) that Marshal, Unmarshal and the Client apply.
+var types = composition.NewTypes(schemas,
+	composition.Describe[CountRowsArgs](composition.TypeInfo{Doc: "count_rows#inputSchema", Required: []string{"table"}, Closed: true}),
+	composition.Describe[DescribeTableArgs](composition.TypeInfo{Doc: "describe_table#inputSchema", Required: []string{"table"}, Closed: true}),
+	composition.Describe[DescribeTableResult](composition.TypeInfo{Doc: "describe_table#outputSchema", Required: []string{"table", "columns"}, Closed: true}),
+	composition.Describe[DescribeTableResultColumnsItem](composition.TypeInfo{Doc: "describe_table#outputSchema", Pointer: "/properties/columns/items", Required: []string{"name", "type", "not_null", "primary_key"}, Closed: true}),
+	composition.Describe[FindRowArgs](composition.TypeInfo{Doc: "find_row#inputSchema", Required: []string{"table", "id"}, Closed: true}),
+	composition.Describe[InsertRowArgs](composition.TypeInfo{Doc: "insert_row#inputSchema", Required: []string{"table", "values"}, Closed: true}),
+	composition.Describe[InsertRowResult](composition.TypeInfo{Doc: "insert_row#outputSchema", Required: []string{"id"}, Closed: true}),
+	composition.Describe[QueryArgs](composition.TypeInfo{Doc: "query#inputSchema", Required: []string{"sql"}, Closed: true}),
+	composition.Describe[QueryResult](composition.TypeInfo{Doc: "query#outputSchema", Required: []string{"columns", "rows", "row_count"}, Closed: true}),
+)
 
-// Validate checks v against the JSON Schema it was generated from,
-// query#outputSchema. An error names the JSON pointer of the
-// first failing value (*composition.ValidationError).
-func (v QueryResult) Validate() error {
-	return schemas.Validate("query#outputSchema", "", v)
-}
+// Marshal encodes v, a value of this package's types, as JSON with the
+// rules of its schema (see composition.Types.Marshal). encoding/json sees
+// the plain structs only.
+func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
+
+// Unmarshal decodes JSON data into v, a pointer to one of this package's
+// types, with the rules of its schema: required properties, exact property
+// names, extra properties, defaults, unions and tuples (see
+// composition.Types.Unmarshal).
+func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

@@ -1,0 +1,148 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file is the comment door: the only way text from a server (tool
+// names, titles, descriptions, formats, serverInfo, protocol versions,
+// schema keys and pointers) reaches generated source outside a Go string
+// literal (strconv.Quote) or an identifier (the naming module in ir).
+//
+// A Go line comment ends at the first line break, so text that keeps a
+// line break can close the comment and continue as code ("\nfunc init()
+// {…}"), and a line that starts with "//go:" or "//line" is a directive
+// the go tool acts on. The renderer therefore splits text on every line
+// terminator, prefixes every resulting line with "// " (never "//" followed
+// by text, so no line can read as a directive), and replaces every
+// character that could hide or reorder what a reviewer sees.
+
+// isLineTerminator reports whether r ends a line for a Go compiler, an
+// editor or a code-review tool: LF, CR, NEL (U+0085), LINE SEPARATOR
+// (U+2028), PARAGRAPH SEPARATOR (U+2029), VT and FF.
+func isLineTerminator(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+// isHiddenRune reports whether r is a character that must not appear raw
+// in a comment: C0 and C1 control characters and DEL (NUL is not even
+// legal Go source), the byte order mark U+FEFF (illegal after the start of
+// a Go file), and the bidirectional controls U+061C, U+200E, U+200F,
+// U+202A–U+202E and U+2066–U+2069 that make source display differently
+// from how it compiles ("Trojan Source", CVE-2021-42574).
+func isHiddenRune(r rune) bool {
+	switch {
+	case r < 0x20 && r != '\t', r == 0x7f, r >= 0x80 && r <= 0x9f:
+		return true
+	case r == 0xfeff, r == 0x061c, r == 0x200e, r == 0x200f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// commentText makes one piece of server text safe to place inside a single
+// comment line: invalid UTF-8 becomes U+FFFD, a tab or any line
+// terminator becomes a space, a hidden character (isHiddenRune) is
+// written as its escape "\u202e", so a reviewer sees it, and so is the
+// "+" of "+build".
+func commentText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			b.WriteRune(utf8.RuneError)
+		case r == '\t' || isLineTerminator(r):
+			b.WriteByte(' ')
+		case isHiddenRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	// gofmt rewrites a "// +build" comment line into a //go:build
+	// constraint; escape the plus sign wherever the text may start a line.
+	return strings.ReplaceAll(b.String(), "+build", `\u002bbuild`)
+}
+
+// commentLines splits text into lines on every line terminator (a CR LF
+// pair is one break) and makes each line safe with commentText.
+func commentLines(text string) []string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	var lines []string
+	start := 0
+	for i, r := range text {
+		if isLineTerminator(r) {
+			lines = append(lines, text[start:i])
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	lines = append(lines, text[start:])
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(commentText(l), " ")
+	}
+	return lines
+}
+
+// doc renders doc-comment lines as Go line comments: "// text" for each
+// line, "//" for a blank one. Each element may itself hold server text with
+// line breaks; it is split again (commentLines), so no element can end the
+// comment early, and every output line starts with "// " or is exactly
+// "//". This is the templates' "doc" function and the one comment renderer
+// of the package.
+func doc(elems []string) string {
+	var b strings.Builder
+	first := true
+	for _, e := range elems {
+		for _, l := range commentLines(e) {
+			if !first {
+				b.WriteByte('\n')
+			}
+			first = false
+			if l == "" {
+				b.WriteString("//")
+				continue
+			}
+			b.WriteString("// ")
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// inline renders server text that a template places inside a comment line
+// it writes itself ("at protocol version {{inline .ProtocolVersion}}"):
+// one line, made safe by commentText. It is the templates' "inline"
+// function.
+func inline(s string) string {
+	return commentText(s)
+}
+
+// PackageDoc returns the lines of the package doc comment, which names the
+// server (its id, serverInfo.name and serverInfo.version) and the protocol
+// version of the bundle: all server text, rendered by the "doc" function.
+func (d fileData) PackageDoc() []string {
+	first := fmt.Sprintf("Package %s is a typed client for the MCP server %q", d.Name, d.ServerID)
+	if d.ServerName != "" {
+		first += " (" + d.ServerName
+		if d.ServerVersion != "" {
+			first += " " + d.ServerVersion
+		}
+		first += ")"
+	}
+	return []string{
+		first + ".",
+		"",
+		"It was generated by mcpbind from a bundle exported at protocol version",
+		d.ProtocolVersion + `. Regenerate it with "mcpbind generate" rather than editing it.`,
+	}
+}
