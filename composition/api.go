@@ -56,7 +56,8 @@ type Tool struct {
 	Name string
 	// Output describes the natural result type; ignored by CallResult.
 	Output Output
-	// Schemas holds the package's schema documents (nil: no validation).
+	// Schemas holds the package's schema documents (nil: those Types was
+	// built with; no validation when both are nil).
 	Schemas *SchemaSet
 	// Types describes the package's named types: arguments are encoded and
 	// results decoded with its rules (nil: plain encoding/json).

@@ -201,6 +201,19 @@ func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error 
 	return nil
 }
 
+// CallAs calls tool like Session.Call and returns the decoded natural result
+// as a T (a pointer type such as *QueryResult, or a value type such as int64
+// or []string); on error it returns T's zero value. Generated clients use
+// it so that each method is one line.
+func CallAs[T any](ctx context.Context, s *Session, tool Tool, args any) (T, error) {
+	var out T
+	if err := s.Call(ctx, tool, args, &out); err != nil {
+		var zero T
+		return zero, err
+	}
+	return out, nil
+}
+
 // call sends tools/call and parses the raw result.
 func (s *Session) call(ctx context.Context, name string, args any) (*Result, error) {
 	argsRaw, err := marshalArgs(args)

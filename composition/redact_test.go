@@ -37,8 +37,10 @@ func TestRedactStdioOutputAtEveryCut(t *testing.T) {
 	for _, at := range []int{0, 1, 5, 150, 180, 185, 190, 199, 200, 201, 3500, 4090, 4095, 4096, 4100} {
 		at := at
 		t.Run(fmt.Sprint(at), func(t *testing.T) {
-			// The token 300 times (4,800 bytes) after at bytes of padding.
-			script := fmt.Sprintf(`pad=$(printf '%%*s' %d '' | tr ' ' .); run=""; i=0; while [ $i -lt 300 ]; do run="$run$TOKEN"; i=$((i+1)); done; printf '%%s%%s\n' "$pad" "$run"; printf '%%s%%s\n' "$pad" "$run" >&2; exit 1`, at)
+			// The token 300 times (4,800 bytes) after at bytes of padding, as the
+			// answer to the first request (read first, so that writing the request
+			// never races the exit: a broken pipe would hide the junk line).
+			script := fmt.Sprintf(`read -r req; pad=$(printf '%%*s' %d '' | tr ' ' .); run=""; i=0; while [ $i -lt 300 ]; do run="$run$TOKEN"; i=$((i+1)); done; printf '%%s%%s\n' "$pad" "$run"; printf '%%s%%s\n' "$pad" "$run" >&2; exit 1`, at)
 			var copied syncBuffer
 			msg := connectErr(t, Stdio("sh", "-c", script),
 				WithEnv("TOKEN="+secretToken), WithStderr(&copied))

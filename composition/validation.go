@@ -26,14 +26,14 @@ func WithResultValidation() Option {
 // checkArgs validates marshalled arguments when WithArgsValidation is on,
 // bounded by ctx and the pattern budget (SchemaSet.ValidateJSONContext).
 func (s *Session) checkArgs(ctx context.Context, tool Tool, args any) error {
-	if !s.validateArgs || tool.Schemas == nil || tool.InputDoc == "" {
+	if !s.validateArgs || tool.schemaSet() == nil || tool.InputDoc == "" {
 		return nil
 	}
 	raw, err := marshalArgs(args)
 	if err != nil {
 		return fmt.Errorf("composition: tool %q: %w", tool.Name, err)
 	}
-	if err := tool.Schemas.ValidateJSONContext(ctx, tool.InputDoc, "", raw); err != nil {
+	if err := tool.schemaSet().ValidateJSONContext(ctx, tool.InputDoc, "", raw); err != nil {
 		return fmt.Errorf("composition: tool %q: arguments do not match its inputSchema: %w", tool.Name, err)
 	}
 	return nil
@@ -42,11 +42,23 @@ func (s *Session) checkArgs(ctx context.Context, tool Tool, args any) error {
 // checkResult validates the natural result when WithResultValidation is on,
 // bounded by ctx and the pattern budget (SchemaSet.ValidateJSONContext).
 func (s *Session) checkResult(ctx context.Context, tool Tool, value json.RawMessage) error {
-	if !s.validateResults || tool.Schemas == nil || tool.OutputDoc == "" {
+	if !s.validateResults || tool.schemaSet() == nil || tool.OutputDoc == "" {
 		return nil
 	}
-	if err := tool.Schemas.ValidateJSONContext(ctx, tool.OutputDoc, tool.ResultPointer, value); err != nil {
+	if err := tool.schemaSet().ValidateJSONContext(ctx, tool.OutputDoc, tool.ResultPointer, value); err != nil {
 		return fmt.Errorf("composition: tool %q: result does not match its outputSchema: %w", tool.Name, err)
+	}
+	return nil
+}
+
+// schemaSet returns the schema documents tool validates against: Schemas,
+// else those of Types, else nil (no validation).
+func (tool Tool) schemaSet() *SchemaSet {
+	if tool.Schemas != nil {
+		return tool.Schemas
+	}
+	if tool.Types != nil {
+		return tool.Types.schemas
 	}
 	return nil
 }

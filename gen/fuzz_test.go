@@ -32,6 +32,7 @@ type Session struct{}
 type Result struct{}
 func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error { return nil }
 func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) { return nil, nil }
+func CallAs[T any](ctx context.Context, s *Session, tool Tool, args any) (T, error) { var zero T; return zero, nil }
 type TypeInfo struct { Doc, Pointer string; Required []string; Closed bool; Extra string; Defaults map[string]string; Tag, TagValue string; Union UnionBy; UnionTag string; Cases []string; Tuple, MinItems int; Raw bool }
 type UnionBy uint8
 const ( NotUnion UnionBy = iota; UnionByTag; UnionByKind; UnionByRequired )

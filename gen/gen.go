@@ -44,7 +44,7 @@ func New() (*Generator, error) {
 
 // newGenerator parses the *.tmpl files of fsys (tests pass broken ones).
 func newGenerator(fsys fs.FS) (*Generator, error) {
-	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo}).ParseFS(fsys, "*.tmpl")
+	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -194,6 +194,27 @@ func WriteDump(outDir string, err error) (string, bool) {
 		return "", false
 	}
 	return path, true
+}
+
+// toolFields renders the fields of the composition.Tool literal that
+// describes t, on one line; strings are quoted with strconv.Quote and unset
+// fields are left out.
+func toolFields(t *ir.Tool) string {
+	f := []string{"Name: " + strconv.Quote(t.Name)}
+	if o := outputFields(t.Output); t.Result != nil && o != "" {
+		f = append(f, "Output: composition.Output{"+o+"}")
+	}
+	f = append(f, "Types: types")
+	if t.InputDoc != "" {
+		f = append(f, "InputDoc: "+strconv.Quote(t.InputDoc))
+	}
+	if t.OutputDoc != "" {
+		f = append(f, "OutputDoc: "+strconv.Quote(t.OutputDoc))
+	}
+	if t.NaturalPointer != "" {
+		f = append(f, "ResultPointer: "+strconv.Quote(t.NaturalPointer))
+	}
+	return strings.Join(f, ", ")
 }
 
 // outputFields renders the set fields of a composition.Output literal

@@ -60,6 +60,7 @@ func planOf(p *ir.Package) plan {
 	}
 	for _, t := range p.Tools {
 		pl.toolMethods[t.Method] = true
+		pl.names[t.DescriptorVar()] = true
 	}
 	for _, m := range ir.GeneratedMethods() {
 		pl.typeMethods[m] = true

@@ -282,13 +282,18 @@ func (ts *typeSession) hint(ptr, text string) {
 }
 
 // typeDoc returns the doc comment of a named type built from n: a first
-// line that says what it is, then the schema's description or title.
+// line that says what it is, then the schema's description or title —
+// unless the type is a property's ("the type of Parent.Field"), whose field
+// already carries that text.
 func (ts *typeSession) typeDoc(name string, n *node) []string {
 	what, ok := ts.hints[n.ptr]
 	if !ok {
 		what = "the schema at #" + n.ptr
 	}
 	lines := []string{name + " is " + what + "."}
+	if strings.HasPrefix(what, "the type of ") {
+		return lines
+	}
 	if d := docOf(n.s); len(d) > 0 {
 		lines = append(append(lines, ""), d...)
 	}

@@ -433,6 +433,14 @@ type Tool struct {
 	InputDoc, OutputDoc, NaturalPointer string
 }
 
+// DescriptorVar returns the name of the package-level composition.Tool
+// variable that describes the tool to the runtime: "tool" followed by
+// Method, unexported, so it cannot collide with a generated type, and unique
+// because Method is.
+func (t *Tool) DescriptorVar() string {
+	return "tool" + t.Method
+}
+
 // ResultGoType returns the Go type of the method's first result.
 func (t *Tool) ResultGoType() string {
 	if t.Result == nil {

@@ -31,6 +31,9 @@ func OnlyPlanned(p *ir.Package, files []File) []error {
 	for _, n := range ir.GeneratedPackageNames() {
 		planned[n] = true
 	}
+	for _, t := range p.Tools {
+		planned[t.DescriptorVar()] = true
+	}
 	for _, t := range p.Types {
 		planned[t.Name] = true
 		if t.Enum != nil {

@@ -29,8 +29,6 @@ type GetAnnotatedMessageArgs struct {
 func (v GetAnnotatedMessageArgs) Validate() error { return types.Validate(v) }
 
 // GetAnnotatedMessageArgsMessageType is the type of GetAnnotatedMessageArgs.MessageType.
-//
-// Type of message to demonstrate different annotation patterns
 type GetAnnotatedMessageArgsMessageType string
 
 // The values of GetAnnotatedMessageArgsMessageType.
@@ -89,8 +87,6 @@ type GetStructuredContentArgs struct {
 func (v GetStructuredContentArgs) Validate() error { return types.Validate(v) }
 
 // GetStructuredContentArgsLocation is the type of GetStructuredContentArgs.Location.
-//
-// Choose city
 type GetStructuredContentArgsLocation string
 
 // The values of GetStructuredContentArgsLocation.
@@ -147,8 +143,6 @@ type GzipFileAsResourceArgs struct {
 func (v GzipFileAsResourceArgs) Validate() error { return types.Validate(v) }
 
 // GzipFileAsResourceArgsOutputType is the type of GzipFileAsResourceArgs.OutputType.
-//
-// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 type GzipFileAsResourceArgsOutputType string
 
 // The values of GzipFileAsResourceArgsOutputType.

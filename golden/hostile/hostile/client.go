@@ -24,83 +24,45 @@ func NewClient(s *composition.Session) *Client {
 	return &Client{s: s}
 }
 
+// The tools of the server, as the Client's methods call them: name, schema
+// documents and what the runtime needs to unwrap a {"result": …} envelope.
+var (
+	toolCount     = composition.Tool{Name: "count", Types: types, InputDoc: "count#inputSchema", OutputDoc: "count#outputSchema"}
+	toolFetch     = composition.Tool{Name: "fetch", Types: types, InputDoc: "fetch#inputSchema"}
+	toolFind      = composition.Tool{Name: "find", Output: composition.Output{CanBeObject: true}, Types: types, InputDoc: "find#inputSchema", OutputDoc: "find#outputSchema"}
+	toolPoint     = composition.Tool{Name: "point", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "point#inputSchema", OutputDoc: "point#outputSchema"}
+	toolReadNote  = composition.Tool{Name: "read-note", Types: types, InputDoc: "read-note#inputSchema", OutputDoc: "read-note#outputSchema", ResultPointer: "/properties/result"}
+	toolReadNote2 = composition.Tool{Name: "read_note", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "read_note#inputSchema", OutputDoc: "read_note#outputSchema"}
+	toolStrict    = composition.Tool{Name: "strict", Types: types, InputDoc: "strict#inputSchema", OutputDoc: "strict#outputSchema"}
+)
+
 // Count calls the tool "count".
 func (c *Client) Count(ctx context.Context) (int64, error) {
-	var out int64
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "count",
-		Output:    composition.Output{},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "count#inputSchema",
-		OutputDoc: "count#outputSchema",
-	}, nil, &out); err != nil {
-		return 0, err
-	}
-	return out, nil
+	return composition.CallAs[int64](ctx, c.s, toolCount, nil)
 }
 
 // Fetch calls the tool "fetch".
 //
 // A union told apart by which required property is present.
 func (c *Client) Fetch(ctx context.Context, args FetchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, composition.Tool{
-		Name:     "fetch",
-		Schemas:  schemas,
-		Types:    types,
-		InputDoc: "fetch#inputSchema",
-	}, args)
+	return c.s.CallTool(ctx, toolFetch, args)
 }
 
 // Find calls the tool "find".
 func (c *Client) Find(ctx context.Context, args FindArgs) (map[string]json.RawMessage, error) {
-	var out map[string]json.RawMessage
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "find",
-		Output:    composition.Output{CanBeObject: true},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "find#inputSchema",
-		OutputDoc: "find#outputSchema",
-	}, args, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[map[string]json.RawMessage](ctx, c.s, toolFind, args)
 }
 
 // Point calls the tool "point".
 //
 // A tuple in, a tuple out.
 func (c *Client) Point(ctx context.Context, args PointArgs) (*PointResult, error) {
-	var out *PointResult
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "point",
-		Output:    composition.Output{PlainObject: true, CanBeObject: true},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "point#inputSchema",
-		OutputDoc: "point#outputSchema",
-	}, args, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[*PointResult](ctx, c.s, toolPoint, args)
 }
 
 // ReadNote calls the tool "read-note".
 func (c *Client) ReadNote(ctx context.Context) ([]string, error) {
-	var out []string
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:          "read-note",
-		Output:        composition.Output{},
-		Schemas:       schemas,
-		Types:         types,
-		InputDoc:      "read-note#inputSchema",
-		OutputDoc:     "read-note#outputSchema",
-		ResultPointer: "/properties/result",
-	}, nil, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[[]string](ctx, c.s, toolReadNote, nil)
 }
 
 // ReadNote2 calls the tool "read_note".
@@ -108,34 +70,12 @@ func (c *Client) ReadNote(ctx context.Context) ([]string, error) {
 // Reads a note.
 // Second line with */ and `backticks`.
 func (c *Client) ReadNote2(ctx context.Context, args ReadNote2Args) (*ReadNote2Result, error) {
-	var out *ReadNote2Result
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "read_note",
-		Output:    composition.Output{PlainObject: true, CanBeObject: true},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "read_note#inputSchema",
-		OutputDoc: "read_note#outputSchema",
-	}, args, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[*ReadNote2Result](ctx, c.s, toolReadNote2, args)
 }
 
 // Strict calls the tool "strict".
 //
 // A closed object in, a constrained list out.
 func (c *Client) Strict(ctx context.Context, args StrictArgs) (StrictResult, error) {
-	var out StrictResult
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "strict",
-		Output:    composition.Output{},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "strict#inputSchema",
-		OutputDoc: "strict#outputSchema",
-	}, args, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[StrictResult](ctx, c.s, toolStrict, args)
 }

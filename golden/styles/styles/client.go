@@ -23,93 +23,55 @@ func NewClient(s *composition.Session) *Client {
 	return &Client{s: s}
 }
 
+// The tools of the server, as the Client's methods call them: name, schema
+// documents and what the runtime needs to unwrap a {"result": …} envelope.
+var (
+	toolDirectMap      = composition.Tool{Name: "direct_map", Types: types, InputDoc: "direct_map#inputSchema"}
+	toolDraft04Range   = composition.Tool{Name: "draft04_range", Types: types, InputDoc: "draft04_range#inputSchema"}
+	toolPydanticSearch = composition.Tool{Name: "pydantic_search", Output: composition.Output{AlwaysWraps: true}, Types: types, InputDoc: "pydantic_search#inputSchema", OutputDoc: "pydantic_search#outputSchema", ResultPointer: "/properties/result"}
+	toolSchemarsTree   = composition.Tool{Name: "schemars_tree", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "schemars_tree#inputSchema", OutputDoc: "schemars_tree#outputSchema"}
+	toolWide           = composition.Tool{Name: "wide", Types: types, InputDoc: "wide#inputSchema"}
+	toolZodShape       = composition.Tool{Name: "zod_shape", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "zod_shape#inputSchema", OutputDoc: "zod_shape#outputSchema"}
+)
+
 // DirectMap calls the tool "direct_map".
 //
 // The lightweight direct-map shape, normalized with a warning.
 func (c *Client) DirectMap(ctx context.Context, args DirectMapArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, composition.Tool{
-		Name:     "direct_map",
-		Schemas:  schemas,
-		Types:    types,
-		InputDoc: "direct_map#inputSchema",
-	}, args)
+	return c.s.CallTool(ctx, toolDirectMap, args)
 }
 
 // Draft04Range calls the tool "draft04_range".
 //
 // draft-04: id, definitions, boolean exclusiveMaximum.
 func (c *Client) Draft04Range(ctx context.Context, args Draft04RangeArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, composition.Tool{
-		Name:     "draft04_range",
-		Schemas:  schemas,
-		Types:    types,
-		InputDoc: "draft04_range#inputSchema",
-	}, args)
+	return c.s.CallTool(ctx, toolDraft04Range, args)
 }
 
 // PydanticSearch calls the tool "pydantic_search".
 //
 // Pydantic-style: anyOf with null, $defs, title on every field.
 func (c *Client) PydanticSearch(ctx context.Context, args PydanticSearchArgs) ([]Hit, error) {
-	var out []Hit
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:          "pydantic_search",
-		Output:        composition.Output{AlwaysWraps: true},
-		Schemas:       schemas,
-		Types:         types,
-		InputDoc:      "pydantic_search#inputSchema",
-		OutputDoc:     "pydantic_search#outputSchema",
-		ResultPointer: "/properties/result",
-	}, args, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[[]Hit](ctx, c.s, toolPydanticSearch, args)
 }
 
 // SchemarsTree calls the tool "schemars_tree".
 //
 // schemars-style: a recursive tree through "#" and $defs.
 func (c *Client) SchemarsTree(ctx context.Context, args SchemarsTreeArgs) (*Node, error) {
-	var out *Node
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "schemars_tree",
-		Output:    composition.Output{PlainObject: true, CanBeObject: true},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "schemars_tree#inputSchema",
-		OutputDoc: "schemars_tree#outputSchema",
-	}, args, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[*Node](ctx, c.s, toolSchemarsTree, args)
 }
 
 // Wide calls the tool "wide".
 //
 // A 200-property object.
 func (c *Client) Wide(ctx context.Context, args WideArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, composition.Tool{
-		Name:     "wide",
-		Schemas:  schemas,
-		Types:    types,
-		InputDoc: "wide#inputSchema",
-	}, args)
+	return c.s.CallTool(ctx, toolWide, args)
 }
 
 // ZodShape calls the tool "zod_shape".
 //
 // zod-style: a const-tagged oneOf, additionalProperties false everywhere.
 func (c *Client) ZodShape(ctx context.Context, args ZodShapeArgs) (*ZodShapeResult, error) {
-	var out *ZodShapeResult
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "zod_shape",
-		Output:    composition.Output{PlainObject: true, CanBeObject: true},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "zod_shape#inputSchema",
-		OutputDoc: "zod_shape#outputSchema",
-	}, args, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[*ZodShapeResult](ctx, c.s, toolZodShape, args)
 }

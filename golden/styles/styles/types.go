@@ -75,8 +75,6 @@ func (v Filter) Validate() error { return types.Validate(v) }
 
 // FilterValue is the type of Filter.Value.
 //
-// # Value
-//
 // It holds a value of one of several JSON types; exactly one field is set.
 type FilterValue struct {
 	String *string

@@ -37,24 +37,24 @@ func NewClient(s *composition.Session) *Client {
 	return &Client{s: s}
 }
 
+// The tools of the server, as the Client's methods call them: name, schema
+// documents and what the runtime needs to unwrap a {"result": …} envelope.
+var (
+	toolCountRows     = composition.Tool{Name: "count_rows", Types: types, InputDoc: "count_rows#inputSchema", OutputDoc: "count_rows#outputSchema"}
+	toolDescribeTable = composition.Tool{Name: "describe_table", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "describe_table#inputSchema", OutputDoc: "describe_table#outputSchema"}
+	toolFindRow       = composition.Tool{Name: "find_row", Output: composition.Output{CanBeObject: true}, Types: types, InputDoc: "find_row#inputSchema", OutputDoc: "find_row#outputSchema"}
+	toolInsertRow     = composition.Tool{Name: "insert_row", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "insert_row#inputSchema", OutputDoc: "insert_row#outputSchema"}
+	toolListTables    = composition.Tool{Name: "list_tables", Types: types, InputDoc: "list_tables#inputSchema", OutputDoc: "list_tables#outputSchema"}
+	toolQuery         = composition.Tool{Name: "query", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "query#inputSchema", OutputDoc: "query#outputSchema"}
+)
+
 // CountRows calls the tool "count_rows".
 //
 // Count rows.
 //
 // Count the rows of a table.
 func (c *Client) CountRows(ctx context.Context, args CountRowsArgs) (int64, error) {
-	var out int64
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "count_rows",
-		Output:    composition.Output{},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "count_rows#inputSchema",
-		OutputDoc: "count_rows#outputSchema",
-	}, args, &out); err != nil {
-		return 0, err
-	}
-	return out, nil
+	return composition.CallAs[int64](ctx, c.s, toolCountRows, args)
 }
 
 // DescribeTable calls the tool "describe_table".
@@ -63,18 +63,7 @@ func (c *Client) CountRows(ctx context.Context, args CountRowsArgs) (int64, erro
 //
 // Describe a table's columns: name, declared type, NOT NULL, primary key.
 func (c *Client) DescribeTable(ctx context.Context, args DescribeTableArgs) (*DescribeTableResult, error) {
-	var out *DescribeTableResult
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "describe_table",
-		Output:    composition.Output{PlainObject: true, CanBeObject: true},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "describe_table#inputSchema",
-		OutputDoc: "describe_table#outputSchema",
-	}, args, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[*DescribeTableResult](ctx, c.s, toolDescribeTable, args)
 }
 
 // FindRow calls the tool "find_row".
@@ -83,18 +72,7 @@ func (c *Client) DescribeTable(ctx context.Context, args DescribeTableArgs) (*De
 //
 // Fetch one row of a table by its id, as an object of column values; null when there is no such row.
 func (c *Client) FindRow(ctx context.Context, args FindRowArgs) (map[string]json.RawMessage, error) {
-	var out map[string]json.RawMessage
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "find_row",
-		Output:    composition.Output{CanBeObject: true},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "find_row#inputSchema",
-		OutputDoc: "find_row#outputSchema",
-	}, args, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[map[string]json.RawMessage](ctx, c.s, toolFindRow, args)
 }
 
 // InsertRow calls the tool "insert_row".
@@ -103,18 +81,7 @@ func (c *Client) FindRow(ctx context.Context, args FindRowArgs) (map[string]json
 //
 // Insert a row into a table and return its id.
 func (c *Client) InsertRow(ctx context.Context, args InsertRowArgs) (*InsertRowResult, error) {
-	var out *InsertRowResult
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "insert_row",
-		Output:    composition.Output{PlainObject: true, CanBeObject: true},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "insert_row#inputSchema",
-		OutputDoc: "insert_row#outputSchema",
-	}, args, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[*InsertRowResult](ctx, c.s, toolInsertRow, args)
 }
 
 // ListTables calls the tool "list_tables".
@@ -123,18 +90,7 @@ func (c *Client) InsertRow(ctx context.Context, args InsertRowArgs) (*InsertRowR
 //
 // List the names of the database's tables.
 func (c *Client) ListTables(ctx context.Context) ([]string, error) {
-	var out []string
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "list_tables",
-		Output:    composition.Output{},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "list_tables#inputSchema",
-		OutputDoc: "list_tables#outputSchema",
-	}, nil, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[[]string](ctx, c.s, toolListTables, nil)
 }
 
 // Query calls the tool "query".
@@ -143,16 +99,5 @@ func (c *Client) ListTables(ctx context.Context) ([]string, error) {
 //
 // Execute a read-only SQL statement and return the rows.
 func (c *Client) Query(ctx context.Context, args QueryArgs) (*QueryResult, error) {
-	var out *QueryResult
-	if err := c.s.Call(ctx, composition.Tool{
-		Name:      "query",
-		Output:    composition.Output{PlainObject: true, CanBeObject: true},
-		Schemas:   schemas,
-		Types:     types,
-		InputDoc:  "query#inputSchema",
-		OutputDoc: "query#outputSchema",
-	}, args, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return composition.CallAs[*QueryResult](ctx, c.s, toolQuery, args)
 }
