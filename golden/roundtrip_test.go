@@ -290,3 +290,33 @@ func TestHostileUnionByRequiredProperty(t *testing.T) {
 		t.Error("an object with neither url nor path was accepted")
 	}
 }
+
+// TestUnionsAndTuplesThroughEncodingJSON: unions and tuples, whose Go shape
+// differs from their JSON, encode and decode right through plain
+// encoding/json too, inside any value (a user's own struct), not only
+// through the package's Marshal and Unmarshal.
+func TestUnionsAndTuplesThroughEncodingJSON(t *testing.T) {
+	type wrapper struct {
+		Shape hostile.ReadNote2ArgsShape `json:"shape"`
+		At    hostile.PointArgsAt        `json:"at"`
+	}
+	for _, in := range []string{
+		`{"shape":{"kind":"circle","radius":2},"at":[1,2,"z"]}`,
+		`{"shape":{"kind":"square","side":3},"at":[1.5,-2]}`,
+	} {
+		var w wrapper
+		if err := json.Unmarshal([]byte(in), &w); err != nil {
+			t.Fatalf("encoding/json unmarshal %s: %v", in, err)
+		}
+		if w.Shape.Circle == nil && w.Shape.Square == nil {
+			t.Fatalf("encoding/json set no variant of %s", in)
+		}
+		out, err := json.Marshal(w)
+		if err != nil {
+			t.Fatalf("encoding/json marshal %s: %v", in, err)
+		}
+		if !jsonEqual(t, in, string(out)) {
+			t.Errorf("encoding/json round trip changed the value:\n in: %s\nout: %s", in, out)
+		}
+	}
+}

@@ -24,6 +24,13 @@ type FetchArgsSrc struct {
 	LocalFile *FetchArgsSrcLocalFile
 }
 
+// MarshalJSON encodes v as its schema says (the value of the set field),
+// so that encoding/json writes it right inside any value.
+func (v FetchArgsSrc) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+
+// UnmarshalJSON decodes data into v with the rules of its schema.
+func (v *FetchArgsSrc) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+
 // Validate checks v against the JSON Schema it was generated from.
 func (v FetchArgsSrc) Validate() error { return types.Validate(v) }
 
@@ -71,6 +78,13 @@ type PointArgsAt struct {
 	V2 *string
 }
 
+// MarshalJSON encodes v as its schema says (a JSON array),
+// so that encoding/json writes it right inside any value.
+func (v PointArgsAt) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+
+// UnmarshalJSON decodes data into v with the rules of its schema.
+func (v *PointArgsAt) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+
 // Validate checks v against the JSON Schema it was generated from.
 func (v PointArgsAt) Validate() error { return types.Validate(v) }
 
@@ -92,6 +106,13 @@ type PointResultPath struct {
 	// Rest holds the items after the positional ones.
 	Rest []int64
 }
+
+// MarshalJSON encodes v as its schema says (a JSON array),
+// so that encoding/json writes it right inside any value.
+func (v PointResultPath) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+
+// UnmarshalJSON decodes data into v with the rules of its schema.
+func (v *PointResultPath) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v PointResultPath) Validate() error { return types.Validate(v) }
@@ -142,6 +163,13 @@ type ReadNote2ArgsRange struct {
 	String *string
 }
 
+// MarshalJSON encodes v as its schema says (the value of the set field),
+// so that encoding/json writes it right inside any value.
+func (v ReadNote2ArgsRange) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+
+// UnmarshalJSON decodes data into v with the rules of its schema.
+func (v *ReadNote2ArgsRange) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+
 // Validate checks v against the JSON Schema it was generated from.
 func (v ReadNote2ArgsRange) Validate() error { return types.Validate(v) }
 
@@ -171,6 +199,13 @@ type ReadNote2ArgsShape struct {
 	Circle *ReadNote2ArgsShapeCircle
 	Square *ReadNote2ArgsShapeSquare
 }
+
+// MarshalJSON encodes v as its schema says (the value of the set field),
+// so that encoding/json writes it right inside any value.
+func (v ReadNote2ArgsShape) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+
+// UnmarshalJSON decodes data into v with the rules of its schema.
+func (v *ReadNote2ArgsShape) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v ReadNote2ArgsShape) Validate() error { return types.Validate(v) }

@@ -81,6 +81,13 @@ type FilterValue struct {
 	Int    *int64
 }
 
+// MarshalJSON encodes v as its schema says (the value of the set field),
+// so that encoding/json writes it right inside any value.
+func (v FilterValue) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+
+// UnmarshalJSON decodes data into v with the rules of its schema.
+func (v *FilterValue) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+
 // Validate checks v against the JSON Schema it was generated from.
 func (v FilterValue) Validate() error { return types.Validate(v) }
 
@@ -556,6 +563,13 @@ type ZodShapeArgsShape struct {
 	Circle *ZodShapeArgsShapeCircle
 	Rect   *ZodShapeArgsShapeRect
 }
+
+// MarshalJSON encodes v as its schema says (the value of the set field),
+// so that encoding/json writes it right inside any value.
+func (v ZodShapeArgsShape) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+
+// UnmarshalJSON decodes data into v with the rules of its schema.
+func (v *ZodShapeArgsShape) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v ZodShapeArgsShape) Validate() error { return types.Validate(v) }
