@@ -219,8 +219,9 @@ func isUpperWord(s string) bool {
 // to the templates adds its name here.
 
 // GeneratedMethods are the methods the templates may declare on a generated
-// type (today only Validate; the JSON and Stringer method names stay
-// reserved so that a later template may add them without renaming fields).
+// type (Validate on every named type, MarshalJSON and UnmarshalJSON on
+// unions and tuples; String stays reserved so that a later template may add
+// it without renaming fields).
 // A struct field or union variant of the same name would not compile
 // ("field and method with the same name").
 func GeneratedMethods() []string {
