@@ -564,7 +564,8 @@ func (ts *typeSession) resolve(ptr string) (*node, error) {
 func (ts *typeSession) refTarget(n *node) (string, error) {
 	ref := n.s.Ref
 	if ts.ids == nil {
-		ts.ids = buildIDIndex(ts.doc.raw)
+		root, _ := ts.doc.value("")
+		ts.ids = buildIDIndex(root)
 	}
 	target, ok := ts.ids.resolve(n.ptr, ref)
 	if !ok {
