@@ -961,12 +961,7 @@ func (v *jvalue) encode(buf *bytes.Buffer) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if m.rawKey != nil {
-				buf.Write(m.rawKey)
-			} else {
-				buf.Write(quoteJSON(m.key))
-			}
-			buf.WriteByte(':')
+			m.encodeKey(buf)
 			m.val.encode(buf)
 		}
 		buf.WriteByte('}')
@@ -982,6 +977,16 @@ func (v *jvalue) encode(buf *bytes.Buffer) {
 	default:
 		buf.Write(v.raw)
 	}
+}
+
+// encodeKey writes the member's key and the colon after it.
+func (m *jmember) encodeKey(buf *bytes.Buffer) {
+	if m.rawKey != nil {
+		buf.Write(m.rawKey)
+	} else {
+		buf.Write(quoteJSON(m.key))
+	}
+	buf.WriteByte(':')
 }
 
 // quoteJSON encodes s as a JSON string, escaping like encoding/json but

@@ -170,12 +170,7 @@ func encodeShallow(v *jvalue, buf *bytes.Buffer) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		if m.rawKey != nil {
-			buf.Write(m.rawKey)
-		} else {
-			buf.Write(quoteJSON(m.key))
-		}
-		buf.WriteByte(':')
+		m.encodeKey(buf)
 		switch {
 		case singleSchemaKeyword(m.key) && m.val.kind == jObject:
 			buf.WriteString("{}")
@@ -194,12 +189,7 @@ func encodeShallow(v *jvalue, buf *bytes.Buffer) {
 				if j > 0 {
 					buf.WriteByte(',')
 				}
-				if pm.rawKey != nil {
-					buf.Write(pm.rawKey)
-				} else {
-					buf.Write(quoteJSON(pm.key))
-				}
-				buf.WriteByte(':')
+				pm.encodeKey(buf)
 				stub(pm.val)
 			}
 			buf.WriteByte('}')
