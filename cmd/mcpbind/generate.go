@@ -25,6 +25,7 @@ import (
 func newGenerateCmd(c *cli) *cobra.Command {
 	var out, pkg string
 	var dumpIR bool
+	var maxDepth int
 	var typeNames, formatTypes []string
 	cmd := &cobra.Command{
 		Use:   "generate BUNDLE -o DIR",
@@ -54,6 +55,7 @@ bundles only). The generated code imports github.com/mcpbind/mcpbind/composition
 			if err != nil {
 				return err
 			}
+			cfg.MaxSchemaDepth = maxDepth
 			outs, err := g.Bundle(b, gen.Options{Package: pkg, Config: cfg})
 			if err != nil {
 				return withExit(exitInput, generateError(args[0], out, err))
@@ -93,6 +95,7 @@ bundles only). The generated code imports github.com/mcpbind/mcpbind/composition
 	cmd.Flags().BoolVar(&dumpIR, "dump-ir", false, "print the intermediate representation as JSON to stdout instead of writing Go")
 	cmd.Flags().StringArrayVar(&typeNames, "type-name", nil, "rename a generated type: DEFAULT=NAME (repeatable)")
 	cmd.Flags().StringArrayVar(&formatTypes, "format-type", nil, "map a JSON Schema format to a Go type: FORMAT=GOTYPE[@IMPORT] (repeatable), e.g. uuid=uuid.UUID@github.com/google/uuid")
+	addMaxSchemaDepthFlag(cmd, &maxDepth)
 	return cmd
 }
 
