@@ -116,20 +116,24 @@ func newCompiler() *jsonschema.Compiler {
 	return c
 }
 
-// metaSchemas compiles the embedded meta-schemas once; the result is
-// immutable and safe for concurrent use.
-var metaSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
-	c := newCompiler()
-	out := map[string]*jsonschema.Schema{}
+// metaSchemas holds, per dialect name, a function that compiles that
+// dialect's embedded meta-schema on first use and returns the same
+// immutable result afterwards: a process compiles each meta-schema at most
+// once, and only those of the dialects its schemas use (usually 2020-12
+// alone). Built once at init and only read afterwards.
+var metaSchemas = func() map[string]func() (*jsonschema.Schema, error) {
+	m := map[string]func() (*jsonschema.Schema, error){}
 	for _, name := range dialects() {
-		s, err := c.Compile(metaSchemaURL(name))
-		if err != nil {
-			return nil, fmt.Errorf("bundle: meta-schema %s: %w", name, err)
-		}
-		out[name] = s
+		m[name] = sync.OnceValues(func() (*jsonschema.Schema, error) {
+			s, err := newCompiler().Compile(metaSchemaURL(name))
+			if err != nil {
+				return nil, fmt.Errorf("bundle: meta-schema %s: %w", name, err)
+			}
+			return s, nil
+		})
 	}
-	return out, nil
-})
+	return m
+}()
 
 // CheckSchemas checks every schema of every server of b; see
 // Server.CheckSchemas.
@@ -212,10 +216,6 @@ func (s *Server) CheckDigests() []Finding {
 // checkSchema validates one schema against its dialect's meta-schema. The
 // findings have Pointer and Msg set.
 func checkSchema(raw json.RawMessage) []Finding {
-	metas, err := metaSchemas()
-	if err != nil {
-		return []Finding{{Msg: err.Error()}} // a bug in this package
-	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return []Finding{{Msg: "not JSON: " + err.Error()}}
@@ -234,7 +234,11 @@ func checkSchema(raw json.RawMessage) []Finding {
 			dialect = name
 		}
 	}
-	err = metas[dialect].Validate(doc)
+	meta, err := metaSchemas[dialect]()
+	if err != nil {
+		return []Finding{{Msg: err.Error()}} // a bug in this package
+	}
+	err = meta.Validate(doc)
 	if err == nil {
 		return nil
 	}
