@@ -8,9 +8,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"go/format"
-	"go/parser"
-	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -110,7 +107,7 @@ func (g *Generator) Package(p *ir.Package) ([]File, error) {
 // imports are decided by the IR (clientImports, typesImports), so there is
 // nothing to resolve: they are only ordered and grouped the way goimports
 // orders them (standard library, then the rest, a blank line between),
-// and go/format does the rest in one pass.
+// and formatFile formats the file once.
 func (g *Generator) render(p *ir.Package, name, block string, imps []string) (File, error) {
 	imps = goimportsOrder(imps)
 	var buf bytes.Buffer
@@ -118,17 +115,11 @@ func (g *Generator) render(p *ir.Package, name, block string, imps []string) (Fi
 	if err := g.tmpl.ExecuteTemplate(&buf, block, data); err != nil {
 		return File{}, fmt.Errorf("render %s: %w", name, err)
 	}
-	raw := separateImportGroups(buf.Bytes(), imps)
-	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, name, raw, parser.ParseComments|parser.SkipObjectResolution)
+	src, err := formatFile(name, separateImportGroups(buf.Bytes(), imps))
 	if err != nil {
-		return File{}, &FormatError{File: name, Raw: buf.Bytes(), Err: err}
+		return File{}, err
 	}
-	var src bytes.Buffer
-	if err := format.Node(&src, fset, file); err != nil {
-		return File{}, &FormatError{File: name, Raw: buf.Bytes(), Err: err}
-	}
-	return File{Name: name, Content: src.Bytes()}, nil
+	return File{Name: name, Content: src}, nil
 }
 
 // importGroup is goimports' group of an import path: 0 for the standard

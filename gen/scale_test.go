@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/synth"
 )
 
 // syntheticTools returns n tools of the shape BenchmarkGenerate1000Tools
@@ -15,11 +16,7 @@ func syntheticTools(tb testing.TB, n int) *bundle.Bundle {
 	tb.Helper()
 	tools := make([]bundle.Tool, 0, n)
 	for i := range n {
-		raw := fmt.Sprintf(`{"name":"tool_%05d","description":"Synthetic tool %d.","inputSchema":{"type":"object","properties":{
-			"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":100},
-			"mode":{"enum":["fast","exact","fuzzy"]},"filter":{"type":"object","properties":{"field":{"type":"string"},"value":{"type":["string","number"]}},"required":["field"]},
-			"shape":{"oneOf":[{"type":"object","properties":{"kind":{"const":"a"},"x":{"type":"number"}},"required":["kind"]},{"type":"object","properties":{"kind":{"const":"b"},"y":{"type":"number"}},"required":["kind"]}]}
-		},"required":["query"]},"outputSchema":{"type":"object","properties":{"rows":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"}},"required":["id"]}},"total":{"type":"integer"}},"required":["rows","total"]}}`, i, i)
+		raw := synth.Tool(i)
 		tool, err := bundle.NewTool([]byte(raw))
 		if err != nil {
 			tb.Fatal(err)
