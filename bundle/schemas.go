@@ -164,12 +164,16 @@ func (s *Server) CheckSchemas() []Finding {
 			if raw == nil {
 				continue
 			}
-			for _, f := range checkSchema(raw) {
+			doc, fs := decodeSchema(raw)
+			if fs == nil {
+				fs = checkDoc(doc)
+			}
+			for _, f := range fs {
 				f.Server, f.Tool, f.Schema = s.ID, t.Name, key
 				out = append(out, f)
 			}
-			if key == "inputSchema" {
-				if msg := objectRootProblem(raw); msg != "" {
+			if key == "inputSchema" && doc != nil {
+				if msg := objectRootProblem(doc, raw); msg != "" {
 					out = append(out, Finding{Server: s.ID, Tool: t.Name, Schema: key, Msg: msg})
 				}
 			}
@@ -216,10 +220,25 @@ func (s *Server) CheckDigests() []Finding {
 // checkSchema validates one schema against its dialect's meta-schema. The
 // findings have Pointer and Msg set.
 func checkSchema(raw json.RawMessage) []Finding {
+	doc, fs := decodeSchema(raw)
+	if fs != nil {
+		return fs
+	}
+	return checkDoc(doc)
+}
+
+// decodeSchema decodes a schema as the validator reads it (numbers as
+// json.Number); a schema that is not JSON is a finding.
+func decodeSchema(raw json.RawMessage) (any, []Finding) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return []Finding{{Msg: "not JSON: " + err.Error()}}
+		return nil, []Finding{{Msg: "not JSON: " + err.Error()}}
 	}
+	return doc, nil
+}
+
+// checkDoc is checkSchema of a decoded schema.
+func checkDoc(doc any) []Finding {
 	dialect := "2020-12"
 	if obj, ok := doc.(map[string]any); ok {
 		if v, present := obj["$schema"]; present {
@@ -273,15 +292,9 @@ func metaFindings(ve *jsonschema.ValidationError, dialect string) []Finding {
 	return out
 }
 
-// objectRootProblem says why an inputSchema root is not the
-// {"type": "object", …} that MCP requires, or "" when it is.
-func objectRootProblem(raw json.RawMessage) string {
-	var root any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&root) != nil {
-		return "" // reported by checkSchema
-	}
+// objectRootProblem says why an inputSchema root, decoded from raw, is not
+// the {"type": "object", …} that MCP requires, or "" when it is.
+func objectRootProblem(root any, raw json.RawMessage) string {
 	obj, ok := root.(map[string]any)
 	if !ok {
 		return fmt.Sprintf(`the root must be an object schema with "type": "object", as MCP requires; got the %s %s`, jsonKind(root), clip(raw, 40))
