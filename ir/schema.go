@@ -108,6 +108,9 @@ func (d *document) value(ptr string) (*jvalue, error) {
 		}
 		return nil, fmt.Errorf("no %q at %s", tok, ptr)
 	case jArray:
+		if j, err := strconv.Atoi(tok); err == nil && j >= 0 && j < len(parent.elems) {
+			return parent.elems[j], nil
+		}
 		return nil, fmt.Errorf("no index %q at %s", tok, ptr)
 	}
 	var buf bytes.Buffer
