@@ -3,14 +3,16 @@ package ir
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/mcpbind/mcpbind/internal/schemakw"
 )
 
 // DefaultMaxSchemaDepth is the schema nesting depth Config.MaxSchemaDepth
 // allows when it is zero: far above what real servers send (their
 // schemas nest a handful of levels; a few dozen is already rare), and low
 // enough that a hostile schema cannot make generate, diff or validate
-// slow or hungry.
-const DefaultMaxSchemaDepth = 1000
+// slow or hungry. bundle's schema checks use the same default.
+const DefaultMaxSchemaDepth = schemakw.DefaultMaxDepth
 
 // maxSchemaDepth returns the limit cfg sets: MaxSchemaDepth, or
 // DefaultMaxSchemaDepth when it is zero or less.
