@@ -2,11 +2,12 @@ package gen
 
 import (
 	"bytes"
-	"go/ast"
+	"errors"
 	"go/format"
 	"go/parser"
 	"go/token"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -14,36 +15,47 @@ import (
 // pieces, concurrently.
 const chunkBytes = 256 << 10
 
-// formatFile formats one generated file, as gofmt would: src parses once
-// (a parse error is a *FormatError with the file's line:column); a large
-// file is then cut between top-level declarations that are separated by
-// exactly one blank line and not by a free-floating comment, and the
-// pieces are printed concurrently. gofmt lays out each top-level
-// declaration on its own and keeps one blank line between such
-// declarations, so the joined pieces are the bytes of formatting the whole
-// file at once (the golden tests compare them).
+// formatFile formats one generated file, as gofmt would. A large file
+// is cut between top-level declarations that are separated by exactly one
+// blank line and the pieces are formatted concurrently: gofmt lays out
+// each top-level declaration on its own and keeps one blank line between
+// such declarations, so the joined pieces are the bytes of formatting the
+// whole file at once (the golden tests and TestFormatInPiecesMatchesWhole
+// compare them). Cuts are found in the text, without parsing the whole
+// file (which would hold its whole syntax tree in memory); a cut that is
+// not between top-level declarations leaves a piece that does not parse
+// (an unclosed brace, parenthesis, string or comment), and then the file
+// is formatted whole, which also locates a real syntax error as
+// file:line:column.
 func formatFile(name string, src []byte) ([]byte, error) {
 	return formatInPieces(name, src, chunkBytes)
 }
 
 // formatInPieces is formatFile with pieces of about chunk bytes.
 func formatInPieces(name string, src []byte, chunk int) ([]byte, error) {
+	if header, cuts := cutPoints(src, chunk); len(cuts) > 0 {
+		if out, ok := formatPieces(src, header, cuts); ok {
+			return out, nil
+		}
+	}
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, name, src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		return nil, &FormatError{File: name, Raw: src, Err: err}
 	}
-	cuts := cutPoints(fset, file, src, chunk)
-	if len(cuts) == 0 {
-		var out bytes.Buffer
-		if err := format.Node(&out, fset, file); err != nil {
-			return nil, &FormatError{File: name, Raw: src, Err: err}
-		}
-		return out.Bytes(), nil
+	var out bytes.Buffer
+	if err := format.Node(&out, fset, file); err != nil {
+		return nil, &FormatError{File: name, Raw: src, Err: err}
 	}
+	return out.Bytes(), nil
+}
+
+// formatPieces formats src cut at cuts, concurrently; ok is false when a
+// piece does not format. Every piece but the first is formatted as a file
+// with header, the package clause, which is then dropped again.
+func formatPieces(src, header []byte, cuts []int) ([]byte, bool) {
 	pieces := make([][]byte, len(cuts)+1)
 	errs := make([]error, len(pieces))
-	header := []byte("package " + file.Name.Name + "\n\n")
 	var wg sync.WaitGroup
 	for i := range pieces {
 		start, end := 0, len(src)
@@ -58,71 +70,59 @@ func formatInPieces(name string, src []byte, chunk int) ([]byte, error) {
 				pieces[i], errs[i] = format.Source(src[start:end])
 				return
 			}
-			piece := append(append([]byte(nil), header...), src[start:end]...)
+			piece := append(slices.Clip(header), src[start:end]...)
 			out, err := format.Source(piece)
 			pieces[i], errs[i] = bytes.TrimPrefix(out, header), err
 		})
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, &FormatError{File: name, Raw: src, Err: err}
-		}
+	if errors.Join(errs...) != nil {
+		return nil, false
 	}
-	return bytes.Join(pieces, []byte("\n")), nil
+	return bytes.Join(pieces, []byte("\n")), true
 }
 
-// cutPoints returns the byte offsets at which src may be cut into pieces of
-// about chunk bytes (none for a small file): the start of a top-level
-// declaration (or of its doc comment) that follows exactly one blank line,
-// with no other comment since the previous declaration.
-func cutPoints(fset *token.FileSet, file *ast.File, src []byte, chunk int) []int {
+// cutPoints returns the package clause of src ("package p\n\n") and the
+// byte offsets after it at which src may be cut into pieces of about chunk
+// bytes (none for a small file): the start of a line that begins a
+// top-level declaration or a comment ("func ", "type ", "var ", "const ",
+// "//") after exactly one blank line.
+func cutPoints(src []byte, chunk int) (header []byte, cuts []int) {
 	if len(src) < 2*chunk {
-		return nil
+		return nil, nil
+	}
+	pos := 0
+	for line := range bytes.Lines(src) {
+		pos += len(line)
+		if bytes.HasPrefix(line, []byte("package ")) {
+			header = append(bytes.TrimSpace(line), "\n\n"...)
+			break
+		}
+	}
+	if header == nil {
+		return nil, nil
 	}
 	n := max(2, min(runtime.GOMAXPROCS(0)*2, len(src)/chunk))
 	target := len(src) / n
-	var cuts []int
 	last := 0
-	ci := 0 // next comment group to consider
-	tf := fset.File(file.Pos())
-	for i := 1; i < len(file.Decls); i++ {
-		prevEnd := file.Decls[i-1].End()
-		start := file.Decls[i].Pos()
-		if doc := declDoc(file.Decls[i]); doc != nil {
-			start = doc.Pos()
+	for off := max(pos, target); off < len(src); {
+		i := bytes.Index(src[off:], []byte("\n\n"))
+		if i < 0 {
+			break
 		}
-		// Skip boundaries with a free-floating comment in between.
-		for ci < len(file.Comments) && file.Comments[ci].End() <= prevEnd {
-			ci++
-		}
-		if ci < len(file.Comments) && file.Comments[ci].Pos() < start {
+		at := off + i + 2
+		off = at
+		if at >= len(src) || src[at-3] == '\n' || at-last < target {
 			continue
 		}
-		off := tf.Offset(start)
-		if off-last < target || off < 3 || src[off-1] != '\n' || src[off-2] != '\n' || src[off-3] == '\n' {
+		line := src[at:]
+		if !bytes.HasPrefix(line, []byte("func ")) && !bytes.HasPrefix(line, []byte("type ")) && !bytes.HasPrefix(line, []byte("var ")) &&
+			!bytes.HasPrefix(line, []byte("const ")) && !bytes.HasPrefix(line, []byte("//")) {
 			continue
 		}
-		if !onlySpace(src[tf.Offset(prevEnd):off]) {
-			continue
-		}
-		cuts = append(cuts, off)
-		last = off
+		cuts = append(cuts, at)
+		last = at
+		off = at + target/2
 	}
-	return cuts
-}
-
-// declDoc returns the doc comment of a top-level declaration.
-func declDoc(d ast.Decl) *ast.CommentGroup {
-	switch d := d.(type) {
-	case *ast.GenDecl:
-		return d.Doc
-	case *ast.FuncDecl:
-		return d.Doc
-	}
-	return nil
-}
-
-func onlySpace(b []byte) bool {
-	return len(bytes.TrimLeft(b, " \t\n")) == 0
+	return header, cuts
 }

@@ -21,6 +21,7 @@ func TestFormatInPiecesMatchesWhole(t *testing.T) {
 	for _, name := range []string{"everything", "hostile"} {
 		bundles[name] = loadGolden(t, name)
 	}
+	cut := 0 // files formatted in pieces
 	for name, b := range bundles {
 		outs, err := g.Bundle(b, Options{})
 		if err != nil {
@@ -43,8 +44,24 @@ func TestFormatInPiecesMatchesWhole(t *testing.T) {
 					if !bytes.Equal(got, whole) {
 						t.Errorf("%s %s, pieces of %d bytes: differs from formatting the whole file", name, f.Name, chunk)
 					}
+					// The same through the pieces alone, where they format.
+					header, cuts := cutPoints(src, chunk)
+					if len(cuts) == 0 {
+						continue
+					}
+					pieces, ok := formatPieces(src, header, cuts)
+					if !ok {
+						continue
+					}
+					cut++
+					if !bytes.Equal(pieces, whole) {
+						t.Errorf("%s %s, %d pieces: differs from formatting the whole file", name, f.Name, len(cuts)+1)
+					}
 				}
 			}
 		}
+	}
+	if cut < 6 {
+		t.Errorf("only %d files were formatted in pieces; the test needs more", cut)
 	}
 }
