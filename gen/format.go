@@ -11,8 +11,8 @@ import (
 	"sync"
 )
 
-// chunkBytes is the source size above which a file is formatted in
-// pieces, concurrently.
+// chunkBytes is the size of the pieces a large file is formatted in,
+// concurrently; files under twice this size are formatted whole.
 const chunkBytes = 256 << 10
 
 // formatFile formats one generated file, as gofmt would. A large file
@@ -56,6 +56,9 @@ func formatInPieces(name string, src []byte, chunk int) ([]byte, error) {
 func formatPieces(src, header []byte, cuts []int) ([]byte, bool) {
 	pieces := make([][]byte, len(cuts)+1)
 	errs := make([]error, len(pieces))
+	// At most GOMAXPROCS pieces at once: each holds its syntax tree while
+	// it prints, so memory stays proportional to the piece size.
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i := range pieces {
 		start, end := 0, len(src)
@@ -65,7 +68,9 @@ func formatPieces(src, header []byte, cuts []int) ([]byte, bool) {
 		if i < len(cuts) {
 			end = cuts[i]
 		}
+		sem <- struct{}{}
 		wg.Go(func() {
+			defer func() { <-sem }()
 			if i == 0 {
 				pieces[i], errs[i] = format.Source(src[start:end])
 				return
@@ -102,8 +107,7 @@ func cutPoints(src []byte, chunk int) (header []byte, cuts []int) {
 	if header == nil {
 		return nil, nil
 	}
-	n := max(2, min(runtime.GOMAXPROCS(0)*2, len(src)/chunk))
-	target := len(src) / n
+	target := chunk
 	last := 0
 	for off := max(pos, target); off < len(src); {
 		i := bytes.Index(src[off:], []byte("\n\n"))
