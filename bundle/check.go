@@ -123,20 +123,19 @@ var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 })
 
 // check runs every check but the duplicate-name ones that need decoding.
+// The data is decoded once: the same pass finds duplicate keys and builds
+// the instance that the version check and the schema read.
 func check(data []byte, source string) error {
-	if err := checkSyntax(data, source); err != nil {
+	inst, err := parseInstance(data, source)
+	if err != nil {
 		return err
 	}
-	if err := checkVersion(data, source); err != nil {
+	if err := checkVersion(inst, source); err != nil {
 		return err
 	}
 	sch, err := compiledSchema()
 	if err != nil {
 		return fmt.Errorf("bundle: embedded schema: %w", err) // a bug in this package
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return syntaxError(data, source, err)
 	}
 	if err := sch.Validate(inst); err != nil {
 		var ve *jsonschema.ValidationError
@@ -146,6 +145,28 @@ func check(data []byte, source string) error {
 		return schemaError(ve, source)
 	}
 	return nil
+}
+
+// parseInstance runs the checks that apply to any JSON input (not empty,
+// valid JSON, no duplicate key) and returns the decoded value, with
+// numbers as json.Number, as the schema validator reads it.
+func parseInstance(data []byte, source string) (any, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &Error{Source: source, Kind: KindSyntax, Line: 1, Column: 1, Msg: "empty file, not an mcpbind bundle"}
+	}
+	if !json.Valid(data) {
+		err := json.Unmarshal(data, new(json.RawMessage))
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
+		return nil, syntaxError(data, source, err)
+	}
+	inst, derr := decodeUnique(data)
+	if derr != nil {
+		derr.Source = source
+		return nil, derr
+	}
+	return inst, nil
 }
 
 // syntaxError locates a JSON syntax error.
@@ -169,44 +190,51 @@ func syntaxError(data []byte, source string, err error) *Error {
 	return &Error{Source: source, Kind: KindSyntax, Line: line, Column: col, Offset: off, Msg: msg, Err: err}
 }
 
-// checkDuplicateKeys rejects an object with the same key twice: readers
-// disagree on which one wins.
-func checkDuplicateKeys(data []byte) *Error {
+// decodeUnique decodes valid JSON data into map[string]any, []any,
+// json.Number, string, bool and nil, failing on an object with the same
+// key twice (readers disagree on which one wins). One pass over the data.
+func decodeUnique(data []byte) (any, *Error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var walk func(path []string) *Error
-	walk = func(path []string) *Error {
+	var walk func(path []string) (any, *Error)
+	walk = func(path []string) (any, *Error) {
 		tok, err := dec.Token()
 		if err != nil {
-			return &Error{Kind: KindSyntax, Pointer: pointer(path), Msg: err.Error(), Err: err}
+			return nil, &Error{Kind: KindSyntax, Pointer: pointer(path), Msg: err.Error(), Err: err}
 		}
 		switch tok {
 		case json.Delim('{'):
-			seen := map[string]bool{}
+			obj := map[string]any{}
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
-					return &Error{Kind: KindSyntax, Pointer: pointer(path), Msg: err.Error(), Err: err}
+					return nil, &Error{Kind: KindSyntax, Pointer: pointer(path), Msg: err.Error(), Err: err}
 				}
 				k := kt.(string)
-				if seen[k] {
-					return &Error{Kind: KindSyntax, Pointer: pointer(path), Msg: fmt.Sprintf("duplicate key %q", k)}
+				if _, seen := obj[k]; seen {
+					return nil, &Error{Kind: KindSyntax, Pointer: pointer(path), Msg: fmt.Sprintf("duplicate key %q", k)}
 				}
-				seen[k] = true
-				if err := walk(append(path, k)); err != nil {
-					return err
+				v, err2 := walk(append(path, k))
+				if err2 != nil {
+					return nil, err2
 				}
+				obj[k] = v
 			}
 			_, _ = dec.Token()
+			return obj, nil
 		case json.Delim('['):
+			arr := []any{}
 			for i := 0; dec.More(); i++ {
-				if err := walk(append(path, strconv.Itoa(i))); err != nil {
-					return err
+				v, err := walk(append(path, strconv.Itoa(i)))
+				if err != nil {
+					return nil, err
 				}
+				arr = append(arr, v)
 			}
 			_, _ = dec.Token()
+			return arr, nil
 		}
-		return nil
+		return tok, nil
 	}
 	return walk(nil)
 }
@@ -225,17 +253,20 @@ func pointer(tokens []string) string {
 // schema check, so that a newer bundle gets a clear message rather than
 // whatever its new shape violates. A missing or non-numeric one is left to
 // the schema.
-func checkVersion(data []byte, source string) error {
-	var head map[string]json.RawMessage
-	if json.Unmarshal(data, &head) != nil {
+func checkVersion(inst any, source string) error {
+	head, ok := inst.(map[string]any)
+	if !ok {
 		return nil // not an object: the schema says so
 	}
-	raw, ok := head["bundleVersion"]
-	if !ok {
-		return nil
-	}
 	var n json.Number
-	if json.Unmarshal(raw, &n) != nil {
+	switch v := head["bundleVersion"].(type) {
+	case json.Number:
+		n = v
+	case string: // encoding/json reads a quoted number as a json.Number too
+		if json.Unmarshal([]byte(strconv.Quote(v)), &n) != nil {
+			return nil
+		}
+	default:
 		return nil
 	}
 	if f, err := n.Float64(); err == nil && f == Version {

@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -304,15 +303,6 @@ func pmcpTool(raw json.RawMessage) (json.RawMessage, error) {
 // checkSyntax runs the checks that apply to any JSON input: not empty,
 // valid JSON, no duplicate keys.
 func checkSyntax(data []byte, source string) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return &Error{Source: source, Kind: KindSyntax, Line: 1, Column: 1, Msg: "empty file, not an mcpbind bundle"}
-	}
-	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
-		return syntaxError(data, source, err)
-	}
-	if err := checkDuplicateKeys(data); err != nil {
-		err.Source = source
-		return err
-	}
-	return nil
+	_, err := parseInstance(data, source)
+	return err
 }

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/mcpbind/mcpbind/internal/schemakw"
 )
 
 // Finding is a problem with one schema of a bundle: a schema that its
@@ -116,27 +119,48 @@ func newCompiler() *jsonschema.Compiler {
 	return c
 }
 
-// metaSchemas compiles the embedded meta-schemas once; the result is
-// immutable and safe for concurrent use.
-var metaSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
-	c := newCompiler()
-	out := map[string]*jsonschema.Schema{}
+// metaSchemas holds, per dialect name, a function that compiles that
+// dialect's embedded meta-schema on first use and returns the same
+// immutable result afterwards: a process compiles each meta-schema at most
+// once, and only those of the dialects its schemas use (usually 2020-12
+// alone). Built once at init and only read afterwards.
+var metaSchemas = func() map[string]func() (*jsonschema.Schema, error) {
+	m := map[string]func() (*jsonschema.Schema, error){}
 	for _, name := range dialects() {
-		s, err := c.Compile(metaSchemaURL(name))
-		if err != nil {
-			return nil, fmt.Errorf("bundle: meta-schema %s: %w", name, err)
-		}
-		out[name] = s
+		m[name] = sync.OnceValues(func() (*jsonschema.Schema, error) {
+			s, err := newCompiler().Compile(metaSchemaURL(name))
+			if err != nil {
+				return nil, fmt.Errorf("bundle: meta-schema %s: %w", name, err)
+			}
+			return s, nil
+		})
 	}
-	return out, nil
-})
+	return m
+}()
+
+// CheckOptions bound the schema checks.
+type CheckOptions struct {
+	// MaxSchemaDepth bounds how deep sub-schemas may nest (the root is
+	// depth 0; each sub-schema is one deeper than the schema that holds
+	// it). A deeper schema is one finding at the first sub-schema beyond
+	// the limit, and is not checked against its meta-schema. Zero or less
+	// means DefaultMaxSchemaDepth.
+	MaxSchemaDepth int
+}
+
+// DefaultMaxSchemaDepth is the CheckOptions.MaxSchemaDepth used when it is
+// zero, the same default as the generator's (ir.DefaultMaxSchemaDepth).
+const DefaultMaxSchemaDepth = schemakw.DefaultMaxDepth
 
 // CheckSchemas checks every schema of every server of b; see
 // Server.CheckSchemas.
-func (b *Bundle) CheckSchemas() []Finding {
+func (b *Bundle) CheckSchemas() []Finding { return b.CheckSchemasWith(CheckOptions{}) }
+
+// CheckSchemasWith is CheckSchemas with options.
+func (b *Bundle) CheckSchemasWith(o CheckOptions) []Finding {
 	var out []Finding
 	for i := range b.Servers {
-		out = append(out, b.Servers[i].CheckSchemas()...)
+		out = append(out, b.Servers[i].CheckSchemasWith(o)...)
 	}
 	return out
 }
@@ -151,7 +175,14 @@ func (b *Bundle) CheckSchemas() []Finding {
 // Findings come in tool order, then schema, then pointer order. Format
 // assertions are left out (a "pattern" is an ECMA-262 regex that Go's
 // regexp need not accept), as are unresolved $refs (the IR reports those).
-func (s *Server) CheckSchemas() []Finding {
+func (s *Server) CheckSchemas() []Finding { return s.CheckSchemasWith(CheckOptions{}) }
+
+// CheckSchemasWith is CheckSchemas with options.
+func (s *Server) CheckSchemasWith(o CheckOptions) []Finding {
+	max := o.MaxSchemaDepth
+	if max <= 0 {
+		max = DefaultMaxSchemaDepth
+	}
 	var out []Finding
 	facts, _ := s.Facts()
 	for _, t := range s.Tools {
@@ -160,18 +191,22 @@ func (s *Server) CheckSchemas() []Finding {
 			if raw == nil {
 				continue
 			}
-			for _, f := range checkSchema(raw) {
+			doc, fs := decodeSchema(raw, max)
+			if fs == nil {
+				fs = checkDoc(doc)
+			}
+			for _, f := range fs {
 				f.Server, f.Tool, f.Schema = s.ID, t.Name, key
 				out = append(out, f)
 			}
-			if key == "inputSchema" {
-				if msg := objectRootProblem(raw); msg != "" {
+			if key == "inputSchema" && doc != nil {
+				if msg := objectRootProblem(doc, raw); msg != "" {
 					out = append(out, Finding{Server: s.ID, Tool: t.Name, Schema: key, Msg: msg})
 				}
 			}
 		}
 		if ev := facts.Tools[t.Name].Envelope; ev != nil && len(ev.NaturalOutputSchema) > 0 {
-			for _, f := range checkSchema(ev.NaturalOutputSchema) {
+			for _, f := range checkSchema(ev.NaturalOutputSchema, max) {
 				f.Server, f.Tool, f.Schema = s.ID, t.Name, "x-mcpbind naturalOutputSchema"
 				out = append(out, f)
 			}
@@ -211,15 +246,84 @@ func (s *Server) CheckDigests() []Finding {
 
 // checkSchema validates one schema against its dialect's meta-schema. The
 // findings have Pointer and Msg set.
-func checkSchema(raw json.RawMessage) []Finding {
-	metas, err := metaSchemas()
-	if err != nil {
-		return []Finding{{Msg: err.Error()}} // a bug in this package
+func checkSchema(raw json.RawMessage, maxDepth int) []Finding {
+	doc, fs := decodeSchema(raw, maxDepth)
+	if fs != nil {
+		return fs
 	}
+	return checkDoc(doc)
+}
+
+// decodeSchema decodes a schema as the validator reads it (numbers as
+// json.Number); a schema that is not JSON, or nests sub-schemas deeper
+// than maxDepth, is a finding (with the decoded document, so other checks
+// of the root can still run).
+func decodeSchema(raw json.RawMessage, maxDepth int) (any, []Finding) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return []Finding{{Msg: "not JSON: " + err.Error()}}
+		return nil, []Finding{{Msg: "not JSON: " + err.Error()}}
 	}
+	if tokens, deep := deeper(doc, 0, maxDepth); deep {
+		slices.Reverse(tokens)
+		return doc, []Finding{{Pointer: pointer(tokens),
+			Msg: fmt.Sprintf("the schema nests deeper than %d levels (the limit; raise it with --max-schema-depth); not checked against its meta-schema", maxDepth)}}
+	}
+	return doc, nil
+}
+
+func isObject(v any) bool {
+	_, ok := v.(map[string]any)
+	return ok
+}
+
+// deeper walks the decoded schema v at depth; on finding a sub-schema
+// beyond max it returns its pointer's tokens, innermost first. Each value
+// is visited at most once.
+func deeper(v any, depth, max int) ([]string, bool) {
+	if depth > max {
+		return []string{}, true
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // a deterministic first finding
+	for _, k := range keys {
+		val := obj[k]
+		if _, isBool := val.(bool); schemakw.Single(k) && (isBool || isObject(val)) {
+			if t, ok := deeper(val, depth+1, max); ok {
+				return append(t, k), true
+			}
+		}
+		if arr, isArr := val.([]any); isArr && schemakw.Array(k) {
+			for i, e := range arr {
+				if t, ok := deeper(e, depth+1, max); ok {
+					return append(t, strconv.Itoa(i), k), true
+				}
+			}
+		}
+		if m, isMap := val.(map[string]any); isMap && schemakw.Map(k) {
+			names := make([]string, 0, len(m))
+			for n := range m {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			for _, n := range names {
+				if t, ok := deeper(m[n], depth+1, max); ok {
+					return append(t, n, k), true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// checkDoc is checkSchema of a decoded schema.
+func checkDoc(doc any) []Finding {
 	dialect := "2020-12"
 	if obj, ok := doc.(map[string]any); ok {
 		if v, present := obj["$schema"]; present {
@@ -234,7 +338,11 @@ func checkSchema(raw json.RawMessage) []Finding {
 			dialect = name
 		}
 	}
-	err = metas[dialect].Validate(doc)
+	meta, err := metaSchemas[dialect]()
+	if err != nil {
+		return []Finding{{Msg: err.Error()}} // a bug in this package
+	}
+	err = meta.Validate(doc)
 	if err == nil {
 		return nil
 	}
@@ -269,15 +377,9 @@ func metaFindings(ve *jsonschema.ValidationError, dialect string) []Finding {
 	return out
 }
 
-// objectRootProblem says why an inputSchema root is not the
-// {"type": "object", …} that MCP requires, or "" when it is.
-func objectRootProblem(raw json.RawMessage) string {
-	var root any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&root) != nil {
-		return "" // reported by checkSchema
-	}
+// objectRootProblem says why an inputSchema root, decoded from raw, is not
+// the {"type": "object", …} that MCP requires, or "" when it is.
+func objectRootProblem(root any, raw json.RawMessage) string {
 	obj, ok := root.(map[string]any)
 	if !ok {
 		return fmt.Sprintf(`the root must be an object schema with "type": "object", as MCP requires; got the %s %s`, jsonKind(root), clip(raw, 40))

@@ -84,3 +84,30 @@ func TestCheckSchemasRealBundle(t *testing.T) {
 		t.Errorf("digest %q, findings %v", s.Digest(), s.CheckDigests())
 	}
 }
+
+// TestCheckSchemasDepthLimit: a schema nested beyond MaxSchemaDepth is one
+// finding at the first sub-schema too deep (and is not checked against its
+// meta-schema); at the limit it is valid.
+func TestCheckSchemasDepthLimit(t *testing.T) {
+	nested := func(depth int) string {
+		return strings.Repeat(`{"type":"object","properties":{"a":`, depth) + `{"type":"string"}` + strings.Repeat(`}}`, depth)
+	}
+	check := func(depth, max int) []Finding {
+		tool, err := NewTool([]byte(`{"name":"deep","inputSchema":` + nested(depth) + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &Server{ID: "srv", Tools: []Tool{tool}}
+		return s.CheckSchemasWith(CheckOptions{MaxSchemaDepth: max})
+	}
+	if fs := check(3, 3); len(fs) != 0 {
+		t.Fatalf("depth 3, limit 3: %v", fs)
+	}
+	fs := check(4, 3)
+	if len(fs) != 1 || fs[0].Pointer != "/properties/a/properties/a/properties/a/properties/a" || !strings.Contains(fs[0].Msg, "deeper than 3 levels") {
+		t.Fatalf("depth 4, limit 3: %v", fs)
+	}
+	if fs := check(DefaultMaxSchemaDepth+1, 0); len(fs) != 1 {
+		t.Fatalf("default limit: %v", fs)
+	}
+}

@@ -276,7 +276,7 @@ func variantSignature(d *doc, x *variant) string {
 		if x.own != nil && !x.own[p] {
 			continue
 		}
-		n, _ := lookup(d.root, p)
+		n, _ := d.at(p)
 		b.WriteString("\x00")
 		b.WriteString(canonical(n))
 	}

@@ -108,7 +108,7 @@ func cmpOr(s ...string) string {
 // constraining schemas otherwise.
 func apState(d *doc, v *view) (closed bool, schemas []string) {
 	for _, p := range v.apPtrs {
-		if n, _ := lookup(d.root, p); n == false {
+		if n, _ := d.at(p); n == false {
 			return true, nil
 		}
 	}
@@ -310,7 +310,7 @@ func (c *comparer) schemaValue(d *doc, ptrs []string) any {
 	if len(ptrs) == 0 {
 		return nil
 	}
-	v, _ := lookup(d.root, ptrs[0])
+	v, _ := d.at(ptrs[0])
 	return v
 }
 

@@ -12,6 +12,32 @@ import (
 type doc struct {
 	root    any
 	anchors map[string]string // "$anchor" → pointer, built on first use
+	vals    map[string]any    // pointer → value, memoised by at
+}
+
+// at returns the value at the JSON pointer ptr. A pointer resolves from
+// its parent's memoised value, so looking up every sub-schema of a
+// document costs time linear in its size, not in size times depth.
+func (d *doc) at(ptr string) (any, bool) {
+	if v, ok := d.vals[ptr]; ok {
+		return v, true
+	}
+	i := strings.LastIndexByte(ptr, '/')
+	if i < 0 {
+		return lookup(d.root, ptr)
+	}
+	parent, ok := d.at(ptr[:i])
+	if !ok {
+		return nil, false
+	}
+	v, ok := lookup(parent, ptr[i:])
+	if ok {
+		if d.vals == nil {
+			d.vals = map[string]any{}
+		}
+		d.vals[ptr] = v
+	}
+	return v, ok
 }
 
 // resolveRef returns the pointer a local $ref names ("#", "#/$defs/x",
@@ -25,7 +51,7 @@ func (d *doc) resolveRef(ref string) (string, bool) {
 		frag = u
 	}
 	if frag == "" || strings.HasPrefix(frag, "/") {
-		_, ok := lookup(d.root, frag)
+		_, ok := d.at(frag)
 		return frag, ok
 	}
 	if d.anchors == nil {
@@ -146,7 +172,7 @@ func expand(d *doc, ptrs []string, consumed map[string]bool) *view {
 		}
 		seen[ptr] = true
 		v.ptrs = append(v.ptrs, ptr)
-		node, ok := lookup(d.root, ptr)
+		node, ok := d.at(ptr)
 		if !ok {
 			v.addOpaque("$ref", ptr, "#"+ptr)
 			return

@@ -1,7 +1,7 @@
 // Package gen renders the IR of a server (ir.Package) into Go source files
 // through the embedded templates of templates/, then formats them with
-// golang.org/x/tools/imports. It makes no naming or typing decisions: those
-// are the IR's (package ir).
+// go/format. It makes no naming or typing decisions: those are the IR's
+// (package ir).
 package gen
 
 import (
@@ -14,9 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
-
-	"golang.org/x/tools/imports"
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/ir"
@@ -83,25 +82,96 @@ func (g *Generator) Package(p *ir.Package) ([]File, error) {
 		{"types.go", "file/types", typesImports(p)},
 		{"schemas.go", "file/schemas", []string{importComposition}},
 	}
-	out := make([]File, 0, len(files))
+	// Render and format the files concurrently; each goroutine writes only
+	// its own slot, so the output order stays fixed.
+	out := make([]File, len(files))
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Go(func() {
+			out[i], errs[i] = g.render(p, f.name, f.block, f.imports)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first file's error, as when rendering in turn
+		}
+	}
 	planned := map[string][]string{}
 	for _, f := range files {
 		planned[f.name] = f.imports
-		var buf bytes.Buffer
-		data := fileData{Package: p, Imports: f.imports}
-		if err := g.tmpl.ExecuteTemplate(&buf, f.block, data); err != nil {
-			return nil, fmt.Errorf("render %s: %w", f.name, err)
-		}
-		src, err := imports.Process(f.name, buf.Bytes(), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: true})
-		if err != nil {
-			return nil, &FormatError{File: f.name, Raw: buf.Bytes(), Err: err}
-		}
-		out = append(out, File{Name: f.name, Content: src})
 	}
 	if err := verify(p, out, planned); err != nil { // fail closed: see UnsafeOutputError
 		return nil, err
 	}
 	return out, nil
+}
+
+// render executes one file template and formats the result once. The
+// imports are decided by the IR (clientImports, typesImports), so there is
+// nothing to resolve: they are only ordered and grouped the way goimports
+// orders them (standard library, then the rest, a blank line between),
+// and formatFile formats the file once.
+func (g *Generator) render(p *ir.Package, name, block string, imps []string) (File, error) {
+	imps = goimportsOrder(imps)
+	var buf bytes.Buffer
+	data := fileData{Package: p, Imports: imps}
+	if err := g.tmpl.ExecuteTemplate(&buf, block, data); err != nil {
+		return File{}, fmt.Errorf("render %s: %w", name, err)
+	}
+	src, err := formatFile(name, separateImportGroups(buf.Bytes(), imps))
+	if err != nil {
+		return File{}, err
+	}
+	return File{Name: name, Content: src}, nil
+}
+
+// importGroup is goimports' group of an import path: 0 for the standard
+// library, 1 for a path whose first element has a dot, 2 for appengine.
+func importGroup(path string) int {
+	switch first, _, _ := strings.Cut(path, "/"); {
+	case strings.HasPrefix(path, "appengine"):
+		return 2
+	case strings.Contains(first, "."):
+		return 1
+	}
+	return 0
+}
+
+// goimportsOrder sorts import paths by group, then path.
+func goimportsOrder(imps []string) []string {
+	imps = slices.Clone(imps)
+	slices.SortStableFunc(imps, func(a, b string) int {
+		if ga, gb := importGroup(a), importGroup(b); ga != gb {
+			return ga - gb
+		}
+		return strings.Compare(a, b)
+	})
+	return imps
+}
+
+// separateImportGroups inserts a blank line before the first import of
+// each group after the first in the import block of src, as goimports
+// does; src lists imps one per line, in goimportsOrder.
+func separateImportGroups(src []byte, imps []string) []byte {
+	start := bytes.Index(src, []byte("\nimport ("))
+	if start < 0 {
+		return src
+	}
+	for i := len(imps) - 1; i > 0; i-- {
+		if importGroup(imps[i]) == importGroup(imps[i-1]) {
+			continue
+		}
+		line := []byte("\n\t" + strconv.Quote(imps[i]) + "\n")
+		at := bytes.Index(src[start:], line)
+		if at < 0 {
+			continue
+		}
+		at += start + 1
+		src = slices.Insert(slices.Clip(src), at, '\n')
+	}
+	return src
 }
 
 // fileData is what a file template renders: the package and the import

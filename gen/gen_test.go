@@ -2,7 +2,6 @@ package gen
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,7 +120,7 @@ func BenchmarkGenerateEverything(b *testing.B) {
 // 1,000 tools, each with a nested input object, an enum, a union and an
 // array-of-objects result (issue 3's scale check).
 func BenchmarkGenerate1000Tools(b *testing.B) {
-	bun := syntheticBundle(b, 1000)
+	bun := syntheticTools(b, 1000)
 	g, err := New()
 	if err != nil {
 		b.Fatal(err)
@@ -132,23 +131,4 @@ func BenchmarkGenerate1000Tools(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// syntheticBundle returns a bundle of n tools, each with a nested input
-// object, an enum, a union and an array-of-objects result.
-func syntheticBundle(tb testing.TB, n int) *bundle.Bundle {
-	var tools []bundle.Tool
-	for i := range n {
-		raw := fmt.Sprintf(`{"name":"tool_%04d","description":"Synthetic tool %d.","inputSchema":{"type":"object","properties":{
-			"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":100},
-			"mode":{"enum":["fast","exact","fuzzy"]},"filter":{"type":"object","properties":{"field":{"type":"string"},"value":{"type":["string","number"]}},"required":["field"]},
-			"shape":{"oneOf":[{"type":"object","properties":{"kind":{"const":"a"},"x":{"type":"number"}},"required":["kind"]},{"type":"object","properties":{"kind":{"const":"b"},"y":{"type":"number"}},"required":["kind"]}]}
-		},"required":["query"]},"outputSchema":{"type":"object","properties":{"rows":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"}},"required":["id"]}},"total":{"type":"integer"}},"required":["rows","total"]}}`, i, i)
-		tool, err := bundle.NewTool([]byte(raw))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tools = append(tools, tool)
-	}
-	return &bundle.Bundle{BundleVersion: 1, Servers: []bundle.Server{{ID: "synthetic", ProtocolVersion: "2026-07-28", Tools: tools}}}
 }

@@ -10,7 +10,7 @@ import (
 // BenchmarkGenerate1000Tools, in lines per tool (all files, as wc -l
 // counts them), and the number of named types.
 func BenchmarkGeneratedLines1000Tools(b *testing.B) {
-	bun := syntheticBundle(b, 1000)
+	bun := syntheticTools(b, 1000)
 	g, err := New()
 	if err != nil {
 		b.Fatal(err)

@@ -27,6 +27,11 @@ type Config struct {
 	// the name to use. Entries that match no type are reported in
 	// Package.UsedOverrides' complement (gen reports them).
 	TypeNames map[string]string
+	// MaxSchemaDepth bounds how deep sub-schemas may nest (the root is
+	// depth 0); a deeper schema is an *Error wrapping a *DepthError, located
+	// at the first sub-schema beyond the limit. Zero or less means
+	// DefaultMaxSchemaDepth.
+	MaxSchemaDepth int
 }
 
 // DefaultConfig returns the configuration mcpbind uses unless told
@@ -203,7 +208,13 @@ func (b *builder) session(tool, which string, schema json.RawMessage) (*typeSess
 	if err := json.Compact(&buf, norm); err == nil {
 		b.pkg.Schemas = append(b.pkg.Schemas, SchemaDoc{Key: key, JSON: buf.String()})
 	}
-	return &typeSession{b: b, doc: newDocument(norm), docKey: key, byPtr: map[string]*Type{}, hints: map[string]string{},
+	doc := newDocument(norm)
+	if root, err := doc.value(""); err == nil {
+		if ptr, deep := tooDeep(root, b.cfg.maxSchemaDepth()); deep {
+			return nil, &Error{Tool: tool, Schema: which, Pointer: ptr, Err: &DepthError{Max: b.cfg.maxSchemaDepth()}}
+		}
+	}
+	return &typeSession{b: b, doc: doc, docKey: key, byPtr: map[string]*Type{}, hints: map[string]string{},
 		skipAllOf: map[string]bool{}, registerAs: map[string]*Type{}}, nil
 }
 
@@ -566,7 +577,8 @@ func (ts *typeSession) resolve(ptr string) (*node, error) {
 func (ts *typeSession) refTarget(n *node) (string, error) {
 	ref := n.s.Ref
 	if ts.ids == nil {
-		ts.ids = buildIDIndex(ts.doc.raw)
+		root, _ := ts.doc.value("")
+		ts.ids = buildIDIndex(root)
 	}
 	target, ok := ts.ids.resolve(n.ptr, ref)
 	if !ok {

@@ -2,6 +2,8 @@ package ir
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -333,5 +335,36 @@ func TestUnionByUniqueRequiredProperty(t *testing.T) {
 	if u.Kind != KindUnion || u.Union.By != ByRequired || u.Union.Variants[0].UniqueProperty != "url" ||
 		u.Union.Variants[0].Name != "URL" || u.Union.Variants[1].Name != "LocalFile" {
 		t.Fatalf("union %+v", u.Union)
+	}
+}
+
+// TestSchemaDepthLimit: a schema nested beyond Config.MaxSchemaDepth is an
+// error naming server, tool and the pointer of the first schema too deep;
+// at the limit it types.
+func TestSchemaDepthLimit(t *testing.T) {
+	nested := func(depth int) string {
+		return strings.Repeat(`{"type":"object","properties":{"a":`, depth) + `{"type":"string"}` + strings.Repeat(`}}`, depth)
+	}
+	build := func(depth, max int) error {
+		tool, err := bundle.NewTool([]byte(`{"name":"deep","inputSchema":` + nested(depth) + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		cfg.MaxSchemaDepth = max
+		_, err = BuildServer(&bundle.Server{ID: "srv", Tools: []bundle.Tool{tool}}, "p", cfg)
+		return err
+	}
+	if err := build(3, 3); err != nil {
+		t.Fatalf("depth 3, limit 3: %v", err)
+	}
+	err := build(4, 3)
+	var de *DepthError
+	want := `server "srv", tool "deep", inputSchema#/properties/a/properties/a/properties/a/properties/a: the schema nests deeper than 3 levels`
+	if !errors.As(err, &de) || de.Max != 3 || !strings.Contains(fmt.Sprint(err), want) {
+		t.Fatalf("depth 4, limit 3: err = %v, want %s", err, want)
+	}
+	if err := build(DefaultMaxSchemaDepth+1, 0); !errors.As(err, &de) || de.Max != DefaultMaxSchemaDepth {
+		t.Fatalf("default limit: err = %v", err)
 	}
 }

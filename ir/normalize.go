@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpbind/mcpbind/internal/schemakw"
 )
 
 // Normalize rewrites one schema document (a tool's inputSchema or
@@ -161,33 +163,14 @@ func dialectOf(v *jvalue, def dialect, warn func(string)) dialect {
 
 // singleSchemaKeyword reports whether keyword k holds one schema (in any
 // supported dialect).
-func singleSchemaKeyword(k string) bool {
-	switch k {
-	case "additionalProperties", "additionalItems", "items", "contains", "propertyNames", "not", "if", "then",
-		"else", "unevaluatedItems", "unevaluatedProperties", "contentSchema":
-		return true
-	}
-	return false
-}
+func singleSchemaKeyword(k string) bool { return schemakw.Single(k) }
 
 // arraySchemaKeyword reports whether keyword k holds an array of schemas.
-func arraySchemaKeyword(k string) bool {
-	switch k {
-	case "allOf", "anyOf", "oneOf", "prefixItems", "items":
-		return true
-	}
-	return false
-}
+func arraySchemaKeyword(k string) bool { return schemakw.Array(k) }
 
 // mapSchemaKeyword reports whether keyword k holds an object whose member
 // values are schemas.
-func mapSchemaKeyword(k string) bool {
-	switch k {
-	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
-		return true
-	}
-	return false
-}
+func mapSchemaKeyword(k string) bool { return schemakw.Map(k) }
 
 // refMovingKeyword reports whether a 2019-09 or 2020-12 "$ref" with
 // sibling k moves k into "allOf": the assertions and applicators. format and
@@ -961,12 +944,7 @@ func (v *jvalue) encode(buf *bytes.Buffer) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if m.rawKey != nil {
-				buf.Write(m.rawKey)
-			} else {
-				buf.Write(quoteJSON(m.key))
-			}
-			buf.WriteByte(':')
+			m.encodeKey(buf)
 			m.val.encode(buf)
 		}
 		buf.WriteByte('}')
@@ -982,6 +960,16 @@ func (v *jvalue) encode(buf *bytes.Buffer) {
 	default:
 		buf.Write(v.raw)
 	}
+}
+
+// encodeKey writes the member's key and the colon after it.
+func (m *jmember) encodeKey(buf *bytes.Buffer) {
+	if m.rawKey != nil {
+		buf.Write(m.rawKey)
+	} else {
+		buf.Write(quoteJSON(m.key))
+	}
+	buf.WriteByte(':')
 }
 
 // quoteJSON encodes s as a JSON string, escaping like encoding/json but

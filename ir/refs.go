@@ -1,8 +1,6 @@
 package ir
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -27,53 +25,42 @@ const rootBase = "mcpbind:///schema.json"
 // keywords whose values are data, not schemas: never scanned for $id.
 var dataKeywords = map[string]bool{"const": true, "enum": true, "examples": true, "default": true}
 
-func buildIDIndex(raw json.RawMessage) *idIndex {
+func buildIDIndex(root *jvalue) *idIndex {
 	idx := &idIndex{bases: map[string]*url.URL{}, targets: map[string]string{}}
 	base, _ := url.Parse(rootBase)
 	idx.targets[rootBase] = ""
-	idx.walk(raw, "", base)
+	if root != nil {
+		idx.walk(root, "", base)
+	}
 	return idx
 }
 
-func (idx *idIndex) walk(raw json.RawMessage, ptr string, base *url.URL) {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 {
-		return
-	}
-	switch trimmed[0] {
-	case '{':
-		var m map[string]json.RawMessage
-		if json.Unmarshal(trimmed, &m) != nil {
-			return
-		}
-		var id string
-		if v, ok := m["$id"]; ok && json.Unmarshal(v, &id) == nil && id != "" {
-			if u, err := base.Parse(id); err == nil {
+// walk visits each value below v once.
+func (idx *idIndex) walk(v *jvalue, ptr string, base *url.URL) {
+	switch v.kind {
+	case jObject:
+		if id := v.get("$id"); id != nil && id.kind == jString && id.str != "" {
+			if u, err := base.Parse(id.str); err == nil {
 				u.Fragment = ""
 				base = u
 				idx.targets[u.String()] = ptr
 			}
 		}
 		idx.bases[ptr] = base
-		var anchor string
-		if v, ok := m["$anchor"]; ok && json.Unmarshal(v, &anchor) == nil && anchor != "" {
+		if anchor := v.get("$anchor"); anchor != nil && anchor.kind == jString && anchor.str != "" {
 			a := *base
-			a.Fragment = anchor
+			a.Fragment = anchor.str
 			idx.targets[a.String()] = ptr
 		}
-		for k, v := range m {
-			if dataKeywords[k] {
+		for _, m := range v.members {
+			if dataKeywords[m.key] {
 				continue
 			}
-			idx.walk(v, child(ptr, k), base)
+			idx.walk(m.val, child(ptr, m.key), base)
 		}
-	case '[':
-		var a []json.RawMessage
-		if json.Unmarshal(trimmed, &a) != nil {
-			return
-		}
-		for i, v := range a {
-			idx.walk(v, child(ptr, strconv.Itoa(i)), base)
+	case jArray:
+		for i, e := range v.elems {
+			idx.walk(e, child(ptr, strconv.Itoa(i)), base)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package ir
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,24 +15,36 @@ import (
 // outputSchema) as the server sent it. Sub-schemas are addressed by JSON
 // pointer (RFC 6901) from the document root, so $ref targets, generated type
 // names and error messages all speak the same coordinates.
+//
+// The raw JSON is parsed once into an ordered tree; a pointer is resolved
+// from its parent's (memoised) value, and each sub-schema is decoded once,
+// without its sub-schemas, so typing a document costs time linear in its
+// size whatever its depth or width.
 type document struct {
-	raw   json.RawMessage
-	nodes map[string]*node
+	raw  json.RawMessage
+	root *jvalue
+	// vals memoises the value at each pointer looked up (and at every
+	// member of an object or array looked into).
+	vals map[string]*jvalue
+	// indexed marks the objects and arrays whose members are in vals.
+	indexed map[*jvalue]bool
+	nodes   map[string]*node
+	err     error // why raw could not be parsed
 }
 
-// node is one sub-schema: its keywords decoded by google/jsonschema-go, the
-// raw bytes, and the order of its "properties" keys (which becomes struct
+// node is one sub-schema: its keywords decoded by google/jsonschema-go
+// (sub-schemas stand in as empty schemas: read them through their own
+// pointer), and the order of its "properties" keys (which becomes struct
 // field order; Go maps would lose it).
 type node struct {
 	ptr       string
-	raw       json.RawMessage
 	s         *jsonschema.Schema
 	propOrder []string
 	boolean   *bool // set for the boolean schemas true and false
 }
 
 func newDocument(raw json.RawMessage) *document {
-	return &document{raw: raw, nodes: map[string]*node{}}
+	return &document{raw: raw, vals: map[string]*jvalue{}, indexed: map[*jvalue]bool{}, nodes: map[string]*node{}}
 }
 
 // at returns the sub-schema at the JSON pointer ptr ("" is the root).
@@ -39,11 +52,11 @@ func (d *document) at(ptr string) (*node, error) {
 	if n, ok := d.nodes[ptr]; ok {
 		return n, nil
 	}
-	raw, err := lookup(d.raw, ptr)
+	v, err := d.value(ptr)
 	if err != nil {
 		return nil, err
 	}
-	n, err := parseNode(ptr, raw)
+	n, err := parseNode(ptr, v)
 	if err != nil {
 		return nil, err
 	}
@@ -51,29 +64,143 @@ func (d *document) at(ptr string) (*node, error) {
 	return n, nil
 }
 
-func parseNode(ptr string, raw json.RawMessage) (*node, error) {
-	n := &node{ptr: ptr, raw: raw}
-	trimmed := bytes.TrimSpace(raw)
-	switch string(trimmed) {
-	case "true", "false":
-		b := string(trimmed) == "true"
-		n.boolean = &b
-		n.s = &jsonschema.Schema{}
-		return n, nil
+// value returns the JSON value at ptr, parsing the document on first use.
+func (d *document) value(ptr string) (*jvalue, error) {
+	if v, ok := d.vals[ptr]; ok {
+		return v, nil
 	}
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, fmt.Errorf("a schema must be an object or a boolean, got %s", abbreviate(trimmed))
+	if ptr == "" {
+		if d.root == nil && d.err == nil {
+			d.root, d.err = parseTree(d.raw)
+		}
+		if d.err != nil {
+			return nil, d.err
+		}
+		d.vals[""] = d.root
+		return d.root, nil
 	}
-	n.s = new(jsonschema.Schema)
-	if err := json.Unmarshal(raw, n.s); err != nil {
-		return nil, fmt.Errorf("invalid schema: %v", err)
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, fmt.Errorf("JSON pointer %q does not start with /", ptr)
 	}
-	order, err := objectKeys(raw, "properties")
+	i := strings.LastIndexByte(ptr, '/')
+	parent, err := d.value(ptr[:i])
 	if err != nil {
 		return nil, err
 	}
-	n.propOrder = order
+	if !d.indexed[parent] {
+		d.indexed[parent] = true
+		for _, m := range parent.members {
+			d.vals[ptr[:i]+"/"+escapePointer(m.key)] = m.val
+		}
+		for j, e := range parent.elems {
+			d.vals[ptr[:i]+"/"+strconv.Itoa(j)] = e
+		}
+		if v, ok := d.vals[ptr]; ok {
+			return v, nil
+		}
+	}
+	// Not found under its canonical spelling: say why.
+	tok := unescapePointer(ptr[i+1:])
+	switch parent.kind {
+	case jObject:
+		if v := parent.get(tok); v != nil {
+			return v, nil
+		}
+		return nil, fmt.Errorf("no %q at %s", tok, ptr)
+	case jArray:
+		if j, err := strconv.Atoi(tok); err == nil && j >= 0 && j < len(parent.elems) {
+			return parent.elems[j], nil
+		}
+		return nil, fmt.Errorf("no index %q at %s", tok, ptr)
+	}
+	var buf bytes.Buffer
+	parent.encode(&buf)
+	return nil, fmt.Errorf("cannot descend into %s at %s", abbreviate(buf.Bytes()), ptr)
+}
+
+// parseTree parses a whole JSON text into an ordered tree.
+func parseTree(raw json.RawMessage) (*jvalue, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if !json.Valid(trimmed) {
+		return nil, errors.New("the schema is not valid JSON")
+	}
+	p := &jparser{data: trimmed}
+	return p.value(0)
+}
+
+func parseNode(ptr string, v *jvalue) (*node, error) {
+	n := &node{ptr: ptr}
+	switch v.kind {
+	case jBool:
+		b := v.b
+		n.boolean = &b
+		n.s = &jsonschema.Schema{}
+		return n, nil
+	case jObject:
+	default:
+		var buf bytes.Buffer
+		v.encode(&buf)
+		return nil, fmt.Errorf("a schema must be an object or a boolean, got %s", abbreviate(buf.Bytes()))
+	}
+	var buf bytes.Buffer
+	encodeShallow(v, &buf)
+	n.s = new(jsonschema.Schema)
+	if err := json.Unmarshal(buf.Bytes(), n.s); err != nil {
+		return nil, fmt.Errorf("invalid schema: %v", err)
+	}
+	if props := v.get("properties"); props != nil && props.kind == jObject {
+		n.propOrder = make([]string, len(props.members))
+		for i, m := range props.members {
+			n.propOrder[i] = m.key
+		}
+	}
 	return n, nil
+}
+
+// encodeShallow writes the schema object v with each sub-schema object in
+// a schema position replaced by {}: what decoding one node needs, in time
+// proportional to the node's own keywords rather than its whole subtree.
+func encodeShallow(v *jvalue, buf *bytes.Buffer) {
+	stub := func(e *jvalue) {
+		if e.kind == jObject {
+			buf.WriteString("{}")
+		} else {
+			e.encode(buf)
+		}
+	}
+	buf.WriteByte('{')
+	for i, m := range v.members {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		m.encodeKey(buf)
+		switch {
+		case singleSchemaKeyword(m.key) && m.val.kind == jObject:
+			buf.WriteString("{}")
+		case arraySchemaKeyword(m.key) && m.val.kind == jArray:
+			buf.WriteByte('[')
+			for j, e := range m.val.elems {
+				if j > 0 {
+					buf.WriteByte(',')
+				}
+				stub(e)
+			}
+			buf.WriteByte(']')
+		case mapSchemaKeyword(m.key) && m.val.kind == jObject:
+			buf.WriteByte('{')
+			for j, pm := range m.val.members {
+				if j > 0 {
+					buf.WriteByte(',')
+				}
+				pm.encodeKey(buf)
+				stub(pm.val)
+			}
+			buf.WriteByte('}')
+		default:
+			m.val.encode(buf)
+		}
+	}
+	buf.WriteByte('}')
 }
 
 // child returns the pointer of a sub-schema below n: child(n, "properties", "id").
@@ -93,85 +220,6 @@ func escapePointer(token string) string {
 
 func unescapePointer(token string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
-}
-
-// lookup walks a JSON value along a JSON pointer.
-func lookup(raw json.RawMessage, ptr string) (json.RawMessage, error) {
-	if ptr == "" {
-		return raw, nil
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, fmt.Errorf("JSON pointer %q does not start with /", ptr)
-	}
-	cur := raw
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = unescapePointer(tok)
-		trimmed := bytes.TrimSpace(cur)
-		switch {
-		case len(trimmed) > 0 && trimmed[0] == '{':
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(trimmed, &m); err != nil {
-				return nil, err
-			}
-			next, ok := m[tok]
-			if !ok {
-				return nil, fmt.Errorf("no %q at %s", tok, ptr)
-			}
-			cur = next
-		case len(trimmed) > 0 && trimmed[0] == '[':
-			var a []json.RawMessage
-			if err := json.Unmarshal(trimmed, &a); err != nil {
-				return nil, err
-			}
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(a) {
-				return nil, fmt.Errorf("no index %q at %s", tok, ptr)
-			}
-			cur = a[i]
-		default:
-			return nil, fmt.Errorf("cannot descend into %s at %s", abbreviate(trimmed), ptr)
-		}
-	}
-	return cur, nil
-}
-
-// objectKeys returns the keys of the object member key of raw, in document
-// order (nil when absent or not an object).
-func objectKeys(raw json.RawMessage, key string) ([]string, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	member, ok := m[key]
-	if !ok {
-		return nil, nil
-	}
-	return keysInOrder(member)
-}
-
-// keysInOrder lists the keys of a JSON object in the order they appear.
-func keysInOrder(raw json.RawMessage) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, nil
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
-	}
-	return keys, nil
 }
 
 func abbreviate(b []byte) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/diff"
+	"github.com/mcpbind/mcpbind/ir"
 )
 
 // reportFlags are the flags diff and check share: how to print the report
@@ -76,6 +77,7 @@ bundle`
 // newDiffCmd builds `mcpbind diff OLD NEW`.
 func newDiffCmd(c *cli) *cobra.Command {
 	var f reportFlags
+	var maxDepth int
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
 		Short: "Compare two bundles: what changed, what breaks, what changes the Go API",
@@ -104,12 +106,15 @@ output schemas, and to the Go API that "mcpbind generate" would produce.
 			if err != nil {
 				return err
 			}
-			r := diff.Compare(old, cur)
+			cfg := ir.DefaultConfig()
+			cfg.MaxSchemaDepth = maxDepth
+			r := diff.CompareWith(old, cur, cfg)
 			r.Old, r.New = args[0], args[1]
 			return c.finishReport(&r, &f)
 		},
 	}
 	addReportFlags(cmd, &f)
+	addMaxSchemaDepthFlag(cmd, &maxDepth)
 	return cmd
 }
 

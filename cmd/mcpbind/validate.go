@@ -15,7 +15,8 @@ import (
 
 // newValidateCmd builds `mcpbind validate BUNDLE...`.
 func newValidateCmd(c *cli) *cobra.Command {
-	return &cobra.Command{
+	var maxDepth int
+	cmd := &cobra.Command{
 		Use:   "validate BUNDLE...",
 		Short: "Check bundles against the bundle format and the JSON Schema meta-schemas",
 		Long: `Validate reads each bundle (or PMCP export) and checks it against the bundle
@@ -37,14 +38,16 @@ not a bundle, or when there are findings.`,
 			if len(args) == 0 {
 				return usageErrorf("validate: missing the bundle file")
 			}
-			return c.runValidate(args)
+			return c.runValidate(args, bundle.CheckOptions{MaxSchemaDepth: maxDepth})
 		},
 	}
+	addMaxSchemaDepthFlag(cmd, &maxDepth)
+	return cmd
 }
 
 // runValidate validates each file. It goes on after a bad file, and fails
 // (exit 2) when any file failed or had findings.
-func (c *cli) runValidate(paths []string) error {
+func (c *cli) runValidate(paths []string, opts bundle.CheckOptions) error {
 	var failed []error
 	findings := 0
 	for _, path := range paths {
@@ -60,7 +63,7 @@ func (c *cli) runValidate(paths []string) error {
 		if b.Format != bundle.FormatBundle {
 			fmt.Fprintf(c.stderr, "mcpbind: read %s %s\n", b.Format, path)
 		}
-		fs := b.CheckSchemas()
+		fs := b.CheckSchemasWith(opts)
 		for i := range b.Servers {
 			fs = append(fs, b.Servers[i].CheckDigests()...)
 		}

@@ -37,10 +37,14 @@ import (
 // Prefix starts every digest: the hash algorithm.
 const Prefix = "sha256:"
 
-// Canonical returns the RFC 8785 canonical form of the JSON value raw.
+// Canonical returns the RFC 8785 canonical form of the JSON value raw. It
+// fails on JSON nested more than MaxDepth levels deep.
 func Canonical(raw json.RawMessage) ([]byte, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, errors.New("digest: empty JSON")
+	}
+	if err := checkDepth(raw); err != nil {
+		return nil, err
 	}
 	out, err := jcs.Transform(raw)
 	if err != nil {

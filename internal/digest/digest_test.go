@@ -82,3 +82,18 @@ func TestValid(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalRefusesDeepNesting: JSON nested beyond MaxDepth is an error,
+// found before the canonicalizer's depth-times-size copying; at MaxDepth it
+// canonicalizes, and brackets inside strings do not count.
+func TestCanonicalRefusesDeepNesting(t *testing.T) {
+	nest := func(d int) []byte {
+		return []byte(strings.Repeat(`{"a":`, d-1) + `["[[{{\"\\"]` + strings.Repeat(`}`, d-1))
+	}
+	if _, err := Canonical(nest(MaxDepth)); err != nil {
+		t.Fatalf("depth %d: %v", MaxDepth, err)
+	}
+	if _, err := Canonical(nest(MaxDepth + 1)); err == nil || !strings.Contains(err.Error(), "nested more than") {
+		t.Fatalf("depth %d: err = %v", MaxDepth+1, err)
+	}
+}

@@ -1,0 +1,43 @@
+// Package schemakw classifies JSON Schema keywords by what they hold, in
+// every dialect mcpbind reads (draft-04 to 2020-12), so that the walks of
+// ir and bundle agree on what a sub-schema is. Functions rather than
+// tables, so the package holds no mutable state.
+package schemakw
+
+// Single reports whether keyword k holds one schema.
+func Single(k string) bool {
+	switch k {
+	case "additionalProperties", "additionalItems", "items", "contains", "propertyNames", "not", "if", "then",
+		"else", "unevaluatedItems", "unevaluatedProperties", "contentSchema":
+		return true
+	}
+	return false
+}
+
+// Array reports whether keyword k holds an array of schemas ("items" holds
+// one in draft 2019-09 and earlier).
+func Array(k string) bool {
+	switch k {
+	case "allOf", "anyOf", "oneOf", "prefixItems", "items":
+		return true
+	}
+	return false
+}
+
+// Map reports whether keyword k holds an object whose member values are
+// schemas.
+func Map(k string) bool {
+	switch k {
+	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
+		return true
+	}
+	return false
+}
+
+// DefaultMaxDepth is the schema nesting depth mcpbind allows unless told
+// otherwise (--max-schema-depth): far above what real servers send (a
+// handful of levels; a few dozen is already rare), and low enough that a
+// hostile schema cannot make generate, diff or validate slow or hungry.
+// The root is depth 0; each sub-schema is one deeper than the schema that
+// holds it.
+const DefaultMaxDepth = 1000
