@@ -15,6 +15,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/mcpbind/mcpbind/internal/jsonscan"
 )
 
 // Kind classifies an *Error.
@@ -161,12 +163,51 @@ func parseInstance(data []byte, source string) (any, error) {
 		}
 		return nil, syntaxError(data, source, err)
 	}
+	// Fast path: decode, then compare the number of object members in the
+	// text (one ':' outside strings each) with the keys decoded. Equal
+	// means no object has a key twice; otherwise the token walk finds and
+	// locates the duplicate.
+	if inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data)); err == nil && countMembers(data) == countKeys(inst) {
+		return inst, nil
+	}
 	inst, derr := decodeUnique(data)
 	if derr != nil {
 		derr.Source = source
 		return nil, derr
 	}
 	return inst, nil
+}
+
+// countMembers counts the object members of valid JSON data: the colons
+// outside strings.
+func countMembers(data []byte) int {
+	n := 0
+	jsonscan.Outside(data, func(c byte) bool {
+		if c == ':' {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// countKeys counts the keys of every object in a decoded value.
+func countKeys(v any) int {
+	switch v := v.(type) {
+	case map[string]any:
+		n := len(v)
+		for _, e := range v {
+			n += countKeys(e)
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range v {
+			n += countKeys(e)
+		}
+		return n
+	}
+	return 0
 }
 
 // syntaxError locates a JSON syntax error.

@@ -1,6 +1,10 @@
 package digest
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mcpbind/mcpbind/internal/jsonscan"
+)
 
 // MaxDepth is the deepest JSON nesting (objects and arrays) Canonical
 // accepts. The RFC 8785 library copies each nested value's canonical form
@@ -13,28 +17,19 @@ const MaxDepth = 2100
 // checkDepth fails when raw, valid JSON, nests objects and arrays more
 // than MaxDepth deep. One pass over the bytes.
 func checkDepth(raw []byte) error {
-	depth, inString, escaped := 0, false, false
-	for _, c := range raw {
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			switch c {
-			case '\\':
-				escaped = true
-			case '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
+	depth, deepest := 0, 0
+	jsonscan.Outside(raw, func(c byte) bool {
+		switch c {
+		case '{', '[':
 			depth++
-			if depth > MaxDepth {
-				return fmt.Errorf("digest: JSON nested more than %d levels deep", MaxDepth)
-			}
-		case c == '}' || c == ']':
+			deepest = max(deepest, depth)
+		case '}', ']':
 			depth--
 		}
+		return deepest <= MaxDepth
+	})
+	if deepest > MaxDepth {
+		return fmt.Errorf("digest: JSON nested more than %d levels deep", MaxDepth)
 	}
 	return nil
 }
