@@ -3,6 +3,7 @@ package bundle
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -180,18 +181,19 @@ func (s *Server) ToolEvidence(name string) (Evidence, bool) {
 // a double (1e400).
 func (s *Server) ComputeDigests() (server string, tools map[string]string, err error) {
 	raws := make([]json.RawMessage, 0, len(s.Tools))
-	tools = make(map[string]string, len(s.Tools))
 	for _, t := range s.Tools {
-		d, err := digest.Tool(t.Raw)
-		if err != nil {
-			return "", nil, fmt.Errorf("server %q, tool %q: %w", s.ID, t.Name, err)
-		}
-		tools[t.Name] = d
 		raws = append(raws, t.Raw)
 	}
-	server, err = digest.Server(raws)
+	server, each, err := digest.All(raws) // each tool canonicalized once
 	if err != nil {
+		if te, ok := errors.AsType[*digest.ToolError](err); ok {
+			return "", nil, fmt.Errorf("server %q, tool %q: %w", s.ID, s.Tools[te.Index].Name, te.Err)
+		}
 		return "", nil, fmt.Errorf("server %q: %w", s.ID, err)
+	}
+	tools = make(map[string]string, len(s.Tools))
+	for i, t := range s.Tools {
+		tools[t.Name] = each[i]
 	}
 	return server, tools, nil
 }

@@ -72,24 +72,46 @@ func Tool(raw json.RawMessage) (string, error) {
 // objects in any order. Each must be a JSON object; its "name" member
 // orders it (a tool without a string name sorts as "").
 func Server(tools []json.RawMessage) (string, error) {
+	server, _, err := All(tools)
+	return server, err
+}
+
+// ToolError says which tool (its index in the slice given to All or Server)
+// has no digest, and why.
+type ToolError struct {
+	Index int
+	Err   error
+}
+
+// Error names the tool by index.
+func (e *ToolError) Error() string { return fmt.Sprintf("tool %d: %v", e.Index, e.Err) }
+
+// Unwrap returns the reason.
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// All returns the digest of a server's tools (as Server) and the digest of
+// each tool (as Tool, in the order given), canonicalizing each tool once.
+func All(tools []json.RawMessage) (server string, each []string, err error) {
 	type entry struct {
 		name      string
 		canonical []byte
 	}
 	entries := make([]entry, 0, len(tools))
+	each = make([]string, 0, len(tools))
 	for i, raw := range tools {
 		c, err := Canonical(raw)
 		if err != nil {
-			return "", fmt.Errorf("tool %d: %w", i, err)
+			return "", nil, &ToolError{Index: i, Err: err}
 		}
 		if len(c) == 0 || c[0] != '{' {
-			return "", fmt.Errorf("digest: tool %d is not a JSON object", i)
+			return "", nil, &ToolError{Index: i, Err: errors.New("digest: not a JSON object")}
 		}
 		var members map[string]json.RawMessage // exact keys, unlike a struct
 		_ = json.Unmarshal(c, &members)
 		var name string
 		_ = json.Unmarshal(members["name"], &name)
 		entries = append(entries, entry{name, c})
+		each = append(each, Of(c))
 	}
 	slices.SortStableFunc(entries, func(a, b entry) int {
 		if c := strings.Compare(a.name, b.name); c != 0 {
@@ -106,10 +128,9 @@ func Server(tools []json.RawMessage) (string, error) {
 		buf.Write(e.canonical)
 	}
 	buf.WriteByte(']')
-	return Of(buf.Bytes()), nil
+	return Of(buf.Bytes()), each, nil
 }
 
-// Valid reports whether s has the form of a digest: "sha256:" and 64
 // lowercase hex digits.
 func Valid(s string) bool {
 	h, ok := strings.CutPrefix(s, Prefix)
