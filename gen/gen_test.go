@@ -120,15 +120,5 @@ func BenchmarkGenerateEverything(b *testing.B) {
 // 1,000 tools, each with a nested input object, an enum, a union and an
 // array-of-objects result (issue 3's scale check).
 func BenchmarkGenerate1000Tools(b *testing.B) {
-	bun := syntheticTools(b, 1000)
-	g, err := New()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := g.Bundle(bun, Options{}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchGenerate(b, syntheticTools(b, 1000))
 }
