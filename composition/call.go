@@ -158,6 +158,9 @@ func (e *ToolError) Error() string {
 // first, CallResult returns promptly (and over stdio mcp-go tells the server
 // with notifications/cancelled).
 func (s *Session) CallResult(ctx context.Context, name string, args any) (*Result, error) {
+	if err := s.checkPin(ctx, name); err != nil {
+		return nil, err
+	}
 	res, err := s.call(ctx, name, args)
 	if err != nil {
 		return nil, err

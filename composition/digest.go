@@ -3,6 +3,7 @@ package composition
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/mcpbind/mcpbind/internal/digest"
@@ -46,6 +47,8 @@ type digestCheck struct {
 	// exportedAt is the protocol version the digest was recorded at ("" =
 	// unknown: always compare).
 	exportedAt string
+	// tools are the descriptors whose Digest pins each tool (pin.go).
+	tools []Tool
 }
 
 // WithDigestCheck has [Connect], once connected, list the server's tools
@@ -71,9 +74,25 @@ func WithDigestCheck(expected string, mode DigestMode) Option {
 // 2026-07-28, or both from it on — since servers may list wrapped output
 // schemas to older clients; in a session of the other era the check is
 // skipped with a warning instead of reporting a change that is not there.
-func WithDigestCheckAt(expected, exportedAt string, mode DigestMode) Option {
+//
+// tools pins single tools: each descriptor with a Digest (the tool's digest
+// from the bundle's "x-mcpbind", which generated packages embed) is
+// compared with the live tool at Connect — so at every reconnect of a
+// [Registry], which connects a new session — and again whenever the server
+// sends notifications/tools/list_changed (for 2026-07-28 sessions through a
+// subscriptions/listen stream, SEP-2575, when the server advertises
+// tools.listChanged). With pinned tools the server digest no longer decides
+// alone: under [DigestFail] a call of a tool that changed or was removed
+// fails with a *[ToolChangedError] (and is not sent) while the other tools
+// keep working, and Connect fails only when the tool list cannot be read
+// or digested; under [DigestWarn] each change is a warning ([WithWarnings])
+// and calls go on. A server digest that differs while every pinned tool
+// matches (tools were added, or tools the package does not call changed)
+// is a warning in both modes.
+func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...Tool) Option {
+	tools = slices.Clone(tools)
 	return Option{func(c *config) {
-		c.digest = digestCheck{expected: expected, mode: mode, exportedAt: exportedAt}
+		c.digest = digestCheck{expected: expected, mode: mode, exportedAt: exportedAt, tools: tools}
 	}}
 }
 
@@ -129,7 +148,7 @@ func (s *Session) serverDigest(ctx context.Context) (string, int, error) {
 // returns s, or closes it and returns an error in DigestFail mode.
 func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error) {
 	dc := cfg.digest
-	if dc.mode == DigestOff || dc.expected == "" {
+	if dc.mode == DigestOff || dc.expected == "" && dc.pinned() == nil {
 		return s, nil
 	}
 	warn := func(msg string) {
@@ -142,6 +161,9 @@ func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error
 		warn(fmt.Sprintf("the digest of server %s's tools was recorded at protocol %s and is not compared in this %s session (the eras list output schemas differently)",
 			s.server, dc.exportedAt, s.version))
 		return s, nil
+	}
+	if pins := dc.pinned(); pins != nil {
+		return s.checkPins(ctx, cfg, pins, warn)
 	}
 	actual, n, err := s.serverDigest(ctx)
 	switch {

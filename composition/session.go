@@ -34,6 +34,7 @@ type Session struct {
 	http *httpRecorder // Streamable HTTP and HTTP+SSE only
 	auth *authState    // HTTP with WithBearerToken or WithOAuthClientCredentials
 	conn connState     // warnings and the HTTP+SSE stream (connect.go)
+	pins *pinSet       // per-tool digests (pin.go); nil when not pinned
 
 	version      string
 	serverInfo   json.RawMessage

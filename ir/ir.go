@@ -431,6 +431,10 @@ type Tool struct {
 	// Package.Schemas ("" when absent); NaturalPointer locates the natural
 	// result schema inside the output document ("" or "/properties/result").
 	InputDoc, OutputDoc, NaturalPointer string
+	// Digest is the tool's digest recorded under the bundle's "x-mcpbind"
+	// ("sha256:…", "" when absent): the pin the runtime compares the live
+	// tool with.
+	Digest string
 }
 
 // DescriptorVar returns the name of the package-level composition.Tool
