@@ -325,6 +325,9 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 			if auth != nil {
 				opts = append(opts, transport.WithHTTPOAuth(auth.oauthConfig()))
 			}
+			if cfg.toolListStream() { // pinned tools (pin.go)
+				opts = append(opts, transport.WithContinuousListening())
+			}
 			inner, err = transport.NewStreamableHTTP(t.url, opts...)
 		}
 		if err != nil {

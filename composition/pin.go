@@ -344,6 +344,20 @@ func (s *Session) watchToolList() {
 	}
 }
 
+// toolListStream reports whether a Streamable HTTP session should hold
+// the standalone GET stream open, so that notifications/tools/list_changed
+// reaches a session with pinned tools between requests: when the session
+// is asked for a protocol version before 2026-07-28. From 2026-07-28 on
+// that stream no longer exists (subscriptions/listen replaces it, SEP-2575),
+// and mcp-go keeps a transport that uses it on a legacy version, so a
+// session that negotiates its version does not use it; an older server
+// reached that way delivers the notification only on the response stream
+// of a request in flight, if at all.
+func (c *config) toolListStream() bool {
+	return c.protocolVersion != "" && c.protocolVersion < ModernProtocolVersion &&
+		c.digest.mode != DigestOff && c.digest.pinned() != nil
+}
+
 // advertisesToolsListChanged reports whether server capabilities declare
 // tools.listChanged.
 func advertisesToolsListChanged(capabilities json.RawMessage) bool {

@@ -14,14 +14,14 @@ import (
 	"github.com/mcpbind/mcpbind/internal/digest"
 )
 
-// buildPinServer builds composition/internal/pinserver/stdio.
+// buildPinServer builds composition/internal/pinserver/serve.
 func buildPinServer(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "pinserver")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	cmd := exec.Command(goTool(), "build", "-o", bin, "./composition/internal/pinserver/stdio")
+	cmd := exec.Command(goTool(), "build", "-o", bin, "./composition/internal/pinserver/serve")
 	cmd.Dir = moduleRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building the pin server: %v\n%s", err, out)
@@ -117,106 +117,120 @@ func (w pinWarnings) waitFor(ctx context.Context, t *testing.T, parts ...string)
 // each change is a warning.
 func TestPinning(t *testing.T) {
 	bin := buildPinServer(t)
-	for _, version := range []string{"2025-11-25", ModernProtocolVersion} {
-		for _, mode := range []DigestMode{DigestFail, DigestWarn} {
-			t.Run(version+"/"+mode.String(), func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				defer cancel()
-				pins := exportPins(ctx, t, Stdio(bin), WithProtocolVersion(version))
-				warned := make(pinWarnings, 64)
-				s, err := Connect(ctx, Stdio(bin), WithProtocolVersion(version), warned.option(),
-					WithDigestCheckAt(pins.server, version, mode, pins.tools["greet"], pins.tools["add"]))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Close()
-				if s.ProtocolVersion() != version {
-					t.Fatalf("negotiated %s, want %s", s.ProtocolVersion(), version)
-				}
-				if w := s.Warnings(); len(w) != 0 {
-					t.Fatalf("warnings at connect: %q", w)
-				}
-				greet := func() error {
-					var out struct{ Greeting string }
-					err := s.Call(ctx, pins.tools["greet"], map[string]string{"name": "Ada"}, &out)
-					if err == nil && out.Greeting != "hello, Ada" {
-						t.Errorf("greet: %+v", out)
-					}
-					return err
-				}
-				add := func() error {
-					var out struct{ Sum int64 }
-					err := s.Call(ctx, pins.tools["add"], map[string]int{"a": 2, "b": 3}, &out)
-					if err == nil && out.Sum != 5 {
-						t.Errorf("add: %+v", out)
-					}
-					return err
-				}
-				mutate := func(change string) {
-					t.Helper()
-					if _, err := s.CallResult(ctx, "mutate", map[string]string{"change": change}); err != nil {
-						t.Fatalf("mutate %s: %v", change, err)
-					}
-				}
-				// changed asserts what a call of a changed tool does in this mode.
-				changed := func(call func() error, tool string, removed bool, class ChangeClass, where, code string) {
-					t.Helper()
-					err := call()
-					if mode == DigestWarn {
-						if err != nil {
-							t.Errorf("%s under DigestWarn: %v", tool, err)
-						}
-						return
-					}
-					var tc *ToolChangedError
-					if !errors.As(err, &tc) {
-						t.Fatalf("%s: want a *ToolChangedError, got %v", tool, err)
-					}
-					if tc.Tool != tool || tc.Server != bin || tc.Removed != removed || tc.Pinned != pins.tools[tool].Digest {
-						t.Errorf("error %+v", tc)
-					}
-					if len(tc.Changes) == 0 || tc.Changes[0].Class != class || string(tc.Changes[0].Where) != where || tc.Changes[0].Code != code {
-						t.Errorf("changes %+v, want first %s %s %s", tc.Changes, class, where, code)
-					}
-					if msg := err.Error(); !strings.Contains(msg, bin) || !strings.Contains(msg, `tool "`+tool+`"`) || !removed && !strings.Contains(msg, tc.Changes[0].Message) {
-						t.Errorf("message %q", msg)
-					}
-					t.Logf("%s: %v", tool, err)
-				}
-
-				if err := greet(); err != nil {
-					t.Fatal(err)
-				}
-				if err := add(); err != nil {
-					t.Fatal(err)
-				}
-
-				// A rug pull: greet's description changes.
-				mutate("description")
-				t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "the tool's own fields"))
-				changed(greet, "greet", false, Cosmetic, "tool", "tool-fields-changed")
-				if err := add(); err != nil {
-					t.Errorf("add after greet changed: %v", err)
-				}
-
-				// greet's inputSchema gains a required property.
-				mutate("input")
-				t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "breaking input"))
-				changed(func() error {
-					_, err := s.CallResult(ctx, "greet", map[string]string{"name": "Ada", "language": "en"})
-					return err
-				}, "greet", false, Breaking, "input", "property-added")
-
-				// add is removed.
-				mutate("remove")
-				t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "add" was removed`))
-				if mode == DigestFail {
-					changed(add, "add", true, Breaking, "tool", "tool-removed")
-				} else if err := add(); err == nil || errors.As(err, new(*ToolChangedError)) {
-					t.Errorf("add after its removal under DigestWarn: want the server's error, got %v", err)
-				}
-			})
+	transports := []struct {
+		name string
+		new  func(t *testing.T) Transport // a server in its original state
+	}{
+		{"stdio", func(*testing.T) Transport { return Stdio(bin) }},
+		{"http", func(t *testing.T) Transport { return HTTP(startHTTPServer(t, bin)) }},
+	}
+	for _, tr := range transports {
+		for _, version := range []string{"2025-11-25", ModernProtocolVersion} {
+			for _, mode := range []DigestMode{DigestFail, DigestWarn} {
+				t.Run(tr.name+"/"+version+"/"+mode.String(), func(t *testing.T) {
+					testPinning(t, tr.new(t), version, mode)
+				})
+			}
 		}
+	}
+}
+
+// testPinning is one case of TestPinning: transport, version and mode.
+func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pins := exportPins(ctx, t, tr, WithProtocolVersion(version))
+	warned := make(pinWarnings, 64)
+	s, err := Connect(ctx, tr, WithProtocolVersion(version), warned.option(),
+		WithDigestCheckAt(pins.server, version, mode, pins.tools["greet"], pins.tools["add"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.ProtocolVersion() != version {
+		t.Fatalf("negotiated %s, want %s", s.ProtocolVersion(), version)
+	}
+	if w := s.Warnings(); len(w) != 0 {
+		t.Fatalf("warnings at connect: %q", w)
+	}
+	greet := func() error {
+		var out struct{ Greeting string }
+		err := s.Call(ctx, pins.tools["greet"], map[string]string{"name": "Ada"}, &out)
+		if err == nil && out.Greeting != "hello, Ada" {
+			t.Errorf("greet: %+v", out)
+		}
+		return err
+	}
+	add := func() error {
+		var out struct{ Sum int64 }
+		err := s.Call(ctx, pins.tools["add"], map[string]int{"a": 2, "b": 3}, &out)
+		if err == nil && out.Sum != 5 {
+			t.Errorf("add: %+v", out)
+		}
+		return err
+	}
+	mutate := func(change string) {
+		t.Helper()
+		if _, err := s.CallResult(ctx, "mutate", map[string]string{"change": change}); err != nil {
+			t.Fatalf("mutate %s: %v", change, err)
+		}
+	}
+	// changed asserts what a call of a changed tool does in this mode.
+	changed := func(call func() error, tool string, removed bool, class ChangeClass, where, code string) {
+		t.Helper()
+		err := call()
+		if mode == DigestWarn {
+			if err != nil {
+				t.Errorf("%s under DigestWarn: %v", tool, err)
+			}
+			return
+		}
+		var tc *ToolChangedError
+		if !errors.As(err, &tc) {
+			t.Fatalf("%s: want a *ToolChangedError, got %v", tool, err)
+		}
+		if tc.Tool != tool || tc.Server != tr.String() || tc.Removed != removed || tc.Pinned != pins.tools[tool].Digest {
+			t.Errorf("error %+v", tc)
+		}
+		if len(tc.Changes) == 0 || tc.Changes[0].Class != class || string(tc.Changes[0].Where) != where || tc.Changes[0].Code != code {
+			t.Errorf("changes %+v, want first %s %s %s", tc.Changes, class, where, code)
+		}
+		if msg := err.Error(); !strings.Contains(msg, tr.String()) || !strings.Contains(msg, `tool "`+tool+`"`) || !removed && !strings.Contains(msg, tc.Changes[0].Message) {
+			t.Errorf("message %q", msg)
+		}
+		t.Logf("%s: %v", tool, err)
+	}
+
+	if err := greet(); err != nil {
+		t.Fatal(err)
+	}
+	if err := add(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A rug pull: greet's description changes.
+	mutate("description")
+	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "the tool's own fields"))
+	changed(greet, "greet", false, Cosmetic, "tool", "tool-fields-changed")
+	if err := add(); err != nil {
+		t.Errorf("add after greet changed: %v", err)
+	}
+
+	// greet's inputSchema gains a required property.
+	mutate("input")
+	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "breaking input"))
+	changed(func() error {
+		_, err := s.CallResult(ctx, "greet", map[string]string{"name": "Ada", "language": "en"})
+		return err
+	}, "greet", false, Breaking, "input", "property-added")
+
+	// add is removed.
+	mutate("remove")
+	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "add" was removed`))
+	if mode == DigestFail {
+		changed(add, "add", true, Breaking, "tool", "tool-removed")
+	} else if err := add(); err == nil || errors.As(err, new(*ToolChangedError)) {
+		t.Errorf("add after its removal under DigestWarn: want the server's error, got %v", err)
 	}
 }
 
