@@ -91,11 +91,43 @@ func InProcess(s *server.MCPServer) Transport {
 
 // ConnectError is returned by [Connect] when the server could not be reached
 // or did not complete the handshake.
+//
+// Its fields:
+//
+//	type ConnectError struct {
+//		// Server names the server: the command of a stdio server, or the URL of
+//		// an HTTP server without user information, query or fragment. Never
+//		// headers, environment values or arguments.
+//		Server string
+//		// Stage is where it failed: "config" (the Transport or an Option is
+//		// unusable), "start" (the process could not be started), "auth" (no
+//		// access token could be obtained for [WithOAuthClientCredentials]; a
+//		// *[TokenError] is in the chain), or "initialize" (the event stream of
+//		// an HTTP+SSE server, or the server/discover or initialize handshake,
+//		// failed).
+//		Stage string
+//		// Err says what went wrong. It wraps the underlying error, so
+//		// errors.Is(err, context.DeadlineExceeded) and errors.Is(err,
+//		// exec.ErrNotFound) work through a *ConnectError.
+//		Err error
+//		// Stderr is the end (at most 4 KiB) of what a stdio server wrote to
+//		// stderr before the failure; "" for HTTP servers.
+//		Stderr string
+//	}
 type ConnectError = mcpconn.ConnectError
 
 // LimitError is the error of a server message that exceeded a limit: more
 // than [WithMaxResponseBytes] bytes, or arrays and objects nested deeper
 // than [MaxResponseDepth]. The connection it came on is closed.
+//
+// Its fields:
+//
+//	type LimitError struct {
+//		// Depth is true for the nesting limit, false for the size limit.
+//		Depth bool
+//		// Limit is the limit exceeded: bytes, or levels of nesting.
+//		Limit int64
+//	}
 type LimitError = mcpconn.LimitError
 
 // TokenError is a failure to obtain an access token with
@@ -104,6 +136,24 @@ type LimitError = mcpconn.LimitError
 // errors.As in the *[ConnectError] of [Connect] (stage "auth") or in the
 // error of a call that needed a new token. It never holds the client secret
 // or a token.
+//
+// Its fields:
+//
+//	type TokenError struct {
+//		// What was asked: "token endpoint", "authorization server metadata" or
+//		// "protected resource metadata".
+//		What string
+//		// URL is where, without user information, query and fragment.
+//		URL string
+//		// StatusCode is the HTTP status of the failed answer; 0 when there was
+//		// none (the request failed, or the answer was unusable).
+//		StatusCode int
+//		// Code and Description are the "error" and "error_description" of an
+//		// RFC 6749 §5.2 error answer, when the server sent one.
+//		Code, Description string
+//		// Err is the underlying error, when there is one beyond the answer.
+//		Err error
+//	}
 type TokenError = mcpconn.TokenError
 
 // RedirectError is the error of a request that an HTTP server redirected to
@@ -111,16 +161,73 @@ type TokenError = mcpconn.TokenError
 // follow because requests carry credentials. It is in the chain of the
 // *[ConnectError] or call error. Its URLs are given without user
 // information, query or fragment.
+//
+// Its fields:
+//
+//	type RedirectError struct {
+//		// Method is the HTTP method of the redirected request, such as "POST".
+//		Method string
+//		// From is the URL that was redirected; To the URL it redirected to.
+//		From, To string
+//		// Status is the HTTP status of the redirect, such as 307.
+//		Status int
+//	}
 type RedirectError = mcpconn.RedirectError
 
 // OAuthClientCredentials configures the OAuth 2.0 client-credentials grant
 // (RFC 6749 §4.4) for [WithOAuthClientCredentials]: the client authenticates
 // to the authorization server's token endpoint with its ID and secret and
 // gets an access token for the MCP server.
+//
+// Its fields:
+//
+//	type OAuthClientCredentials struct {
+//		// TokenURL is the token endpoint. At most one of TokenURL and Issuer may
+//		// be set; with neither, the authorization server is discovered from the
+//		// MCP server's protected resource metadata (RFC 9728: the JSON document
+//		// at /.well-known/oauth-protected-resource followed by the MCP URL's
+//		// path, then at /.well-known/oauth-protected-resource), whose first
+//		// authorization_servers entry is taken as the issuer.
+//		TokenURL string
+//		// Issuer is the authorization server's issuer URL. Its metadata is read
+//		// from the well-known locations of RFC 8414 and OpenID Connect Discovery
+//		// (as the MCP authorization specification lists them), must name the
+//		// same issuer, and gives the token endpoint and the client
+//		// authentication methods it supports.
+//		Issuer string
+//		// ClientID and ClientSecret identify the client; both are required. The
+//		// secret is sent with HTTP Basic authentication or in the request body,
+//		// as the server's metadata says (when unknown: Basic first, then the
+//		// body). It never appears in errors or warnings.
+//		ClientID, ClientSecret string
+//		// Scopes are the scopes asked for ("scope" parameter); none: the
+//		// server's default.
+//		Scopes []string
+//		// Resource is the RFC 8707 "resource" parameter that the MCP
+//		// authorization specification requires with token requests: the
+//		// protected resource metadata's "resource", else the MCP server's URL
+//		// without user information, query and fragment, when empty.
+//		Resource string
+//	}
 type OAuthClientCredentials = mcpconn.OAuthClientCredentials
 
 // SessionLostError is the error of a request made on a lost session. It matches
 // [ErrSessionLost].
+//
+// Its fields:
+//
+//	type SessionLostError struct {
+//		// Server names the server as Transport.String does.
+//		Server string
+//		// Sent reports whether the request may have reached the server: false
+//		// when the session was known to be lost before it was sent, or the
+//		// server refused the connection or did not know the session (HTTP 404),
+//		// so it certainly did not run; true when the connection broke while the
+//		// request was in flight, so it may or may not have run.
+//		Sent bool
+//		// Err is why the session is lost.
+//		Err error
+//	}
 type SessionLostError = mcpconn.LostError
 
 // DefaultDiscoverTimeout is how long [Connect] waits for the answer to its
