@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mcpbind/mcpbind/internal/digest"
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 )
 
 // DigestMode says what [Connect] does when the server's tools no longer
@@ -65,7 +66,7 @@ type digestCheck struct {
 // lists other output schemas there, so compare with a digest exported in
 // the same era.
 func WithDigestCheck(expected string, mode DigestMode) Option {
-	return Option{func(c *config) { c.digest = digestCheck{expected: expected, mode: mode} }}
+	return Option{apply: func(c *config) { c.digest = digestCheck{expected: expected, mode: mode} }}
 }
 
 // WithDigestCheckAt is WithDigestCheck for a digest recorded at protocol
@@ -85,15 +86,24 @@ func WithDigestCheck(expected string, mode DigestMode) Option {
 // alone: under [DigestFail] a call of a tool that changed or was removed
 // fails with a *[ToolChangedError] (and is not sent) while the other tools
 // keep working, and Connect fails only when the tool list cannot be read
-// or digested; under [DigestWarn] each change is a warning ([WithWarnings])
-// and calls go on. A server digest that differs while every pinned tool
-// matches (tools were added, or tools the package does not call changed)
-// is a warning in both modes.
+// or digested; under [DigestWarn] each change is a warning ([WithWarnings],
+// [Session.Warnings]) and calls go on. A server digest that differs while
+// every pinned tool matches (tools were added, or tools the package does
+// not call changed) is a warning in both modes.
+//
+// A Streamable HTTP session asked for a protocol version before 2026-07-28
+// ([WithProtocolVersion]) with pinned tools holds the standalone GET stream
+// open so that the notification arrives between requests; one that
+// negotiated such a version by falling back receives it only on the
+// response stream of a request in flight (mcp-go cannot open the GET
+// stream without pinning the version).
 func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...Tool) Option {
-	tools = slices.Clone(tools)
-	return Option{func(c *config) {
-		c.digest = digestCheck{expected: expected, mode: mode, exportedAt: exportedAt, tools: tools}
-	}}
+	dc := digestCheck{expected: expected, mode: mode, exportedAt: exportedAt, tools: slices.Clone(tools)}
+	o := Option{apply: func(c *config) { c.digest = dc }}
+	if mode != DigestOff && dc.pinned() != nil {
+		o.conn = []mcpconn.Option{mcpconn.WithToolListStream()}
+	}
+	return o
 }
 
 // DigestMismatchError is returned by [Connect] with [DigestFail] when the
@@ -139,7 +149,7 @@ func (s *Session) serverDigest(ctx context.Context) (string, int, error) {
 	}
 	d, err := digest.Server(tools)
 	if err != nil {
-		return "", 0, fmt.Errorf("composition: %s: the tools have no digest: %w", s.server, err)
+		return "", 0, fmt.Errorf("composition: %s: the tools have no digest: %w", s.c.Server(), err)
 	}
 	return d, len(tools), nil
 }
@@ -151,19 +161,15 @@ func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error
 	if dc.mode == DigestOff || dc.expected == "" && dc.pinned() == nil {
 		return s, nil
 	}
-	warn := func(msg string) {
-		s.conn.warnings = append(s.conn.warnings, msg)
-		if cfg.conn.warn != nil {
-			cfg.conn.warn(msg)
-		}
-	}
-	if dc.exportedAt != "" && (dc.exportedAt >= ModernProtocolVersion) != (s.version >= ModernProtocolVersion) {
+	warn := s.c.Warn
+	server, version := s.c.Server(), s.ProtocolVersion()
+	if dc.exportedAt != "" && (dc.exportedAt >= ModernProtocolVersion) != (version >= ModernProtocolVersion) {
 		warn(fmt.Sprintf("the digest of server %s's tools was recorded at protocol %s and is not compared in this %s session (the eras list output schemas differently)",
-			s.server, dc.exportedAt, s.version))
+			server, dc.exportedAt, version))
 		return s, nil
 	}
 	if pins := dc.pinned(); pins != nil {
-		return s.checkPins(ctx, cfg, pins, warn)
+		return s.checkPins(ctx, cfg, pins)
 	}
 	actual, n, err := s.serverDigest(ctx)
 	switch {
@@ -171,12 +177,12 @@ func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error
 		_ = s.Close()
 		return nil, fmt.Errorf("checking the tools' digest: %w", err)
 	case err != nil:
-		warn(fmt.Sprintf("cannot check the digest of server %s's tools: %v", s.server, err))
+		warn(fmt.Sprintf("cannot check the digest of server %s's tools: %v", server, err))
 		return s, nil
 	case actual == dc.expected:
 		return s, nil
 	}
-	mismatch := &DigestMismatchError{Server: s.server, ProtocolVersion: s.version, Expected: dc.expected, Actual: actual, Tools: n}
+	mismatch := &DigestMismatchError{Server: server, ProtocolVersion: version, Expected: dc.expected, Actual: actual, Tools: n}
 	if dc.mode == DigestFail {
 		_ = s.Close()
 		return nil, mismatch

@@ -94,7 +94,8 @@ func (e *ToolChangedError) describe() string {
 type pinSet struct {
 	mode    DigestMode
 	tools   map[string]Tool // pinned tools by name (Digest != "")
-	warn    func(string)    // WithWarnings callback, or nil
+	warn    func(string)    // records a warning of the session (Session.Warnings, WithWarnings)
+	life    context.Context // ends when the session is closed or lost
 	mu      sync.Mutex
 	changed map[string]*ToolChangedError
 	// ready is closed when no re-check is under way; a call of a pinned
@@ -128,10 +129,16 @@ func (dc digestCheck) pinned() map[string]Tool {
 // tools fail only their own calls (DigestFail) or are warned about
 // (DigestWarn). A tool list that cannot be read or digested fails Connect
 // under DigestFail, as the server-level check does.
-func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]Tool, warn func(string)) (*Session, error) {
+func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]Tool) (*Session, error) {
+	warn := s.c.Warn
 	// Watch before the first listing, so that a change in between is not
 	// missed: a notification during it makes recheckPins run once more.
-	ps := &pinSet{mode: cfg.digest.mode, tools: pins, warn: cfg.conn.warn, ready: make(chan struct{})}
+	life, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-s.Done()
+		cancel()
+	}()
+	ps := &pinSet{mode: cfg.digest.mode, tools: pins, warn: warn, life: life, ready: make(chan struct{})}
 	s.pins = ps
 	s.watchToolList()
 	changed, serverDigest, err := s.comparePins(ctx, pins)
@@ -140,14 +147,14 @@ func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]To
 			_ = s.Close()
 			return nil, fmt.Errorf("checking the tools' digests: %w", err)
 		}
-		warn(fmt.Sprintf("cannot check the digests of server %s's tools: %v", s.server, err))
+		warn(fmt.Sprintf("cannot check the digests of server %s's tools: %v", s.c.Server(), err))
 	}
 	for _, name := range sortedKeys(changed) {
 		warn(ps.verdict(changed[name]))
 	}
 	if err == nil && len(changed) == 0 && serverDigest != cfg.digest.expected && cfg.digest.expected != "" {
 		warn(fmt.Sprintf("the tools of server %s changed since the bundle was exported (digest %s, the bundle recorded %s), but none of the %d tools the client calls did",
-			s.server, serverDigest, cfg.digest.expected, len(pins)))
+			s.c.Server(), serverDigest, cfg.digest.expected, len(pins)))
 	}
 	ps.mu.Lock()
 	ps.changed = changed
@@ -188,7 +195,7 @@ func (s *Session) comparePins(ctx context.Context, pins map[string]Tool) (map[st
 	}
 	server, each, err := digest.All(tools)
 	if err != nil {
-		return nil, "", fmt.Errorf("composition: %s: the tools have no digest: %w", s.server, err)
+		return nil, "", fmt.Errorf("composition: %s: the tools have no digest: %w", s.c.Server(), err)
 	}
 	live := make(map[string]int, len(tools))
 	for i, raw := range tools {
@@ -204,11 +211,11 @@ func (s *Session) comparePins(ctx context.Context, pins map[string]Tool) (map[st
 		i, ok := live[name]
 		switch {
 		case !ok:
-			changed[name] = &ToolChangedError{Server: s.server, Tool: name, Removed: true, Pinned: t.Digest,
-				Changes: []ToolChange{{Class: Breaking, Server: s.server, Tool: name, Where: tooldiff.InTool, Code: "tool-removed", Message: "tool removed"}}}
+			changed[name] = &ToolChangedError{Server: s.c.Server(), Tool: name, Removed: true, Pinned: t.Digest,
+				Changes: []ToolChange{{Class: Breaking, Server: s.c.Server(), Tool: name, Where: tooldiff.InTool, Code: "tool-removed", Message: "tool removed"}}}
 		case each[i] != t.Digest:
-			changed[name] = &ToolChangedError{Server: s.server, Tool: name, Pinned: t.Digest, Live: each[i],
-				Changes: classifyChange(s.server, t, tools[i])}
+			changed[name] = &ToolChangedError{Server: s.c.Server(), Tool: name, Pinned: t.Digest, Live: each[i],
+				Changes: classifyChange(s.c.Server(), t, tools[i])}
 		}
 	}
 	return changed, server, nil
@@ -313,7 +320,7 @@ func (s *Session) checkPin(ctx context.Context, name string) error {
 	select {
 	case <-ready:
 	case <-ctx.Done():
-		return fmt.Errorf("composition: calling tool %q on %s: waiting for the tool list to be checked after notifications/tools/list_changed: %w", name, s.server, ctx.Err())
+		return fmt.Errorf("composition: calling tool %q on %s: waiting for the tool list to be checked after notifications/tools/list_changed: %w", name, s.c.Server(), ctx.Err())
 	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -328,34 +335,20 @@ func (s *Session) checkPin(ctx context.Context, name string) error {
 // notifications are opt-in (SEP-2575), it opens a subscriptions/listen
 // stream for them when the server advertises tools.listChanged.
 func (s *Session) watchToolList() {
-	s.client.OnNotification(func(n mcp.JSONRPCNotification) {
+	s.c.Client().OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
 			s.recheckPins()
 		}
 	})
-	if s.version < ModernProtocolVersion || !advertisesToolsListChanged(s.capabilities) {
+	if s.ProtocolVersion() < ModernProtocolVersion || !advertisesToolsListChanged(s.Capabilities()) {
 		return
 	}
-	_, err := s.client.ListenAsync(s.life, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
-		s.pins.report(fmt.Sprintf("server %s: the subscriptions/listen stream for notifications/tools/list_changed ended: %v", s.server, err))
+	_, err := s.c.Client().ListenAsync(s.pins.life, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
+		s.pins.report(fmt.Sprintf("server %s: the subscriptions/listen stream for notifications/tools/list_changed ended: %v", s.c.Server(), err))
 	})
 	if err != nil {
-		s.pins.report(fmt.Sprintf("server %s: cannot subscribe to notifications/tools/list_changed: %v", s.server, err))
+		s.pins.report(fmt.Sprintf("server %s: cannot subscribe to notifications/tools/list_changed: %v", s.c.Server(), err))
 	}
-}
-
-// toolListStream reports whether a Streamable HTTP session should hold
-// the standalone GET stream open, so that notifications/tools/list_changed
-// reaches a session with pinned tools between requests: when the session
-// is asked for a protocol version before 2026-07-28. From 2026-07-28 on
-// that stream no longer exists (subscriptions/listen replaces it, SEP-2575),
-// and mcp-go keeps a transport that uses it on a legacy version, so a
-// session that negotiates its version does not use it; an older server
-// reached that way delivers the notification only on the response stream
-// of a request in flight, if at all.
-func (c *config) toolListStream() bool {
-	return c.protocolVersion != "" && c.protocolVersion < ModernProtocolVersion &&
-		c.digest.mode != DigestOff && c.digest.pinned() != nil
 }
 
 // advertisesToolsListChanged reports whether server capabilities declare
@@ -369,12 +362,8 @@ func advertisesToolsListChanged(capabilities json.RawMessage) bool {
 	return json.Unmarshal(capabilities, &c) == nil && c.Tools != nil && c.Tools.ListChanged
 }
 
-// report passes a message to the WithWarnings callback.
-func (ps *pinSet) report(msg string) {
-	if ps.warn != nil {
-		ps.warn(msg)
-	}
-}
+// report records a warning of the session.
+func (ps *pinSet) report(msg string) { ps.warn(msg) }
 
 // recheckPins starts a re-check of the pinned tools, unless one is under
 // way (which then runs once more). It runs in its own goroutine: the
@@ -394,13 +383,13 @@ func (s *Session) recheckPins() {
 	ps.mu.Unlock()
 	go func() {
 		for {
-			changed, _, err := s.comparePins(s.life, ps.tools)
+			changed, _, err := s.comparePins(ps.life, ps.tools)
 			ps.mu.Lock()
 			old := ps.changed
 			if err == nil {
 				ps.changed = changed
 			}
-			again := ps.pending && s.life.Err() == nil
+			again := ps.pending && ps.life.Err() == nil
 			ps.pending = false
 			if !again {
 				close(ps.ready)
@@ -408,9 +397,9 @@ func (s *Session) recheckPins() {
 			ps.mu.Unlock()
 			switch {
 			case err != nil && !errors.Is(err, context.Canceled):
-				ps.report(fmt.Sprintf("cannot re-check the digests of server %s's tools after notifications/tools/list_changed: %v", s.server, err))
+				ps.report(fmt.Sprintf("cannot re-check the digests of server %s's tools after notifications/tools/list_changed: %v", s.c.Server(), err))
 			case err == nil:
-				ps.reportDelta(s.server, old, changed)
+				ps.reportDelta(s.c.Server(), old, changed)
 			}
 			if !again {
 				return
