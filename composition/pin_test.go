@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -175,8 +176,9 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 			t.Fatalf("mutate %s: %v", change, err)
 		}
 	}
-	// changed asserts what a call of a changed tool does in this mode.
-	changed := func(call func() error, tool string, removed bool, class ChangeClass, where, code string) {
+	// changed asserts what a call of a changed tool does in this mode; want
+	// is every change as "class where code", most severe first.
+	changed := func(call func() error, tool string, removed bool, want ...string) {
 		t.Helper()
 		err := call()
 		if mode == DigestWarn {
@@ -192,8 +194,12 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 		if tc.Tool != tool || tc.Server != tr.String() || tc.Removed != removed || tc.Pinned != pins.tools[tool].Digest {
 			t.Errorf("error %+v", tc)
 		}
-		if len(tc.Changes) == 0 || tc.Changes[0].Class != class || string(tc.Changes[0].Where) != where || tc.Changes[0].Code != code {
-			t.Errorf("changes %+v, want first %s %s %s", tc.Changes, class, where, code)
+		var got []string
+		for _, c := range tc.Changes {
+			got = append(got, string(c.Class)+" "+string(c.Where)+" "+c.Code)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("changes %q, want %q (%+v)", got, want, tc.Changes)
 		}
 		if msg := err.Error(); !strings.Contains(msg, tr.String()) || !strings.Contains(msg, `tool "`+tool+`"`) || !removed && !strings.Contains(msg, tc.Changes[0].Message) {
 			t.Errorf("message %q", msg)
@@ -211,24 +217,25 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 	// A rug pull: greet's description changes.
 	mutate("description")
 	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "the tool's own fields"))
-	changed(greet, "greet", false, Cosmetic, "tool", "tool-fields-changed")
+	changed(greet, "greet", false, "cosmetic tool tool-fields-changed")
 	if err := add(); err != nil {
 		t.Errorf("add after greet changed: %v", err)
 	}
 
-	// greet's inputSchema gains a required property.
+	// greet's inputSchema gains a required property, and its description is
+	// the original again: only the schema changed.
 	mutate("input")
 	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "breaking input"))
 	changed(func() error {
 		_, err := s.CallResult(ctx, "greet", map[string]string{"name": "Ada", "language": "en"})
 		return err
-	}, "greet", false, Breaking, "input", "property-added")
+	}, "greet", false, "breaking input property-added")
 
 	// add is removed.
 	mutate("remove")
 	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "add" was removed`))
 	if mode == DigestFail {
-		changed(add, "add", true, Breaking, "tool", "tool-removed")
+		changed(add, "add", true, "breaking tool tool-removed")
 	} else if err := add(); err == nil || errors.As(err, new(*ToolChangedError)) {
 		t.Errorf("add after its removal under DigestWarn: want the server's error, got %v", err)
 	}
