@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbind/mcpbind/composition/internal/pinserver"
 	"github.com/mcpbind/mcpbind/internal/digest"
 )
 
@@ -124,6 +125,7 @@ func TestPinning(t *testing.T) {
 	}{
 		{"stdio", func(*testing.T) Transport { return Stdio(bin) }},
 		{"http", func(t *testing.T) Transport { return HTTP(startHTTPServer(t, bin)) }},
+		{"in-process", func(*testing.T) Transport { return InProcess(pinserver.New()) }},
 	}
 	for _, tr := range transports {
 		for _, version := range []string{"2025-11-25", ModernProtocolVersion} {
@@ -273,5 +275,44 @@ func TestPinningAtConnect(t *testing.T) {
 		if len(w) != 1 || !strings.Contains(w[0], `tool "greet" changed`) {
 			t.Errorf("%v: warnings %q", mode, w)
 		}
+	}
+}
+
+// TestPinningReconnect changes greet while no session is connected, as a
+// server restarted with another contract does between a registry's
+// reconnects: the next session's Connect compares the tools again, so
+// greet's calls fail from the start under DigestFail, add keeps working,
+// and Connect itself succeeds although the server digest differs.
+func TestPinningReconnect(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := pinserver.New()
+	pins := exportPins(ctx, t, InProcess(srv))
+	first, err := Connect(ctx, InProcess(srv), WithDigestCheckAt(pins.server, ModernProtocolVersion, DigestFail, pins.tools["greet"], pins.tools["add"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.CallResult(ctx, "greet", map[string]string{"name": "Ada"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.CallResult(ctx, "mutate", map[string]string{"change": "description"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Close()
+
+	s, err := Connect(ctx, InProcess(srv), WithDigestCheckAt(pins.server, ModernProtocolVersion, DigestFail, pins.tools["greet"], pins.tools["add"]))
+	if err != nil {
+		t.Fatalf("reconnect: %v", err)
+	}
+	defer s.Close()
+	var tc *ToolChangedError
+	if _, err := s.CallResult(ctx, "greet", map[string]string{"name": "Ada"}); !errors.As(err, &tc) || tc.Tool != "greet" || tc.Changes[0].Code != "tool-fields-changed" {
+		t.Errorf("greet after reconnect: %v", err)
+	}
+	if _, err := s.CallResult(ctx, "add", map[string]int{"a": 1, "b": 2}); err != nil {
+		t.Errorf("add after reconnect: %v", err)
+	}
+	if w := s.Warnings(); len(w) != 1 || !strings.Contains(w[0], `tool "greet" changed`) {
+		t.Errorf("warnings %q", w)
 	}
 }
