@@ -20,11 +20,14 @@ const (
 	DigestOff DigestMode = iota
 	// DigestWarn: a mismatch, or a tool list that cannot be digested, is a
 	// warning (see [WithWarnings] and [Session.Warnings]); the session is
-	// returned.
+	// returned and every call goes on.
 	DigestWarn
-	// DigestFail: a mismatch makes Connect close the session and return a
-	// *[DigestMismatchError]; a tool list that cannot be read or digested
-	// is an error too.
+	// DigestFail: without pinned tools, a mismatch makes Connect close the
+	// session and return a *[DigestMismatchError]. With pinned tools
+	// ([WithDigestCheckAt]) Connect succeeds and only the calls of a tool
+	// that changed or was removed fail, with a *[ToolChangedError]. A tool
+	// list that cannot be read or digested at Connect is an error in both
+	// cases.
 	DigestFail
 )
 
