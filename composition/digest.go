@@ -26,8 +26,8 @@ const (
 	// session and return a *[DigestMismatchError]. With pinned tools
 	// ([WithDigestCheckAt]) Connect succeeds and only the calls of a tool
 	// that changed or was removed fail, with a *[ToolChangedError]. A tool
-	// list that cannot be read or digested at Connect is an error in both
-	// cases.
+	// list that cannot be read at Connect is an error in both cases (and,
+	// without pinned tools, one that cannot be digested).
 	DigestFail
 )
 
@@ -88,11 +88,14 @@ func WithDigestCheck(expected string, mode DigestMode) Option {
 // tools.listChanged). With pinned tools the server digest no longer decides
 // alone: under [DigestFail] a call of a tool that changed or was removed
 // fails with a *[ToolChangedError] (and is not sent) while the other tools
-// keep working, and Connect fails only when the tool list cannot be read
-// or digested; under [DigestWarn] each change is a warning ([WithWarnings],
+// keep working, and Connect fails only when the tool list cannot be read;
+// under [DigestWarn] each change is a warning ([WithWarnings],
 // [Session.Warnings]) and calls go on. A server digest that differs while
 // every pinned tool matches (tools were added, or tools the package does
-// not call changed) is a warning in both modes.
+// not call changed) is a warning in both modes. When the server says its
+// tools changed but they cannot be listed again, the pinned tools' calls
+// fail under DigestFail (each first tries the listing again) until they
+// can.
 //
 // A Streamable HTTP session asked for a protocol version before 2026-07-28
 // ([WithProtocolVersion]) with pinned tools holds the standalone GET stream

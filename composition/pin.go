@@ -103,6 +103,11 @@ type pinSet struct {
 	// arrived is judged against the new list.
 	ready   chan struct{}
 	pending bool // another re-check was asked for while one ran
+	// stale is why the last re-check could not list the tools, or nil.
+	// Under DigestFail a call of a pinned tool then re-checks first and
+	// fails if the tools still cannot be listed: the server said they
+	// changed, and they cannot be compared.
+	stale error
 }
 
 // pinned returns the pinned tools of dc by name, or nil when none has a
@@ -127,8 +132,9 @@ func (dc digestCheck) pinned() map[string]Tool {
 // differs does not fail Connect: tools added, or changed tools that this
 // package does not call, do not concern the client, and changed pinned
 // tools fail only their own calls (DigestFail) or are warned about
-// (DigestWarn). A tool list that cannot be read or digested fails Connect
-// under DigestFail, as the server-level check does.
+// (DigestWarn). A tool list that cannot be read fails Connect under
+// DigestFail, as the server-level check does; a tool that cannot be
+// digested concerns only itself.
 func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]Tool) (*Session, error) {
 	warn := s.c.Warn
 	// Watch before the first listing, so that a change in between is not
@@ -152,7 +158,7 @@ func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]To
 	for _, name := range sortedKeys(changed) {
 		warn(ps.verdict(changed[name]))
 	}
-	if err == nil && len(changed) == 0 && serverDigest != cfg.digest.expected && cfg.digest.expected != "" {
+	if err == nil && len(changed) == 0 && serverDigest != "" && serverDigest != cfg.digest.expected && cfg.digest.expected != "" {
 		warn(fmt.Sprintf("the tools of server %s changed since the bundle was exported (digest %s, the bundle recorded %s), but none of the %d tools the client calls did",
 			s.c.Server(), serverDigest, cfg.digest.expected, len(pins)))
 	}
@@ -187,35 +193,42 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // comparePins lists the server's tools and compares each pinned tool with
-// the live one. It returns the changed tools and the server digest.
+// the live one. It returns the changed tools and the server digest ("" when
+// some tool has no digest). Only a listing that fails is an error: a tool
+// that cannot be digested (a number JCS cannot write) concerns only itself.
 func (s *Session) comparePins(ctx context.Context, pins map[string]Tool) (map[string]*ToolChangedError, string, error) {
 	tools, err := s.ListToolsRaw(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	server, each, err := digest.All(tools)
-	if err != nil {
-		return nil, "", fmt.Errorf("composition: %s: the tools have no digest: %w", s.c.Server(), err)
-	}
-	live := make(map[string]int, len(tools))
-	for i, raw := range tools {
+	server, _ := digest.Server(tools)
+	live := make(map[string]json.RawMessage, len(tools))
+	for _, raw := range tools {
 		var head struct {
 			Name string `json:"name"`
 		}
 		if json.Unmarshal(raw, &head) == nil {
-			live[head.Name] = i
+			live[head.Name] = raw
 		}
 	}
+	name := s.c.Server()
 	changed := map[string]*ToolChangedError{}
-	for name, t := range pins {
-		i, ok := live[name]
+	for tool, t := range pins {
+		raw, ok := live[tool]
+		if !ok {
+			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Removed: true, Pinned: t.Digest,
+				Changes: []ToolChange{{Class: Breaking, Server: name, Tool: tool, Where: tooldiff.InTool, Code: "tool-removed", Message: "tool removed"}}}
+			continue
+		}
+		d, err := digest.Tool(raw)
 		switch {
-		case !ok:
-			changed[name] = &ToolChangedError{Server: s.c.Server(), Tool: name, Removed: true, Pinned: t.Digest,
-				Changes: []ToolChange{{Class: Breaking, Server: s.c.Server(), Tool: name, Where: tooldiff.InTool, Code: "tool-removed", Message: "tool removed"}}}
-		case each[i] != t.Digest:
-			changed[name] = &ToolChangedError{Server: s.c.Server(), Tool: name, Pinned: t.Digest, Live: each[i],
-				Changes: classifyChange(s.c.Server(), t, tools[i])}
+		case err != nil:
+			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Pinned: t.Digest,
+				Changes: []ToolChange{{Class: Breaking, Server: name, Tool: tool, Where: tooldiff.InTool, Code: "tool-undigestable",
+					Message: "the tool has no digest (" + err.Error() + "), so it cannot be compared with the pinned one"}}}
+		case d != t.Digest:
+			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Pinned: t.Digest, Live: d,
+				Changes: classifyChange(name, t, raw)}
 		}
 	}
 	return changed, server, nil
@@ -305,7 +318,9 @@ func classRank(c ChangeClass) int {
 }
 
 // checkPin returns the *ToolChangedError of a pinned tool that changed,
-// under DigestFail; nil otherwise. It first waits for a re-check under way.
+// under DigestFail; nil otherwise. It first waits for a re-check under way,
+// and after a re-check that could not list the tools it starts another one:
+// if that fails too, so does the call.
 func (s *Session) checkPin(ctx context.Context, name string) error {
 	ps := s.pins
 	if ps == nil || ps.mode != DigestFail {
@@ -313,6 +328,12 @@ func (s *Session) checkPin(ctx context.Context, name string) error {
 	}
 	if _, ok := ps.tools[name]; !ok {
 		return nil
+	}
+	ps.mu.Lock()
+	stale := ps.stale
+	ps.mu.Unlock()
+	if stale != nil {
+		s.recheckPins()
 	}
 	ps.mu.Lock()
 	ready := ps.ready
@@ -324,6 +345,9 @@ func (s *Session) checkPin(ctx context.Context, name string) error {
 	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
+	if ps.stale != nil {
+		return fmt.Errorf("composition: calling tool %q on %s: the server said its tools changed (notifications/tools/list_changed), and they cannot be listed to compare them with the pinned digests: %w", name, s.c.Server(), ps.stale)
+	}
 	if e := ps.changed[name]; e != nil {
 		return e
 	}
@@ -389,6 +413,10 @@ func (s *Session) recheckPins() {
 			if err == nil {
 				ps.changed = changed
 			}
+			wasStale := ps.stale != nil
+			if !errors.Is(err, context.Canceled) {
+				ps.stale = err
+			}
 			again := ps.pending && ps.life.Err() == nil
 			ps.pending = false
 			if !again {
@@ -396,7 +424,7 @@ func (s *Session) recheckPins() {
 			}
 			ps.mu.Unlock()
 			switch {
-			case err != nil && !errors.Is(err, context.Canceled):
+			case err != nil && !errors.Is(err, context.Canceled) && !wasStale:
 				ps.report(fmt.Sprintf("cannot re-check the digests of server %s's tools after notifications/tools/list_changed: %v", s.c.Server(), err))
 			case err == nil:
 				ps.reportDelta(s.c.Server(), old, changed)

@@ -316,3 +316,63 @@ func TestPinningReconnect(t *testing.T) {
 		t.Errorf("warnings %q", w)
 	}
 }
+
+// TestPinningUnlistable: a tool no digest can be computed for concerns only
+// itself (the pinned tools are still compared), and when the server says
+// its tools changed but they can no longer be listed (here: more pages than
+// WithMaxPages allows), DigestFail fails the pinned tools' calls — each
+// call first tries the listing again — until the list can be read, while
+// DigestWarn warns once and goes on.
+func TestPinningUnlistable(t *testing.T) {
+	for _, mode := range []DigestMode{DigestFail, DigestWarn} {
+		t.Run(mode.String(), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			srv := pinserver.New()
+			pins := exportPins(ctx, t, InProcess(srv))
+			warned := make(pinWarnings, 64)
+			s, err := Connect(ctx, InProcess(srv), WithMaxPages(3), warned.option(),
+				WithDigestCheckAt(pins.server, "", mode, pins.tools["greet"], pins.tools["add"]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			mutate := func(change string) {
+				t.Helper()
+				if _, err := s.CallResult(ctx, "mutate", map[string]string{"change": change}); err != nil {
+					t.Fatalf("mutate %s: %v", change, err)
+				}
+			}
+			add := func() error {
+				_, err := s.CallResult(ctx, "add", map[string]int{"a": 1, "b": 2})
+				return err
+			}
+
+			// weird has no digest; greet's change is still seen.
+			mutate("weird")
+			mutate("description")
+			warned.waitFor(ctx, t, `tool "greet" changed`)
+			if err := add(); err != nil {
+				t.Errorf("add beside an undigestable tool: %v", err)
+			}
+
+			// Seven tools at two per page: more than three pages.
+			mutate("flood")
+			warned.waitFor(ctx, t, "cannot re-check the digests", "more than 3 pages")
+			err = add()
+			if mode == DigestWarn {
+				if err != nil {
+					t.Errorf("add under DigestWarn while the tools cannot be listed: %v", err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), "cannot be listed to compare them with the pinned digests") {
+				t.Errorf("add while the tools cannot be listed: %v", err)
+			} else {
+				t.Logf("add: %v", err)
+			}
+			mutate("unflood")
+			if err := add(); err != nil {
+				t.Errorf("add once the tools can be listed again: %v", err)
+			}
+		})
+	}
+}
