@@ -68,4 +68,12 @@ type Tool struct {
 	// ResultPointer locates the natural result schema inside OutputDoc:
 	// "" or, for a recognised envelope, "/properties/result".
 	ResultPointer string
+	// ReadOnly is the tool's readOnlyHint annotation (MCP specification,
+	// server/tools, ToolAnnotations): the tool does not modify its
+	// environment. With Idempotent it lets a [Registry] send a call again
+	// after its session was lost (see [SessionLostError]).
+	ReadOnly bool
+	// Idempotent is the tool's idempotentHint annotation: calling it again
+	// with the same arguments has no further effect.
+	Idempotent bool
 }

@@ -151,6 +151,10 @@ type config struct {
 	conn connConfig
 	// digest is the check of WithDigestCheck (digest.go).
 	digest digestCheck
+	// observe holds WithLogger and WithInterceptor (observe.go); backoff
+	// holds WithBackoff (registry.go).
+	observe observeConfig
+	backoff backoff
 }
 
 func newConfig(opts []Option) config {

@@ -29,6 +29,8 @@ type Session struct {
 	secrets []string
 	// validateArgs and validateResults are the validation options.
 	validateArgs, validateResults bool
+	// observe holds the logger and interceptors (observe.go).
+	observe observeConfig
 
 	proc *stdioProcess // stdio only
 	http *httpRecorder // Streamable HTTP and HTTP+SSE only
@@ -194,7 +196,7 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error)
 // the session keeps (connect.go fills in the rest).
 func newSession(server, kind string, cfg *config) *Session {
 	return &Session{server: server, kind: kind, maxPages: cfg.maxPages, secrets: cfg.secrets(),
-		validateArgs: cfg.validateArgs, validateResults: cfg.validateResults}
+		validateArgs: cfg.validateArgs, validateResults: cfg.validateResults, observe: cfg.observe}
 }
 
 // abort stops a session whose connect failed and describes the failure.

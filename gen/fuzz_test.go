@@ -27,12 +27,15 @@ import "context"
 type Output struct{ PlainObject, CanBeObject, HasResultProperty, AlwaysWraps bool }
 type SchemaSet struct{}
 func NewSchemaSet(docs map[string]string) *SchemaSet { return nil }
-type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string }
+type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string; ReadOnly, Idempotent bool }
 type Session struct{}
 type Result struct{}
 func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error { return nil }
 func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) { return nil, nil }
-func CallAs[T any](ctx context.Context, s *Session, tool Tool, args any) (T, error) { var zero T; return zero, nil }
+type Caller interface { CallTool(ctx context.Context, tool Tool, args any) (*Result, error) }
+type Registry struct{}
+func (r *Registry) Server(id string) Caller { return nil }
+func CallAs[T any](ctx context.Context, c Caller, tool Tool, args any) (T, error) { var zero T; return zero, nil }
 type TypeInfo struct { Doc, Pointer string; Required []string; Closed bool; Extra string; Defaults map[string]string; Tag, TagValue string; Union UnionBy; UnionTag string; Cases []string; Tuple, MinItems int; Raw bool }
 type UnionBy uint8
 const ( NotUnion UnionBy = iota; UnionByTag; UnionByKind; UnionByRequired )

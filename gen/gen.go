@@ -284,6 +284,12 @@ func toolFields(t *ir.Tool) string {
 	if t.NaturalPointer != "" {
 		f = append(f, "ResultPointer: "+strconv.Quote(t.NaturalPointer))
 	}
+	if t.ReadOnly {
+		f = append(f, "ReadOnly: true")
+	}
+	if t.Idempotent {
+		f = append(f, "Idempotent: true")
+	}
 	return strings.Join(f, ", ")
 }
 

@@ -431,6 +431,10 @@ type Tool struct {
 	// Package.Schemas ("" when absent); NaturalPointer locates the natural
 	// result schema inside the output document ("" or "/properties/result").
 	InputDoc, OutputDoc, NaturalPointer string
+	// ReadOnly and Idempotent are the tool's readOnlyHint and
+	// idempotentHint annotations (MCP specification, ToolAnnotations): a
+	// registry retries a call whose session was lost only for such tools.
+	ReadOnly, Idempotent bool
 }
 
 // DescriptorVar returns the name of the package-level composition.Tool

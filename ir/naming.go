@@ -246,7 +246,7 @@ func GeneratedPackageNames() []string {
 // GeneratedFunctions are the package-level functions (no receiver) the
 // templates may declare.
 func GeneratedFunctions() []string {
-	return []string{"NewClient", "DigestCheck", "Marshal", "Unmarshal"}
+	return []string{"NewClient", "FromRegistry", "DigestCheck", "Marshal", "Unmarshal"}
 }
 
 // generatedImportNames are the names of the packages generated code

@@ -13,9 +13,10 @@ import (
 )
 
 // Client calls the tools of the MCP server "everything" through a
-// composition.Session. It is safe for concurrent use if the session is.
+// composition.Caller: a Session, or the server's binding in a Registry. It is
+// safe for concurrent use if the Caller is.
 type Client struct {
-	s *composition.Session
+	c composition.Caller
 }
 
 // ServerDigest is the digest of the server's tools (sha256 over their
@@ -33,25 +34,32 @@ func DigestCheck(mode composition.DigestMode) composition.Option {
 
 // NewClient returns a Client that calls tools through s.
 func NewClient(s *composition.Session) *Client {
-	return &Client{s: s}
+	return &Client{c: s}
+}
+
+// FromRegistry returns a Client that calls tools on the server with id
+// "everything" in r, connecting it on first use and reconnecting
+// it when its session is lost.
+func FromRegistry(r *composition.Registry) *Client {
+	return &Client{c: r.Server("everything")}
 }
 
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolEcho                        = composition.Tool{Name: "echo", Types: types, InputDoc: "echo#inputSchema"}
-	toolGetAnnotatedMessage         = composition.Tool{Name: "get-annotated-message", Types: types, InputDoc: "get-annotated-message#inputSchema"}
-	toolGetEnv                      = composition.Tool{Name: "get-env", Types: types, InputDoc: "get-env#inputSchema"}
-	toolGetResourceLinks            = composition.Tool{Name: "get-resource-links", Types: types, InputDoc: "get-resource-links#inputSchema"}
-	toolGetResourceReference        = composition.Tool{Name: "get-resource-reference", Types: types, InputDoc: "get-resource-reference#inputSchema"}
-	toolGetStructuredContent        = composition.Tool{Name: "get-structured-content", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "get-structured-content#inputSchema", OutputDoc: "get-structured-content#outputSchema"}
-	toolGetSum                      = composition.Tool{Name: "get-sum", Types: types, InputDoc: "get-sum#inputSchema"}
-	toolGetTinyImage                = composition.Tool{Name: "get-tiny-image", Types: types, InputDoc: "get-tiny-image#inputSchema"}
-	toolGzipFileAsResource          = composition.Tool{Name: "gzip-file-as-resource", Types: types, InputDoc: "gzip-file-as-resource#inputSchema"}
+	toolEcho                        = composition.Tool{Name: "echo", Types: types, InputDoc: "echo#inputSchema", ReadOnly: true, Idempotent: true}
+	toolGetAnnotatedMessage         = composition.Tool{Name: "get-annotated-message", Types: types, InputDoc: "get-annotated-message#inputSchema", ReadOnly: true, Idempotent: true}
+	toolGetEnv                      = composition.Tool{Name: "get-env", Types: types, InputDoc: "get-env#inputSchema", ReadOnly: true, Idempotent: true}
+	toolGetResourceLinks            = composition.Tool{Name: "get-resource-links", Types: types, InputDoc: "get-resource-links#inputSchema", ReadOnly: true, Idempotent: true}
+	toolGetResourceReference        = composition.Tool{Name: "get-resource-reference", Types: types, InputDoc: "get-resource-reference#inputSchema", ReadOnly: true, Idempotent: true}
+	toolGetStructuredContent        = composition.Tool{Name: "get-structured-content", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "get-structured-content#inputSchema", OutputDoc: "get-structured-content#outputSchema", ReadOnly: true, Idempotent: true}
+	toolGetSum                      = composition.Tool{Name: "get-sum", Types: types, InputDoc: "get-sum#inputSchema", ReadOnly: true, Idempotent: true}
+	toolGetTinyImage                = composition.Tool{Name: "get-tiny-image", Types: types, InputDoc: "get-tiny-image#inputSchema", ReadOnly: true, Idempotent: true}
+	toolGzipFileAsResource          = composition.Tool{Name: "gzip-file-as-resource", Types: types, InputDoc: "gzip-file-as-resource#inputSchema", Idempotent: true}
 	toolSimulateResearchQuery       = composition.Tool{Name: "simulate-research-query", Types: types, InputDoc: "simulate-research-query#inputSchema"}
 	toolToggleSimulatedLogging      = composition.Tool{Name: "toggle-simulated-logging", Types: types, InputDoc: "toggle-simulated-logging#inputSchema"}
 	toolToggleSubscriberUpdates     = composition.Tool{Name: "toggle-subscriber-updates", Types: types, InputDoc: "toggle-subscriber-updates#inputSchema"}
-	toolTriggerLongRunningOperation = composition.Tool{Name: "trigger-long-running-operation", Types: types, InputDoc: "trigger-long-running-operation#inputSchema"}
+	toolTriggerLongRunningOperation = composition.Tool{Name: "trigger-long-running-operation", Types: types, InputDoc: "trigger-long-running-operation#inputSchema", ReadOnly: true, Idempotent: true}
 )
 
 // Echo calls the tool "echo".
@@ -60,7 +68,7 @@ var (
 //
 // Echoes back the input string
 func (c *Client) Echo(ctx context.Context, args EchoArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolEcho, args)
+	return c.c.CallTool(ctx, toolEcho, args)
 }
 
 // GetAnnotatedMessage calls the tool "get-annotated-message".
@@ -69,7 +77,7 @@ func (c *Client) Echo(ctx context.Context, args EchoArgs) (*composition.Result, 
 //
 // Demonstrates how annotations can be used to provide metadata about content.
 func (c *Client) GetAnnotatedMessage(ctx context.Context, args GetAnnotatedMessageArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetAnnotatedMessage, args)
+	return c.c.CallTool(ctx, toolGetAnnotatedMessage, args)
 }
 
 // GetEnv calls the tool "get-env".
@@ -78,7 +86,7 @@ func (c *Client) GetAnnotatedMessage(ctx context.Context, args GetAnnotatedMessa
 //
 // Returns all environment variables, helpful for debugging MCP server configuration
 func (c *Client) GetEnv(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetEnv, nil)
+	return c.c.CallTool(ctx, toolGetEnv, nil)
 }
 
 // GetResourceLinks calls the tool "get-resource-links".
@@ -87,7 +95,7 @@ func (c *Client) GetEnv(ctx context.Context) (*composition.Result, error) {
 //
 // Returns up to ten resource links that reference different types of resources
 func (c *Client) GetResourceLinks(ctx context.Context, args GetResourceLinksArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetResourceLinks, args)
+	return c.c.CallTool(ctx, toolGetResourceLinks, args)
 }
 
 // GetResourceReference calls the tool "get-resource-reference".
@@ -96,7 +104,7 @@ func (c *Client) GetResourceLinks(ctx context.Context, args GetResourceLinksArgs
 //
 // Returns a resource reference that can be used by MCP clients
 func (c *Client) GetResourceReference(ctx context.Context, args GetResourceReferenceArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetResourceReference, args)
+	return c.c.CallTool(ctx, toolGetResourceReference, args)
 }
 
 // GetStructuredContent calls the tool "get-structured-content".
@@ -105,7 +113,7 @@ func (c *Client) GetResourceReference(ctx context.Context, args GetResourceRefer
 //
 // Returns structured content along with an output schema for client data validation
 func (c *Client) GetStructuredContent(ctx context.Context, args GetStructuredContentArgs) (*GetStructuredContentResult, error) {
-	return composition.CallAs[*GetStructuredContentResult](ctx, c.s, toolGetStructuredContent, args)
+	return composition.CallAs[*GetStructuredContentResult](ctx, c.c, toolGetStructuredContent, args)
 }
 
 // GetSum calls the tool "get-sum".
@@ -114,7 +122,7 @@ func (c *Client) GetStructuredContent(ctx context.Context, args GetStructuredCon
 //
 // Returns the sum of two numbers
 func (c *Client) GetSum(ctx context.Context, args GetSumArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetSum, args)
+	return c.c.CallTool(ctx, toolGetSum, args)
 }
 
 // GetTinyImage calls the tool "get-tiny-image".
@@ -123,7 +131,7 @@ func (c *Client) GetSum(ctx context.Context, args GetSumArgs) (*composition.Resu
 //
 // Returns a tiny MCP logo image.
 func (c *Client) GetTinyImage(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetTinyImage, nil)
+	return c.c.CallTool(ctx, toolGetTinyImage, nil)
 }
 
 // GzipFileAsResource calls the tool "gzip-file-as-resource".
@@ -132,7 +140,7 @@ func (c *Client) GetTinyImage(ctx context.Context) (*composition.Result, error) 
 //
 // Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
 func (c *Client) GzipFileAsResource(ctx context.Context, args GzipFileAsResourceArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGzipFileAsResource, args)
+	return c.c.CallTool(ctx, toolGzipFileAsResource, args)
 }
 
 // SimulateResearchQuery calls the tool "simulate-research-query".
@@ -141,7 +149,7 @@ func (c *Client) GzipFileAsResource(ctx context.Context, args GzipFileAsResource
 //
 // Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
 func (c *Client) SimulateResearchQuery(ctx context.Context, args SimulateResearchQueryArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolSimulateResearchQuery, args)
+	return c.c.CallTool(ctx, toolSimulateResearchQuery, args)
 }
 
 // ToggleSimulatedLogging calls the tool "toggle-simulated-logging".
@@ -150,7 +158,7 @@ func (c *Client) SimulateResearchQuery(ctx context.Context, args SimulateResearc
 //
 // Toggles simulated, random-leveled logging on or off.
 func (c *Client) ToggleSimulatedLogging(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolToggleSimulatedLogging, nil)
+	return c.c.CallTool(ctx, toolToggleSimulatedLogging, nil)
 }
 
 // ToggleSubscriberUpdates calls the tool "toggle-subscriber-updates".
@@ -159,7 +167,7 @@ func (c *Client) ToggleSimulatedLogging(ctx context.Context) (*composition.Resul
 //
 // Toggles simulated resource subscription updates on or off.
 func (c *Client) ToggleSubscriberUpdates(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolToggleSubscriberUpdates, nil)
+	return c.c.CallTool(ctx, toolToggleSubscriberUpdates, nil)
 }
 
 // TriggerLongRunningOperation calls the tool "trigger-long-running-operation".
@@ -168,5 +176,5 @@ func (c *Client) ToggleSubscriberUpdates(ctx context.Context) (*composition.Resu
 //
 // Demonstrates a long running operation with progress updates.
 func (c *Client) TriggerLongRunningOperation(ctx context.Context, args TriggerLongRunningOperationArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolTriggerLongRunningOperation, args)
+	return c.c.CallTool(ctx, toolTriggerLongRunningOperation, args)
 }
