@@ -46,8 +46,9 @@ type observeConfig struct {
 // reconnect (server, transport, negotiated protocol version, duration,
 // error), a lost session, and the start (Debug) and end (Debug, or Warn
 // with the error) of every tool call with its server, tool and duration.
-// Records never hold argument values, results, header values, environment
-// values or other configured secrets: errors are redacted of them first.
+// Records never hold argument values or results; errors are those of the
+// session, redacted of header values, environment values, tokens and URL
+// credentials.
 // Nil (the default) logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return Option{apply: func(c *config) { c.observe.logger = l }}
@@ -76,7 +77,7 @@ func withServerName(name string) Option {
 // intercept runs call through the session's interceptors to last, logging
 // its start and end.
 func (s *Session) intercept(ctx context.Context, call Call, last Invoker) (*Result, error) {
-	call.Server = s.observe.name(s.server)
+	call.Server = s.observe.name(s.c.Server())
 	inv := last
 	for i := len(s.observe.interceptors) - 1; i >= 0; i-- {
 		ic, next := s.observe.interceptors[i], inv
@@ -91,7 +92,7 @@ func (s *Session) intercept(ctx context.Context, call Call, last Invoker) (*Resu
 	res, err := inv(ctx, call)
 	attrs := []slog.Attr{slog.String("server", call.Server), slog.String("tool", call.Tool), slog.Duration("duration", time.Since(start))}
 	if err != nil {
-		l.LogAttrs(ctx, slog.LevelWarn, "mcp call failed", append(attrs, slog.String("error", redact.Text(err.Error(), s.secrets)))...)
+		l.LogAttrs(ctx, slog.LevelWarn, "mcp call failed", append(attrs, slog.String("error", redact.Text(err.Error(), nil)))...)
 	} else {
 		l.LogAttrs(ctx, slog.LevelDebug, "mcp call end", attrs...)
 	}

@@ -398,7 +398,7 @@ func (s *regServer) connectOptions() []Option {
 // the registry closes or, for a first connect, one fails.
 func (s *regServer) run(reconnect bool) {
 	opts := s.connectOptions()
-	cfg := newConfig(opts)
+	cfg, _ := newConfig(opts)
 	log := cfg.observe.logger
 	s.mu.Lock()
 	s.log = log
@@ -521,12 +521,13 @@ func (s *regServer) redact(err error) string {
 
 // Server returns the [Caller] of the server id, for a generated client's
 // FromRegistry. Its calls connect the server when needed and wait for a
-// reconnect in flight. When a call fails because its session was lost
-// (errors.Is(err, ErrSessionLost)), the registry reconnects; the call is
-// sent once more on the new session only when tool.ReadOnly or
-// tool.Idempotent says that is harmless, and otherwise fails with a
-// *[SessionLostError] saying that it may or may not have run. An unknown id
-// fails at call time.
+// connect in flight. When a call fails because its session was lost (a
+// *[SessionLostError]), the registry reconnects and sends the call once more
+// on the new session if that is safe: the request was not sent (Sent is
+// false), or tool.ReadOnly or tool.Idempotent says that running it twice is
+// harmless. Otherwise, or when reconnecting fails, the call fails with a
+// *[CallLostError] saying whether it may have run. An unknown id fails at
+// call time.
 func (r *Registry) Server(id string) Caller {
 	return &serverCaller{r: r, id: id}
 }
@@ -548,66 +549,73 @@ func (c *serverCaller) CallTool(ctx context.Context, tool Tool, args any) (*Resu
 		return nil, err
 	}
 	res, err := sess.CallTool(ctx, tool, args)
-	if err == nil || !errors.Is(err, ErrSessionLost) {
+	var le *SessionLostError
+	if !errors.As(err, &le) {
 		return res, err
 	}
 	s.lost(sess, err)
-	lostErr := &SessionLostError{Server: c.id, Tool: tool.Name, Retryable: tool.ReadOnly || tool.Idempotent, Err: err}
-	if !lostErr.Retryable {
+	lostErr := &CallLostError{Server: c.id, Tool: tool.Name, MayHaveRun: le.Sent, Err: err}
+	if le.Sent && !tool.ReadOnly && !tool.Idempotent {
 		return nil, lostErr
 	}
-	sess, err = s.session(ctx)
-	if err != nil {
-		lostErr.Err = err
+	if sess, err = s.session(ctx); err != nil {
+		lostErr.Reconnect = err
 		return nil, lostErr
 	}
 	if log := s.logger(); log != nil {
-		log.LogAttrs(ctx, slog.LevelInfo, "mcp call sent again after reconnect", slog.String("server", c.id), slog.String("tool", tool.Name))
+		log.LogAttrs(ctx, slog.LevelInfo, "mcp call sent again after reconnect", slog.String("server", c.id), slog.String("tool", tool.Name), slog.Bool("mayHaveRun", le.Sent))
 	}
 	res, err = sess.CallTool(ctx, tool, args)
-	if err != nil && errors.Is(err, ErrSessionLost) {
+	if errors.As(err, &le) {
 		s.lost(sess, err)
-		lostErr.Retried, lostErr.Err = true, err
+		lostErr.Retried, lostErr.MayHaveRun, lostErr.Err = true, lostErr.MayHaveRun || le.Sent, err
 		return nil, lostErr
 	}
 	return res, err
 }
 
-// SessionLostError is returned by a registry call whose session was lost
-// while the call was in flight, so the call may or may not have run on the
-// server. errors.Is(err, ErrSessionLost) is true for it.
-type SessionLostError struct {
+// CallLostError is returned by a call through a [Registry] whose session was
+// lost and that was not completed on a new session: the tool is neither
+// read-only nor idempotent and the request may have reached the server,
+// reconnecting failed, or the call was sent again and that session was lost
+// too. errors.Is(err, ErrSessionLost) is true for it; errors.As finds the
+// *[SessionLostError] of the last loss.
+type CallLostError struct {
 	// Server is the server's id in the registry.
 	Server string
 	// Tool is the tool's name.
 	Tool string
-	// Retryable is true when the tool is read-only or idempotent
-	// (readOnlyHint, idempotentHint), so the registry tried to send the
-	// call again after reconnecting.
-	Retryable bool
-	// Retried is true when the call was sent again and that session was
-	// lost too; false with Retryable when reconnecting failed (Err says
-	// why).
+	// MayHaveRun is true when a request reached, or may have reached, the
+	// server before the session was lost: the call may or may not have
+	// run. False means it certainly did not run.
+	MayHaveRun bool
+	// Retried is true when the call was sent again on a new session.
 	Retried bool
-	// Err is the last underlying error.
+	// Err is the error of the last attempt (a *SessionLostError inside).
 	Err error
+	// Reconnect is the error of reconnecting to send the call again, or
+	// nil.
+	Reconnect error
 }
 
-// Error says that the call may or may not have run, and why it was not (or
-// not successfully) retried.
-func (e *SessionLostError) Error() string {
-	why := "not retried: the tool is neither read-only nor idempotent (readOnlyHint, idempotentHint)"
-	switch {
-	case e.Retried:
-		why = "it was sent again after reconnecting and that session was lost too"
-	case e.Retryable:
-		why = "reconnecting to send it again failed"
+// Error says whether the call may have run, and why it was not (or not
+// successfully) sent again.
+func (e *CallLostError) Error() string {
+	msg := fmt.Sprintf("composition: server %q: tool %q: the session was lost before the call was sent, so it did not run", e.Server, e.Tool)
+	if e.MayHaveRun {
+		msg = fmt.Sprintf("composition: server %q: tool %q: the session was lost during the call, which may or may not have run", e.Server, e.Tool)
 	}
-	return fmt.Sprintf("composition: server %q: tool %q: the session was lost during the call, which may or may not have run; %s: %v", e.Server, e.Tool, why, e.Err)
+	switch {
+	case e.Reconnect != nil:
+		return fmt.Sprintf("%s; reconnecting to send it again failed: %v (the session was lost: %v)", msg, e.Reconnect, e.Err)
+	case e.Retried:
+		return fmt.Sprintf("%s; it was sent again after reconnecting and that session was lost too: %v", msg, e.Err)
+	}
+	return fmt.Sprintf("%s; not sent again because the tool is neither read-only nor idempotent (readOnlyHint, idempotentHint): %v", msg, e.Err)
 }
 
 // Is reports whether target is ErrSessionLost.
-func (e *SessionLostError) Is(target error) bool { return target == ErrSessionLost }
+func (e *CallLostError) Is(target error) bool { return target == ErrSessionLost }
 
-// Unwrap returns Err.
-func (e *SessionLostError) Unwrap() error { return e.Err }
+// Unwrap returns Err and Reconnect.
+func (e *CallLostError) Unwrap() []error { return []error{e.Err, e.Reconnect} }
