@@ -33,14 +33,17 @@ func DigestCheck(mode composition.DigestMode) composition.Option {
 	return composition.WithDigestCheckAt(ServerDigest, "2026-07-28", mode)
 }
 
-// NewClient returns a Client that calls tools through s.
-func NewClient(s *composition.Session) *Client {
-	return &Client{c: s}
+// NewClient returns a Client that calls tools through c: a
+// *composition.Session, a server of a composition.Registry (r.Server(id),
+// for a server registered under another id than "sqlite-explorer"),
+// or a test's own composition.Caller.
+func NewClient(c composition.Caller) *Client {
+	return &Client{c: c}
 }
 
 // FromRegistry returns a Client that calls tools on the server with id
-// "sqlite-explorer" in r, connecting it on first use and reconnecting
-// it when its session is lost.
+// "sqlite-explorer" in r: connected on first use, reconnected when its
+// session is lost (see composition.Registry.Server).
 func FromRegistry(r *composition.Registry) *Client {
 	return &Client{c: r.Server("sqlite-explorer")}
 }

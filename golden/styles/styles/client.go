@@ -19,14 +19,17 @@ type Client struct {
 	c composition.Caller
 }
 
-// NewClient returns a Client that calls tools through s.
-func NewClient(s *composition.Session) *Client {
-	return &Client{c: s}
+// NewClient returns a Client that calls tools through c: a
+// *composition.Session, a server of a composition.Registry (r.Server(id),
+// for a server registered under another id than "styles"),
+// or a test's own composition.Caller.
+func NewClient(c composition.Caller) *Client {
+	return &Client{c: c}
 }
 
 // FromRegistry returns a Client that calls tools on the server with id
-// "styles" in r, connecting it on first use and reconnecting
-// it when its session is lost.
+// "styles" in r: connected on first use, reconnected when its
+// session is lost (see composition.Registry.Server).
 func FromRegistry(r *composition.Registry) *Client {
 	return &Client{c: r.Server("styles")}
 }
