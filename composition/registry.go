@@ -423,6 +423,10 @@ func (s *regServer) run(reconnect bool) {
 				t.Stop()
 			}
 		}
+		if s.r.life.Err() != nil {
+			s.finish(ErrRegistryClosed)
+			return
+		}
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(s.r.life, timeout)
 		sess, err := Connect(ctx, s.t, opts...)
@@ -459,7 +463,7 @@ func (s *regServer) run(reconnect bool) {
 		}
 		s.lastErr = err
 		s.failures++
-		if !reconnect || errors.Is(err, ErrRegistryClosed) {
+		if !reconnect || s.r.life.Err() != nil {
 			s.state, s.pending = StateFailed, nil
 			close(ch)
 			s.mu.Unlock()
@@ -468,6 +472,17 @@ func (s *regServer) run(reconnect bool) {
 		s.pending = make(chan struct{})
 		close(ch)
 		s.mu.Unlock()
+	}
+}
+
+// finish ends a connect loop that made no attempt, with err.
+func (s *regServer) finish(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastErr, s.state = err, StateFailed
+	if s.pending != nil {
+		close(s.pending)
+		s.pending = nil
 	}
 }
 
@@ -494,6 +509,9 @@ func (s *regServer) lostLocked(sess *Session, cause error) {
 	}
 	if cause == nil {
 		cause = ErrSessionLost
+	}
+	if le := new(SessionLostError); errors.As(cause, &le) && le.Err != nil {
+		cause = le.Err // why, without the request's fate
 	}
 	s.sess, s.lastErr = nil, cause
 	if s.log != nil {
