@@ -109,7 +109,8 @@ const (
 type ServerStatus struct {
 	// ID is the server's id in the registry.
 	ID string
-	// Server names it: its command or URL, as [Transport.String].
+	// Server names it: its command or URL, as [Transport.String], with
+	// configured secrets masked.
 	Server string
 	// Transport is the transport of the current session
 	// ([TransportStdio], …), "" when not connected.
@@ -253,7 +254,7 @@ func (r *Registry) Status() []ServerStatus {
 	out := make([]ServerStatus, 0, len(servers))
 	for _, s := range servers {
 		s.mu.Lock()
-		st := ServerStatus{ID: s.id, Server: s.t.String(), State: s.state, ProtocolVersion: s.version, Reconnects: s.reconnects}
+		st := ServerStatus{ID: s.id, Server: redact.Text(s.t.String(), s.secrets), State: s.state, ProtocolVersion: s.version, Reconnects: s.reconnects}
 		if s.sess != nil {
 			st.Transport = s.sess.Transport()
 		}
@@ -355,7 +356,7 @@ func (s *regServer) session(ctx context.Context) (*Session, error) {
 			if err == nil {
 				err = ErrSessionLost
 			}
-			return nil, err
+			return nil, s.redactErr(err)
 		}
 		if s.pending == nil && !s.startLocked(false) {
 			s.mu.Unlock()
@@ -536,6 +537,25 @@ func (s *regServer) logger() *slog.Logger {
 func (s *regServer) redact(err error) string {
 	return redact.Text(err.Error(), s.secrets)
 }
+
+// redactErr is err with the server's secrets masked in its message (values
+// from the config file that the session's own redaction does not know, such
+// as a variable expanded into the command); errors.Is and errors.As see err.
+func (s *regServer) redactErr(err error) error {
+	if msg := s.redact(err); msg != err.Error() {
+		return &redactedError{msg: msg, err: err}
+	}
+	return err
+}
+
+// redactedError shows msg and unwraps to err.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 // Server returns the [Caller] of the server id, for a generated client's
 // FromRegistry. Its calls connect the server when needed and wait for a
