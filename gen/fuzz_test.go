@@ -27,7 +27,7 @@ import "context"
 type Output struct{ PlainObject, CanBeObject, HasResultProperty, AlwaysWraps bool }
 type SchemaSet struct{}
 func NewSchemaSet(docs map[string]string) *SchemaSet { return nil }
-type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string; ReadOnly, Idempotent bool }
+type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string; ReadOnly, Idempotent bool; Digest string }
 type Session struct{}
 type Result struct{}
 func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error { return nil }
@@ -48,7 +48,7 @@ func (t *Types) Validate(v any) error { return nil }
 type Nullable[T any] struct { Value T; Set, Null bool }
 type DigestMode int
 type Option struct{}
-func WithDigestCheckAt(expected, exportedAt string, mode DigestMode) Option { return Option{} }
+func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...Tool) Option { return Option{} }
 `
 
 // checker type-checks generated packages against the composition stub and

@@ -435,6 +435,10 @@ type Tool struct {
 	// idempotentHint annotations (MCP specification, ToolAnnotations): a
 	// registry retries a call whose session was lost only for such tools.
 	ReadOnly, Idempotent bool
+	// Digest is the tool's digest recorded under the bundle's "x-mcpbind"
+	// ("sha256:…", "" when absent): the pin the runtime compares the live
+	// tool with.
+	Digest string
 }
 
 // DescriptorVar returns the name of the package-level composition.Tool
