@@ -8,6 +8,7 @@
 package ir
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -431,6 +432,9 @@ type Tool struct {
 	// Package.Schemas ("" when absent); NaturalPointer locates the natural
 	// result schema inside the output document ("" or "/properties/result").
 	InputDoc, OutputDoc, NaturalPointer string
+	// Raw is the tool object as the bundle holds it (compact JSON); the
+	// generated server (generate --server) lists it as it is.
+	Raw json.RawMessage
 }
 
 // DescriptorVar returns the name of the package-level composition.Tool
