@@ -1,0 +1,215 @@
+package golden
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpbind/mcpbind/composition"
+	legacy "github.com/mcpbind/mcpbind/golden/sqlite-explorer-2025-06-18/sqliteexplorer"
+	modern "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
+	"github.com/mcpbind/mcpbind/internal/testenv"
+)
+
+// stubTransports returns the transports to the generated --server stub of
+// sqlite-explorer (internal/sqlitestub, the generated Register over the
+// example's store), each on a fresh database.
+func stubTransports(t *testing.T) map[string]composition.Transport {
+	t.Helper()
+	bin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
+	return map[string]composition.Transport{
+		"stdio": composition.Stdio(bin, "--dir", t.TempDir()),
+	}
+}
+
+// TestServerStubEveryEra serves sqlite-explorer's contract from the code
+// generate --server wrote (Handler, Register) and calls every tool through
+// both generated clients (bundles exported at 2026-07-28 and at 2025-06-18)
+// in sessions of both eras, with argument and result validation on: every
+// tool must round-trip to the natural Go values, which takes the stub
+// listing and sending wrapped results toward 2025-06-18 sessions and
+// natural ones toward 2026-07-28 sessions. The digests of both bundles
+// must match the stub's tools in the session of their era.
+func TestServerStubEveryEra(t *testing.T) {
+	for tname, transport := range stubTransports(t) {
+		for _, version := range []string{"", "2025-06-18"} {
+			for _, bundleEra := range []string{"2026-07-28 bundle", "2025-06-18 bundle"} {
+				t.Run(tname+"/session "+cmpOr(version, "newest")+"/"+bundleEra, func(t *testing.T) {
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					defer cancel()
+					digest := modern.DigestCheck(composition.DigestFail)
+					if strings.HasPrefix(bundleEra, "2025") {
+						digest = legacy.DigestCheck(composition.DigestFail)
+					}
+					var warnings []string
+					s, err := composition.Connect(ctx, transport, composition.WithProtocolVersion(version),
+						composition.WithArgsValidation(), composition.WithResultValidation(), digest,
+						composition.WithWarnings(func(m string) { warnings = append(warnings, m) }))
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer s.Close()
+					if want := cmpOr(version, composition.ModernProtocolVersion); s.ProtocolVersion() != want {
+						t.Fatalf("negotiated %s, want %s", s.ProtocolVersion(), want)
+					}
+					sameEra := (version == "") == strings.HasPrefix(bundleEra, "2026")
+					if sameEra && len(warnings) > 0 {
+						t.Errorf("digest check in the bundle's era: %q", warnings)
+					}
+					calls := modernCalls(s)
+					if strings.HasPrefix(bundleEra, "2025") {
+						calls = legacyCalls(s)
+					}
+					exercise(ctx, t, calls)
+				})
+			}
+		}
+	}
+}
+
+// TestServerStubMatchesRealServer lists the tools and calls each of them
+// on the real sqlite-explorer and on the generated stub, both on fresh
+// databases, in sessions of both eras: tools/list and every tools/call
+// result (structuredContent, content, isError) must be the same JSON.
+func TestServerStubMatchesRealServer(t *testing.T) {
+	bin, args := testenv.SQLiteExplorerStdio(t)
+	real := composition.Stdio(bin, args...)
+	stub := stubTransports(t)["stdio"]
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list_tables", nil},
+		{"count_rows", map[string]any{"table": "books"}},
+		{"count_rows", map[string]any{"table": "no_such_table"}},
+		{"describe_table", map[string]any{"table": "loans"}},
+		{"find_row", map[string]any{"table": "authors", "id": 2}},
+		{"find_row", map[string]any{"table": "authors", "id": 424242}},
+		{"query", map[string]any{"sql": "SELECT id, title FROM books WHERE id < ? ORDER BY id", "params": []any{4}}},
+		{"query", map[string]any{"sql": "DELETE FROM books"}},
+		{"insert_row", map[string]any{"table": "authors", "values": map[string]any{"name": "Stub Author", "born": 1970}}},
+	}
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("session "+cmpOr(version, "newest"), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			open := func(tr composition.Transport) *composition.Session {
+				s, err := composition.Connect(ctx, tr, composition.WithProtocolVersion(version))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = s.Close() })
+				return s
+			}
+			r, s := open(real), open(stub)
+			rt, err := r.ListToolsRaw(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := s.ListToolsRaw(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rt) != len(st) {
+				t.Fatalf("the real server lists %d tools, the stub %d", len(rt), len(st))
+			}
+			for i := range rt {
+				if !sameJSON(t, rt[i], st[i]) {
+					t.Errorf("tools/list item %d:\n real %s\n stub %s", i, rt[i], st[i])
+				}
+			}
+			for _, c := range calls {
+				want, werr := r.CallResult(ctx, c.tool, c.args)
+				got, gerr := s.CallResult(ctx, c.tool, c.args)
+				if werr != nil {
+					want = toolErrorResult(t, werr)
+				}
+				if gerr != nil {
+					got = toolErrorResult(t, gerr)
+				}
+				wj, _ := json.Marshal(want)
+				gj, _ := json.Marshal(got)
+				if !sameJSON(t, wj, gj) {
+					t.Errorf("%s %v:\n real %s\n stub %s", c.tool, c.args, wj, gj)
+				}
+			}
+		})
+	}
+}
+
+// TestServerStubRefusesBadArguments: arguments that do not decode into the
+// Args type reach no handler and come back as a tool error naming the tool
+// and the JSON pointer; a value the Args type would take but the
+// inputSchema forbids (null for a string) is refused only with
+// WithServerArgsValidation.
+func TestServerStubRefusesBadArguments(t *testing.T) {
+	bin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := composition.Connect(ctx, composition.Stdio(bin, "--dir", t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"find_row", map[string]any{"table": "authors", "id": "one"}, `invalid arguments for tool "find_row" at /id: `},
+		{"count_rows", map[string]any{}, `invalid arguments for tool "count_rows" at /: missing property 'table'`},
+		{"query", map[string]any{"sql": "SELECT 1", "limit": 3}, `invalid arguments for tool "query" at /: additional properties 'limit' not allowed`},
+	} {
+		_, err := s.CallResult(ctx, tc.tool, tc.args)
+		var te *composition.ToolError
+		if !errors.As(err, &te) || !strings.HasPrefix(te.Text, tc.want) {
+			t.Errorf("%s %v: %v, want a tool error starting %q", tc.tool, tc.args, err, tc.want)
+		}
+	}
+	// null decodes into a Go string as "", so without validation the
+	// handler runs (and the store says there is no such table).
+	_, err = s.CallResult(ctx, "count_rows", map[string]any{"table": nil})
+	var te *composition.ToolError
+	if !errors.As(err, &te) || strings.Contains(te.Text, "invalid arguments") {
+		t.Errorf("count_rows with a null table, no validation: %v, want the handler's error", err)
+	}
+	v, err := composition.Connect(ctx, composition.Stdio(bin, "--dir", t.TempDir(), "--validate-args"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	_, err = v.CallResult(ctx, "count_rows", map[string]any{"table": nil})
+	if want := `invalid arguments for tool "count_rows" at /table: `; !errors.As(err, &te) || !strings.HasPrefix(te.Text, want) {
+		t.Errorf("count_rows with a null table, WithServerArgsValidation: %v, want a tool error starting %q", err, want)
+	}
+	if n, err := modern.NewClient(v).CountRows(ctx, modern.CountRowsArgs{Table: "books"}); err != nil || n == 0 {
+		t.Errorf("a valid call with WithServerArgsValidation: %d, %v", n, err)
+	}
+}
+
+// toolErrorResult returns the result a *composition.ToolError carries.
+func toolErrorResult(t *testing.T, err error) *composition.Result {
+	t.Helper()
+	var te *composition.ToolError
+	if !errors.As(err, &te) {
+		t.Fatalf("call: %v", err)
+	}
+	return te.Result
+}
+
+// sameJSON reports whether a and b are the same JSON value.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		t.Fatalf("%v: %s", err, a)
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return reflect.DeepEqual(va, vb)
+}
