@@ -10,19 +10,32 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	legacy "github.com/mcpbind/mcpbind/golden/sqlite-explorer-2025-06-18/sqliteexplorer"
 	modern "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
+	"github.com/mcpbind/mcpbind/internal/sqlitestub"
 	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
 // stubTransports returns the transports to the generated --server stub of
 // sqlite-explorer (internal/sqlitestub, the generated Register over the
-// example's store), each on a fresh database.
-func stubTransports(t *testing.T) map[string]composition.Transport {
+// example's store), each on a fresh database: in this process
+// (composition.InProcess) and over stdio (bin, built from
+// internal/sqlitestub/cmd/sqlite-stub).
+func stubTransports(t *testing.T, bin string) map[string]composition.Transport {
 	t.Helper()
-	bin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
+	store, err := explorer.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	srv, err := sqlitestub.NewServer(sqlitestub.Handler{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return map[string]composition.Transport{
-		"stdio": composition.Stdio(bin, "--dir", t.TempDir()),
+		"in-process": composition.InProcess(srv),
+		"stdio":      composition.Stdio(bin, "--dir", t.TempDir()),
 	}
 }
 
@@ -35,7 +48,8 @@ func stubTransports(t *testing.T) map[string]composition.Transport {
 // natural ones toward 2026-07-28 sessions. The digests of both bundles
 // must match the stub's tools in the session of their era.
 func TestServerStubEveryEra(t *testing.T) {
-	for tname, transport := range stubTransports(t) {
+	stubBin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
+	for tname, transport := range stubTransports(t, stubBin) {
 		for _, version := range []string{"", "2025-06-18"} {
 			for _, bundleEra := range []string{"2026-07-28 bundle", "2025-06-18 bundle"} {
 				t.Run(tname+"/session "+cmpOr(version, "newest")+"/"+bundleEra, func(t *testing.T) {
@@ -72,13 +86,10 @@ func TestServerStubEveryEra(t *testing.T) {
 }
 
 // TestServerStubMatchesRealServer lists the tools and calls each of them
-// on the real sqlite-explorer and on the generated stub, both on fresh
-// databases, in sessions of both eras: tools/list and every tools/call
+// on the real sqlite-explorer and on the generated stub (in process and
+// over stdio), both on fresh databases, in sessions of both eras: tools/list and every tools/call
 // result (structuredContent, content, isError) must be the same JSON.
 func TestServerStubMatchesRealServer(t *testing.T) {
-	bin, args := testenv.SQLiteExplorerStdio(t)
-	real := composition.Stdio(bin, args...)
-	stub := stubTransports(t)["stdio"]
 	calls := []struct {
 		tool string
 		args map[string]any
@@ -93,8 +104,13 @@ func TestServerStubMatchesRealServer(t *testing.T) {
 		{"query", map[string]any{"sql": "DELETE FROM books"}},
 		{"insert_row", map[string]any{"table": "authors", "values": map[string]any{"name": "Stub Author", "born": 1970}}},
 	}
-	for _, version := range []string{"", "2025-06-18"} {
-		t.Run("session "+cmpOr(version, "newest"), func(t *testing.T) {
+	realBin := testenv.Build(t, "./examples/sqlite-explorer")
+	stubBin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
+	for _, key := range []string{"in-process/", "stdio/", "in-process/2025-06-18", "stdio/2025-06-18"} {
+		tname, version, _ := strings.Cut(key, "/")
+		t.Run(tname+"/session "+cmpOr(version, "newest"), func(t *testing.T) {
+			// Fresh databases, so both insert_row calls get the same id.
+			real, stub := composition.Stdio(realBin, "--dir", t.TempDir()), stubTransports(t, stubBin)[tname]
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			open := func(tr composition.Transport) *composition.Session {
