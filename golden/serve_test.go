@@ -85,25 +85,29 @@ func TestServerStubEveryEra(t *testing.T) {
 	}
 }
 
+// stubCalls are the calls that compare the stub with the real server: every
+// tool, tool errors (an unknown table, a write through query) and a row
+// that does not exist (null).
+var stubCalls = []struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments,omitempty"`
+}{
+	{"list_tables", nil},
+	{"count_rows", map[string]any{"table": "books"}},
+	{"count_rows", map[string]any{"table": "no_such_table"}},
+	{"describe_table", map[string]any{"table": "loans"}},
+	{"find_row", map[string]any{"table": "authors", "id": 2}},
+	{"find_row", map[string]any{"table": "authors", "id": 424242}},
+	{"query", map[string]any{"sql": "SELECT id, title FROM books WHERE id < ? ORDER BY id", "params": []any{4}}},
+	{"query", map[string]any{"sql": "DELETE FROM books"}},
+	{"insert_row", map[string]any{"table": "authors", "values": map[string]any{"name": "Stub Author", "born": 1970}}},
+}
+
 // TestServerStubMatchesRealServer lists the tools and calls each of them
 // on the real sqlite-explorer and on the generated stub (in process and
 // over stdio), both on fresh databases, in sessions of both eras: tools/list and every tools/call
 // result (structuredContent, content, isError) must be the same JSON.
 func TestServerStubMatchesRealServer(t *testing.T) {
-	calls := []struct {
-		tool string
-		args map[string]any
-	}{
-		{"list_tables", nil},
-		{"count_rows", map[string]any{"table": "books"}},
-		{"count_rows", map[string]any{"table": "no_such_table"}},
-		{"describe_table", map[string]any{"table": "loans"}},
-		{"find_row", map[string]any{"table": "authors", "id": 2}},
-		{"find_row", map[string]any{"table": "authors", "id": 424242}},
-		{"query", map[string]any{"sql": "SELECT id, title FROM books WHERE id < ? ORDER BY id", "params": []any{4}}},
-		{"query", map[string]any{"sql": "DELETE FROM books"}},
-		{"insert_row", map[string]any{"table": "authors", "values": map[string]any{"name": "Stub Author", "born": 1970}}},
-	}
 	realBin := testenv.Build(t, "./examples/sqlite-explorer")
 	stubBin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
 	for _, key := range []string{"in-process/", "stdio/", "in-process/2025-06-18", "stdio/2025-06-18"} {
@@ -138,9 +142,9 @@ func TestServerStubMatchesRealServer(t *testing.T) {
 					t.Errorf("tools/list item %d:\n real %s\n stub %s", i, rt[i], st[i])
 				}
 			}
-			for _, c := range calls {
-				want, werr := r.CallResult(ctx, c.tool, c.args)
-				got, gerr := s.CallResult(ctx, c.tool, c.args)
+			for _, c := range stubCalls {
+				want, werr := r.CallResult(ctx, c.Name, c.Arguments)
+				got, gerr := s.CallResult(ctx, c.Name, c.Arguments)
 				if werr != nil {
 					want = toolErrorResult(t, werr)
 				}
@@ -150,7 +154,7 @@ func TestServerStubMatchesRealServer(t *testing.T) {
 				wj, _ := json.Marshal(want)
 				gj, _ := json.Marshal(got)
 				if !sameJSON(t, wj, gj) {
-					t.Errorf("%s %v:\n real %s\n stub %s", c.tool, c.args, wj, gj)
+					t.Errorf("%s %v:\n real %s\n stub %s", c.Name, c.Arguments, wj, gj)
 				}
 			}
 		})
