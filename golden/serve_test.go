@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	legacy "github.com/mcpbind/mcpbind/golden/sqlite-explorer-2025-06-18/sqliteexplorer"
@@ -232,4 +234,108 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 		t.Fatalf("%v: %s", err, b)
 	}
 	return reflect.DeepEqual(va, vb)
+}
+
+// legacyFake is a typed fake of sqlite-explorer written against the package
+// generated from the bundle exported at 2025-06-18, whose tool objects hold
+// the wrapped output schemas: it answers from fixed data.
+type legacyFake struct{}
+
+var _ legacy.Handler = legacyFake{}
+
+func (legacyFake) CountRows(_ context.Context, a legacy.CountRowsArgs) (int64, error) {
+	if a.Table != "books" {
+		return 0, errors.New("no table " + a.Table)
+	}
+	return 24, nil
+}
+
+func (legacyFake) DescribeTable(context.Context, legacy.DescribeTableArgs) (*legacy.DescribeTableResult, error) {
+	return &legacy.DescribeTableResult{Table: "books", Columns: []legacy.DescribeTableResultColumnsItem{{Name: "id", Type: "INTEGER", PrimaryKey: true}}}, nil
+}
+
+func (legacyFake) FindRow(_ context.Context, a legacy.FindRowArgs) (map[string]json.RawMessage, error) {
+	if a.ID != 1 {
+		return nil, nil
+	}
+	return map[string]json.RawMessage{"id": json.RawMessage("1"), "name": json.RawMessage(`"Jane Austen"`)}, nil
+}
+
+func (legacyFake) InsertRow(context.Context, legacy.InsertRowArgs) (*legacy.InsertRowResult, error) {
+	return &legacy.InsertRowResult{ID: 11}, nil
+}
+
+func (legacyFake) ListTables(context.Context) ([]string, error) {
+	return []string{"authors", "books", "loans"}, nil
+}
+
+func (legacyFake) Query(context.Context, legacy.QueryArgs) (*legacy.QueryResult, error) {
+	return &legacy.QueryResult{Columns: []string{"n"}, Rows: [][]json.RawMessage{{json.RawMessage("1")}}, RowCount: 1}, nil
+}
+
+// TestServerStubFromWrappedBundle serves the package generated from the
+// bundle exported at 2025-06-18 (output schemas recorded wrapped as
+// {"result": S}) with a typed fake: it must list exactly what the real
+// server lists in each era (the recorded envelope before 2026-07-28, its
+// inner natural schema from 2026-07-28 on) and its values must reach both
+// generated clients as natural values.
+func TestServerStubFromWrappedBundle(t *testing.T) {
+	realBin := testenv.Build(t, "./examples/sqlite-explorer")
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("session "+cmpOr(version, "newest"), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			srv := server.NewMCPServer("sqlite-explorer", "0.1.0", server.WithToolCapabilities(false))
+			if err := legacy.Register(srv, legacyFake{}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := composition.Connect(ctx, composition.InProcess(srv), composition.WithProtocolVersion(version), composition.WithResultValidation())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			r, err := composition.Connect(ctx, composition.Stdio(realBin, "--dir", t.TempDir()), composition.WithProtocolVersion(version))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			rt, err := r.ListToolsRaw(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := s.ListToolsRaw(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rt) != len(st) {
+				t.Fatalf("the real server lists %d tools, the fake %d", len(rt), len(st))
+			}
+			for i := range rt {
+				if !sameJSON(t, rt[i], st[i]) {
+					t.Errorf("tools/list item %d:\n real %s\n fake %s", i, rt[i], st[i])
+				}
+			}
+			for name, c := range map[string]sqliteCalls{"2026-07-28 client": modernCalls(s), "2025-06-18 client": legacyCalls(s)} {
+				tables, err := c.listTables(ctx)
+				if err != nil || len(tables) != 3 {
+					t.Errorf("%s: list_tables = %v, %v", name, tables, err)
+				}
+				n, err := c.countRows(ctx, "books")
+				if err != nil || n != 24 {
+					t.Errorf("%s: count_rows = %d, %v", name, n, err)
+				}
+				row, found, err := c.findRow(ctx, "authors", 1)
+				if err != nil || !found || row["name"] != `"Jane Austen"` || row["result"] != "" {
+					t.Errorf("%s: find_row 1 = %v (found %v), %v", name, row, found, err)
+				}
+				if _, found, err := c.findRow(ctx, "authors", 2); err != nil || found {
+					t.Errorf("%s: find_row 2 found %v, %v; want null", name, found, err)
+				}
+				var te *composition.ToolError
+				if _, err := c.countRows(ctx, "nope"); !errors.As(err, &te) || te.Text != "no table nope" {
+					t.Errorf("%s: count_rows nope: %v, want the handler's error as a tool error", name, err)
+				}
+			}
+		})
+	}
 }
