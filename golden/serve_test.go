@@ -128,22 +128,7 @@ func TestServerStubMatchesRealServer(t *testing.T) {
 				return s
 			}
 			r, s := open(real), open(stub)
-			rt, err := r.ListToolsRaw(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := s.ListToolsRaw(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rt) != len(st) {
-				t.Fatalf("the real server lists %d tools, the stub %d", len(rt), len(st))
-			}
-			for i := range rt {
-				if !sameJSON(t, rt[i], st[i]) {
-					t.Errorf("tools/list item %d:\n real %s\n stub %s", i, rt[i], st[i])
-				}
-			}
+			sameTools(ctx, t, r, s)
 			for _, c := range stubCalls {
 				want, werr := r.CallResult(ctx, c.Name, c.Arguments)
 				got, gerr := s.CallResult(ctx, c.Name, c.Arguments)
@@ -210,6 +195,28 @@ func TestServerStubRefusesBadArguments(t *testing.T) {
 	}
 	if n, err := modern.NewClient(v).CountRows(ctx, modern.CountRowsArgs{Table: "books"}); err != nil || n == 0 {
 		t.Errorf("a valid call with WithServerArgsValidation: %d, %v", n, err)
+	}
+}
+
+// sameTools fails the test unless the stub session s lists the same tools
+// as the real session r, as JSON values.
+func sameTools(ctx context.Context, t *testing.T, r, s *composition.Session) {
+	t.Helper()
+	rt, err := r.ListToolsRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.ListToolsRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rt) != len(st) {
+		t.Fatalf("the real server lists %d tools, the stub %d", len(rt), len(st))
+	}
+	for i := range rt {
+		if !sameJSON(t, rt[i], st[i]) {
+			t.Errorf("tools/list item %d:\n real %s\n stub %s", i, rt[i], st[i])
+		}
 	}
 }
 
@@ -299,22 +306,7 @@ func TestServerStubFromWrappedBundle(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			rt, err := r.ListToolsRaw(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := s.ListToolsRaw(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rt) != len(st) {
-				t.Fatalf("the real server lists %d tools, the fake %d", len(rt), len(st))
-			}
-			for i := range rt {
-				if !sameJSON(t, rt[i], st[i]) {
-					t.Errorf("tools/list item %d:\n real %s\n fake %s", i, rt[i], st[i])
-				}
-			}
+			sameTools(ctx, t, r, s)
 			for name, c := range map[string]sqliteCalls{"2026-07-28 client": modernCalls(s), "2025-06-18 client": legacyCalls(s)} {
 				tables, err := c.listTables(ctx)
 				if err != nil || len(tables) != 3 {
