@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -22,21 +23,28 @@ import (
 // stubTransports returns the transports to the generated --server stub of
 // sqlite-explorer (internal/sqlitestub, the generated Register over the
 // example's store), each on a fresh database: in this process
-// (composition.InProcess) and over stdio (bin, built from
+// (composition.InProcess), over streamable HTTP on 127.0.0.1 (mcp-go's
+// handler in an httptest server) and over stdio (bin, built from
 // internal/sqlitestub/cmd/sqlite-stub).
 func stubTransports(t *testing.T, bin string) map[string]composition.Transport {
 	t.Helper()
-	store, err := explorer.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	stub := func() *server.MCPServer {
+		store, err := explorer.Open(context.Background(), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = store.Close() })
+		srv, err := sqlitestub.NewServer(sqlitestub.Handler{Store: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv
 	}
-	t.Cleanup(func() { _ = store.Close() })
-	srv, err := sqlitestub.NewServer(sqlitestub.Handler{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hs := httptest.NewServer(server.NewStreamableHTTPServer(stub()))
+	t.Cleanup(hs.Close)
 	return map[string]composition.Transport{
-		"in-process": composition.InProcess(srv),
+		"in-process": composition.InProcess(stub()),
+		"http":       composition.HTTP(hs.URL),
 		"stdio":      composition.Stdio(bin, "--dir", t.TempDir()),
 	}
 }
@@ -106,13 +114,14 @@ var stubCalls = []struct {
 }
 
 // TestServerStubMatchesRealServer lists the tools and calls each of them
-// on the real sqlite-explorer and on the generated stub (in process and
-// over stdio), both on fresh databases, in sessions of both eras: tools/list and every tools/call
-// result (structuredContent, content, isError) must be the same JSON.
+// on the real sqlite-explorer and on the generated stub (in process, over
+// stdio and over streamable HTTP), all on fresh databases, in sessions of
+// both eras: tools/list and every tools/call result (structuredContent,
+// content, isError) must be the same JSON.
 func TestServerStubMatchesRealServer(t *testing.T) {
 	realBin := testenv.Build(t, "./examples/sqlite-explorer")
 	stubBin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
-	for _, key := range []string{"in-process/", "stdio/", "in-process/2025-06-18", "stdio/2025-06-18"} {
+	for _, key := range []string{"in-process/", "stdio/", "http/", "in-process/2025-06-18", "stdio/2025-06-18", "http/2025-06-18"} {
 		tname, version, _ := strings.Cut(key, "/")
 		t.Run(tname+"/session "+cmpOr(version, "newest"), func(t *testing.T) {
 			// Fresh databases, so both insert_row calls get the same id.
