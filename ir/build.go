@@ -86,6 +86,7 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 			}
 			return nil, &Error{Server: srv.ID, Tool: t.Name, Err: err}
 		}
+		tool.Raw = t.Raw
 		p.Tools = append(p.Tools, tool)
 	}
 	dedupTypes(p, b.cfg.Namer, b.types)

@@ -8,6 +8,7 @@
 package ir
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -439,6 +440,9 @@ type Tool struct {
 	// ("sha256:…", "" when absent): the pin the runtime compares the live
 	// tool with.
 	Digest string
+	// Raw is the tool object as the bundle holds it (compact JSON); the
+	// generated server (generate --server) lists it as it is.
+	Raw json.RawMessage
 }
 
 // DescriptorVar returns the name of the package-level composition.Tool
