@@ -188,7 +188,7 @@ func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error 
 	if !ok {
 		return fmt.Errorf("composition: tool %q returned no structuredContent and no text content that is JSON (text: %q)", tool.Name, truncate(res.Text(), 200))
 	}
-	value, _ := Unwrap(s.version, tool.Output, raw)
+	value, _ := Unwrap(s.ProtocolVersion(), tool.Output, raw)
 	if err := s.checkResult(ctx, tool, value); err != nil {
 		return err
 	}
@@ -220,23 +220,13 @@ func (s *Session) call(ctx context.Context, name string, args any) (*Result, err
 	if err != nil {
 		return nil, fmt.Errorf("composition: tool %q: %w", name, err)
 	}
-	capt := newCapture(sanitizeCallResult, string(mcp.MethodToolsCall))
-	_, err = s.client.CallTool(withCapture(ctx, capt), mcp.CallToolRequest{
-		Params: mcp.CallToolParams{Name: name, Arguments: argsRaw},
-	})
+	raw, err := s.c.CallToolRaw(ctx, name, argsRaw)
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			err = fmt.Errorf("%w (%w)", err, ctxErr)
-		}
-		return nil, fmt.Errorf("composition: calling tool %q on %s: %w", name, s.server, s.annotate(err))
-	}
-	raw := capt.result(string(mcp.MethodToolsCall))
-	if raw == nil {
-		return nil, fmt.Errorf("composition: calling tool %q on %s: no result was captured", name, s.server)
+		return nil, fmt.Errorf("composition: %w", err)
 	}
 	var res Result
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("composition: tool %q on %s: malformed tools/call result: %w (received %s)", name, s.server, err, truncate(string(raw), 200))
+		return nil, fmt.Errorf("composition: tool %q on %s: malformed tools/call result: %w (received %s)", name, s.c.Server(), err, truncate(string(raw), 200))
 	}
 	return &res, nil
 }
@@ -264,3 +254,11 @@ func marshalArgs(args any) (json.RawMessage, error) {
 // boundary), marking the cut, after masking URL credentials in it (redact
 // first, cut second).
 func truncate(s string, n int) string { return redact.Cut(s, nil, n) }
+
+// nonNull is r, or nil when r is absent or JSON null.
+func nonNull(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 || string(r) == "null" {
+		return nil
+	}
+	return r
+}

@@ -49,7 +49,7 @@ func BenchmarkTypedCall(b *testing.B) {
 			}
 		})
 		b.Run("typed/"+version, func(b *testing.B) {
-			s, err := composition.NewInProcessSession(ctx, srv, version)
+			s, err := composition.Connect(ctx, composition.InProcess(srv), composition.WithProtocolVersion(version))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,65 +1,306 @@
 package composition
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"log/slog"
-	"net/http"
-	"net/url"
-	"sync"
+	"io"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 )
 
-// How Connect reaches a server, attempt by attempt.
+// Transport names, as returned by [Session.Transport] and recorded in a
+// bundle's "transport" field.
+const (
+	// TransportStdio is a server run as a child process, speaking
+	// newline-delimited JSON-RPC on its stdin and stdout.
+	TransportStdio = mcpconn.TransportStdio
+	// TransportStreamableHTTP is the Streamable HTTP transport (MCP
+	// 2025-03-26 and later).
+	TransportStreamableHTTP = mcpconn.TransportStreamableHTTP
+	// TransportSSE is the legacy HTTP+SSE transport of MCP 2024-11-05: a GET
+	// opens a Server-Sent Events stream whose first event, "endpoint", names
+	// the URL that requests are POSTed to; answers arrive on the stream.
+	TransportSSE = mcpconn.TransportSSE
+	// TransportInProcess is a server in the same process ([InProcess]).
+	TransportInProcess = mcpconn.TransportInProcess
+)
+
+// Transport says how to reach a server. Make one with [Stdio], [HTTP], [SSE]
+// or [InProcess]; the zero value is not usable and makes [Connect] fail.
+// Its String method names the server for messages: the command of a stdio
+// server (not its arguments, which may carry secrets), or the URL of an HTTP
+// server without its user information, query and fragment.
+type Transport = mcpconn.Transport
+
+// Stdio is a server started as a child process: command (looked up in PATH
+// when it has no path separator) with args. The process inherits this
+// process's environment plus [WithEnv], and its working directory is
+// [WithDir] or this process's. On Unix it runs in a process group of its
+// own, so that a server started through a launcher (`bash -c`, npx, uvx)
+// is ended whole. [Session.Close] closes its stdin, then signals the group
+// (SIGTERM, then SIGKILL) if the server does not exit within two seconds;
+// processes of the group that outlive the server get SIGTERM and, two
+// seconds later, SIGKILL. A failed [Connect] kills the group at once.
+func Stdio(command string, args ...string) Transport {
+	return mcpconn.Stdio(command, args...)
+}
+
+// HTTP is a server reached over the Streamable HTTP transport at url, the
+// server's MCP endpoint (for example "http://127.0.0.1:8080/mcp"). Headers
+// are given with [WithHeader], credentials with [WithBearerToken] or
+// [WithOAuthClientCredentials].
 //
-// One attempt (dial) starts a transport and runs mcp-go's handshake: unless a
-// version before 2026-07-28 is pinned, mcp-go probes with server/discover
-// (bounded by the discover timeout) and, when the probe fails with anything
-// but a 2026-07-28 error, falls back to initialize on the same connection.
-// rawTransport notes what became of each handshake request (answered, or
-// failed without an answer), and the HTTP round tripper the status of a
-// failed initialize POST. From those notes connect decides on a second
-// attempt:
+// A server that predates Streamable HTTP is reached as the MCP
+// specification's backwards-compatibility section for Streamable HTTP
+// clients says: when the initialize POST to url fails with HTTP 400, 404 or
+// 405, [Connect] issues a GET to url expecting an SSE stream that starts with
+// an "endpoint" event, and goes on over the legacy HTTP+SSE transport (see
+// [SSE]). [Session.Transport] is then [TransportSSE], and a warning says so
+// (see [WithWarnings]). When the GET fails too, the *[ConnectError]
+// describes both attempts.
+func HTTP(url string) Transport {
+	return mcpconn.HTTP(url)
+}
+
+// SSE is a server reached over the legacy HTTP+SSE transport (MCP
+// 2024-11-05) at url, the URL of its event stream (for example
+// "http://127.0.0.1:8080/sse"): a GET there must answer with Content-Type
+// text/event-stream and an "endpoint" event naming, on the same origin, the
+// URL that requests are POSTed to. Such a session always uses the initialize
+// handshake, at the newest version before 2026-07-28 unless
+// [WithProtocolVersion] pins an older one, since the stateless 2026-07-28
+// protocol has no binding for this transport. It takes the options of
+// [HTTP]. If the server closes the event stream, the session ends: calls in
+// flight and later calls fail.
+func SSE(url string) Transport {
+	return mcpconn.SSE(url)
+}
+
+// InProcess is the mcp-go server s in this process, reached through mcp-go's
+// in-process transport: no process, socket or pipe, but every message is
+// still marshalled to JSON and handled by s as if it had come over a wire, so
+// version negotiation (server/discover at 2026-07-28, initialize for a
+// pinned older version) and the envelope rules behave as over stdio. Use it
+// for tests and typed fakes: register a generated server stub's Handler on
+// s and connect the generated client to it. [Session.Close] ends the
+// in-process session; s itself is not stopped.
+func InProcess(s *server.MCPServer) Transport {
+	return mcpconn.InProcess(s)
+}
+
+// ConnectError is returned by [Connect] when the server could not be reached
+// or did not complete the handshake.
 //
-//   - stdio: when the probe went unanswered (the process exited on it, or it
-//     stayed silent past the discover timeout) and the initialize that mcp-go
-//     sent next went unanswered too, the process is started again and asked
-//     for initialize at the newest version before 2026-07-28, with no probe.
-//     A server that ignored the probe but answered initialize needs no
-//     second attempt; it is connected and warned about.
-//   - Streamable HTTP: when the initialize POST failed with HTTP 400, 404 or
-//     405, the URL is tried as the legacy HTTP+SSE transport (sse.go), as the
-//     MCP specification's backwards-compatibility section prescribes.
+// Its fields:
 //
-// Each such step is reported to the WithWarnings callback and kept in
-// Session.Warnings.
+//	type ConnectError struct {
+//		// Server names the server: the command of a stdio server, or the URL of
+//		// an HTTP server without user information, query or fragment. Never
+//		// headers, environment values or arguments.
+//		Server string
+//		// Stage is where it failed: "config" (the Transport or an Option is
+//		// unusable), "start" (the process could not be started), "auth" (no
+//		// access token could be obtained for [WithOAuthClientCredentials]; a
+//		// *[TokenError] is in the chain), or "initialize" (the event stream of
+//		// an HTTP+SSE server, or the server/discover or initialize handshake,
+//		// failed).
+//		Stage string
+//		// Err says what went wrong. It wraps the underlying error, so
+//		// errors.Is(err, context.DeadlineExceeded) and errors.Is(err,
+//		// exec.ErrNotFound) work through a *ConnectError.
+//		Err error
+//		// Stderr is the end (at most 4 KiB) of what a stdio server wrote to
+//		// stderr before the failure; "" for HTTP servers.
+//		Stderr string
+//	}
+type ConnectError = mcpconn.ConnectError
+
+// LimitError is the error of a server message that exceeded a limit: more
+// than [WithMaxResponseBytes] bytes, or arrays and objects nested deeper
+// than [MaxResponseDepth]. The connection it came on is closed.
+//
+// Its fields:
+//
+//	type LimitError struct {
+//		// Depth is true for the nesting limit, false for the size limit.
+//		Depth bool
+//		// Limit is the limit exceeded: bytes, or levels of nesting.
+//		Limit int64
+//	}
+type LimitError = mcpconn.LimitError
+
+// TokenError is a failure to obtain an access token with
+// [WithOAuthClientCredentials]: the token request failed, or the metadata
+// that names the token endpoint could not be read. It is found with
+// errors.As in the *[ConnectError] of [Connect] (stage "auth") or in the
+// error of a call that needed a new token. It never holds the client secret
+// or a token.
+//
+// Its fields:
+//
+//	type TokenError struct {
+//		// What was asked: "token endpoint", "authorization server metadata" or
+//		// "protected resource metadata".
+//		What string
+//		// URL is where, without user information, query and fragment.
+//		URL string
+//		// StatusCode is the HTTP status of the failed answer; 0 when there was
+//		// none (the request failed, or the answer was unusable).
+//		StatusCode int
+//		// Code and Description are the "error" and "error_description" of an
+//		// RFC 6749 §5.2 error answer, when the server sent one.
+//		Code, Description string
+//		// Err is the underlying error, when there is one beyond the answer.
+//		Err error
+//	}
+type TokenError = mcpconn.TokenError
+
+// RedirectError is the error of a request that an HTTP server redirected to
+// another origin (scheme, host or port), which [Connect] and calls refuse to
+// follow because requests carry credentials. It is in the chain of the
+// *[ConnectError] or call error. Its URLs are given without user
+// information, query or fragment.
+//
+// Its fields:
+//
+//	type RedirectError struct {
+//		// Method is the HTTP method of the redirected request, such as "POST".
+//		Method string
+//		// From is the URL that was redirected; To the URL it redirected to.
+//		From, To string
+//		// Status is the HTTP status of the redirect, such as 307.
+//		Status int
+//	}
+type RedirectError = mcpconn.RedirectError
+
+// OAuthClientCredentials configures the OAuth 2.0 client-credentials grant
+// (RFC 6749 §4.4) for [WithOAuthClientCredentials]: the client authenticates
+// to the authorization server's token endpoint with its ID and secret and
+// gets an access token for the MCP server.
+//
+// Its fields:
+//
+//	type OAuthClientCredentials struct {
+//		// TokenURL is the token endpoint. At most one of TokenURL and Issuer may
+//		// be set; with neither, the authorization server is discovered from the
+//		// MCP server's protected resource metadata (RFC 9728: the JSON document
+//		// at /.well-known/oauth-protected-resource followed by the MCP URL's
+//		// path, then at /.well-known/oauth-protected-resource), whose first
+//		// authorization_servers entry is taken as the issuer.
+//		TokenURL string
+//		// Issuer is the authorization server's issuer URL. Its metadata is read
+//		// from the well-known locations of RFC 8414 and OpenID Connect Discovery
+//		// (as the MCP authorization specification lists them), must name the
+//		// same issuer, and gives the token endpoint and the client
+//		// authentication methods it supports.
+//		Issuer string
+//		// ClientID and ClientSecret identify the client; both are required. The
+//		// secret is sent with HTTP Basic authentication or in the request body,
+//		// as the server's metadata says (when unknown: Basic first, then the
+//		// body). It never appears in errors or warnings.
+//		ClientID, ClientSecret string
+//		// Scopes are the scopes asked for ("scope" parameter); none: the
+//		// server's default.
+//		Scopes []string
+//		// Resource is the RFC 8707 "resource" parameter that the MCP
+//		// authorization specification requires with token requests: the
+//		// protected resource metadata's "resource", else the MCP server's URL
+//		// without user information, query and fragment, when empty.
+//		Resource string
+//	}
+type OAuthClientCredentials = mcpconn.OAuthClientCredentials
+
+// SessionLostError is the error of a request made on a lost session. It matches
+// [ErrSessionLost].
+//
+// Its fields:
+//
+//	type SessionLostError struct {
+//		// Server names the server as Transport.String does.
+//		Server string
+//		// Sent reports whether the request may have reached the server: false
+//		// when the session was known to be lost before it was sent, or the
+//		// server refused the connection or did not know the session (HTTP 404),
+//		// so it certainly did not run; true when the connection broke while the
+//		// request was in flight, so it may or may not have run.
+//		Sent bool
+//		// Err is why the session is lost.
+//		Err error
+//	}
+type SessionLostError = mcpconn.LostError
 
 // DefaultDiscoverTimeout is how long [Connect] waits for the answer to its
 // server/discover probe (protocol 2026-07-28) before it takes the server for
 // an older one and sends initialize, unless [WithDiscoverTimeout] says
 // otherwise.
-const DefaultDiscoverTimeout = 5 * time.Second
+const DefaultDiscoverTimeout = mcpconn.DefaultDiscoverTimeout
 
-// connConfig holds the options of connect.go, sse.go and oauth.go.
-type connConfig struct {
-	// discoverTimeout: 0 means DefaultDiscoverTimeout, < 0 no bound.
-	discoverTimeout time.Duration
-	warn            func(string)
-	auth            authConfig
+// DefaultMaxResponseBytes is the largest message [Connect] accepts from a
+// server unless [WithMaxResponseBytes] says otherwise: 32 MiB, far above a
+// tools/list page of hundreds of tools (github-mcp-server's is about
+// 150 KB) and room for large tool results such as images in base64.
+const DefaultMaxResponseBytes = mcpconn.DefaultMaxResponseBytes
+
+// MaxResponseDepth is the deepest nesting of arrays and objects a message
+// may have: encoding/json, which mcp-go decodes messages with, refuses
+// deeper values ("exceeded max depth"), so a deeper message fails at once
+// with a *LimitError instead of being skipped.
+const MaxResponseDepth = mcpconn.MaxResponseDepth
+
+// DefaultMaxPages is how many tools/list pages [Session.ListToolsRaw] follows
+// before giving up, unless [WithMaxPages] says otherwise.
+const DefaultMaxPages = mcpconn.DefaultMaxPages
+
+// WithEnv adds environment variables, each "KEY=VALUE", to a stdio server's
+// environment (which otherwise is this process's). Later values win.
+func WithEnv(kv ...string) Option {
+	return connOption(mcpconn.WithEnv(kv...))
 }
 
-// probeTimeout is the bound on the server/discover probe, as mcp-go's
-// client.WithDiscoverTimeout takes it (a negative value: none).
-func (c *connConfig) probeTimeout() time.Duration {
-	if c.discoverTimeout == 0 {
-		return DefaultDiscoverTimeout
-	}
-	return c.discoverTimeout
+// WithDir sets a stdio server's working directory.
+func WithDir(dir string) Option {
+	return connOption(mcpconn.WithDir(dir))
+}
+
+// WithHeader adds an HTTP header to every request to an HTTP server
+// (Streamable HTTP or HTTP+SSE), for example "X-Api-Key". A later value for
+// the same key replaces an earlier one. An Authorization header given here is
+// replaced by [WithBearerToken] or [WithOAuthClientCredentials]. Header
+// values never appear in errors.
+func WithHeader(key, value string) Option {
+	return connOption(mcpconn.WithHeader(key, value))
+}
+
+// WithProtocolVersion pins the MCP protocol version. A version before
+// [mcp.ProtocolVersion20260728] (such as "2025-06-18") connects with the initialize
+// handshake at that version, never probing server/discover. "" (the default)
+// asks for the newest version: mcp-go probes with server/discover at
+// 2026-07-28 and falls back to initialize at 2025-11-25 when the server
+// predates it. The server may still answer with another version; see
+// [Session.ProtocolVersion].
+func WithProtocolVersion(v string) Option {
+	return connOption(mcpconn.WithProtocolVersion(v))
+}
+
+// WithClientInfo sets the clientInfo sent to the server (default name
+// "mcpbind" and this module's version).
+func WithClientInfo(name, version string) Option {
+	return connOption(mcpconn.WithClientInfo(name, version))
+}
+
+// WithStderr copies a stdio server's stderr to w (by default it is
+// discarded). w is written from one goroutine; a w that blocks holds up the
+// server once the pipe fills. Whatever w is, the last 4 KiB are kept for
+// [ConnectError].
+func WithStderr(w io.Writer) Option {
+	return connOption(mcpconn.WithStderr(w))
+}
+
+// WithMaxPages bounds how many tools/list pages [Session.ListToolsRaw]
+// follows (default [DefaultMaxPages]); n <= 0 restores the default.
+func WithMaxPages(n int) Option {
+	return connOption(mcpconn.WithMaxPages(n))
 }
 
 // WithDiscoverTimeout bounds how long [Connect] waits for the answer to its
@@ -72,7 +313,7 @@ func (c *connConfig) probeTimeout() time.Duration {
 // initialize is connected with a warning (see [WithWarnings]); one that exits
 // on it is started again at the newest version before 2026-07-28.
 func WithDiscoverTimeout(d time.Duration) Option {
-	return Option{func(c *config) { c.conn.discoverTimeout = d }}
+	return connOption(mcpconn.WithDiscoverTimeout(d))
 }
 
 // WithWarnings has [Connect] call warn with each warning, a one-line message
@@ -93,365 +334,43 @@ func WithDiscoverTimeout(d time.Duration) Option {
 // again when retried is not warned about: its start-up failure is Connect's
 // error.
 func WithWarnings(warn func(msg string)) Option {
-	return Option{func(c *config) { c.conn.warn = warn }}
+	return connOption(mcpconn.WithWarnings(warn))
 }
 
-// Warnings returns the warnings of [Connect] for this session, in order (see
-// [WithWarnings]); nil when the connection needed no workaround.
-func (s *Session) Warnings() []string {
-	return append([]string(nil), s.conn.warnings...)
+// WithMaxResponseBytes bounds the size of each message a server sends (a
+// tools/list page, a tool result), in bytes; n <= 0 restores
+// [DefaultMaxResponseBytes]. A larger message ends the session's connection
+// at once: the request fails with an error holding a *[LimitError].
+func WithMaxResponseBytes(n int64) Option {
+	return connOption(mcpconn.WithMaxResponseBytes(n))
 }
 
-// connState is the per-session state of connect.go and sse.go.
-type connState struct {
-	warnings     []string
-	probeTimeout time.Duration
-
-	// For HTTP+SSE: the error with which the event stream ended, if it has.
-	mu         sync.Mutex
-	streamLost error
+// WithBearerToken sends "Authorization: Bearer <token>" with every request
+// to an HTTP server (Streamable HTTP or HTTP+SSE), for a token obtained
+// elsewhere (for example read from an environment variable). It replaces an
+// Authorization header given with [WithHeader]; it cannot be combined with
+// [WithOAuthClientCredentials]. An empty token, or one holding a line break,
+// makes [Connect] fail at stage "config". The token never appears in errors
+// or warnings. A server that refuses it answers HTTP 401, which Connect
+// reports at stage "initialize".
+func WithBearerToken(token string) Option {
+	return connOption(mcpconn.WithBearerToken(token))
 }
 
-// lost records that the HTTP+SSE event stream ended with err.
-func (c *connState) lost(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.streamLost == nil {
-		if err == nil {
-			err = errors.New("closed")
-		}
-		c.streamLost = err
-	}
+// WithOAuthClientCredentials authenticates to an HTTP server (Streamable
+// HTTP or HTTP+SSE) with an access token obtained through the OAuth 2.0
+// client-credentials grant, as cc describes. [Connect] fetches the first
+// token before the handshake; later ones are fetched when the current one
+// is about to expire (its expires_in) or after the MCP server answered 401 to
+// it. Token endpoint, issuer and discovered endpoints must be https URLs,
+// except on loopback addresses (127.0.0.0/8, ::1, localhost).
+//
+// Errors: an unusable cc (no client ID or secret, both TokenURL and Issuer,
+// a URL that is not https) makes Connect fail at stage "config"; a failed
+// discovery or token request at stage "auth", with a *[TokenError] in the
+// chain. Neither the secret nor any token ever appears in an error, a warning
+// or a log. It replaces an Authorization header given with [WithHeader] and
+// cannot be combined with [WithBearerToken].
+func WithOAuthClientCredentials(cc OAuthClientCredentials) Option {
+	return connOption(mcpconn.WithOAuthClientCredentials(cc))
 }
-
-// lostErr returns how the HTTP+SSE event stream ended, or nil.
-func (c *connState) lostErr() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.streamLost
-}
-
-// outcomeKey is the context key of a *handshakeLog.
-type outcomeKey struct{}
-
-// handshakeLog notes what became of the handshake requests of one attempt.
-type handshakeLog struct {
-	mu sync.Mutex
-	m  map[string]outcome
-}
-
-// outcome is what became of the last request of one method.
-type outcome struct {
-	answered bool  // a response arrived (a result or a JSON-RPC error)
-	err      error // the transport's error when none did
-}
-
-func withHandshakeLog(ctx context.Context, l *handshakeLog) context.Context {
-	return context.WithValue(ctx, outcomeKey{}, l)
-}
-
-// noteOutcome records, for the handshake log in ctx if any, whether a
-// request of method was answered.
-func noteOutcome(ctx context.Context, method string, resp *transport.JSONRPCResponse, err error) {
-	l, ok := ctx.Value(outcomeKey{}).(*handshakeLog)
-	if !ok {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.m == nil {
-		l.m = map[string]outcome{}
-	}
-	l.m[method] = outcome{answered: err == nil && resp != nil, err: err}
-}
-
-// get returns the outcome of method and whether such a request was sent.
-func (l *handshakeLog) get(method string) (outcome, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	o, ok := l.m[method]
-	return o, ok
-}
-
-// dialReport is what one attempt learned about the server.
-type dialReport struct {
-	probed         bool   // a server/discover probe was sent
-	probeAnswered  bool   // it was answered (with a result or an error)
-	probeTimedOut  bool   // it went unanswered until the discover timeout
-	initSent       bool   // an initialize request was sent
-	initAnswered   bool   // it was answered
-	initHTTPStatus int    // the HTTP status of a failed initialize POST, or 0
-	exited         string // how a stdio process that exited by itself ended
-}
-
-// connect makes the attempts described at the top of this file. cfg has been
-// checked by Connect.
-func connect(ctx context.Context, t Transport, cfg *config) (*Session, error) {
-	server := t.String()
-	var auth *authState
-	if t.kind == TransportStreamableHTTP || t.kind == TransportSSE {
-		if u, err := url.Parse(t.url); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, &ConnectError{Server: server, Stage: "config", Err: fmt.Errorf("not an http or https URL: %q", server)}
-		}
-		var err error
-		if auth, err = newAuthState(&cfg.conn.auth, t.url); err != nil {
-			return nil, &ConnectError{Server: server, Stage: "config", Err: err}
-		}
-		if auth != nil {
-			// Fetch the first access token before the handshake, so that a
-			// bad credential fails once, clearly, at stage "auth".
-			if err := auth.prime(ctx); err != nil {
-				return nil, &ConnectError{Server: server, Stage: "auth", Err: err}
-			}
-		}
-	}
-	var warnings []string
-	warn := func(msg string) {
-		warnings = append(warnings, msg)
-		if cfg.conn.warn != nil {
-			cfg.conn.warn(msg)
-		}
-	}
-	done := func(s *Session) (*Session, error) {
-		s.conn.warnings = warnings
-		return s, nil
-	}
-
-	switch t.kind {
-	case TransportStdio:
-		s, rep, err := dial(ctx, t, cfg, nil, TransportStdio, cfg.protocolVersion)
-		if err == nil {
-			if rep.probeTimedOut {
-				warn(silentProbeWarning(server, cfg, s.version))
-			}
-			return done(s)
-		}
-		if !rep.probed || rep.probeAnswered || !rep.initSent || rep.initAnswered || ctx.Err() != nil {
-			return nil, err
-		}
-		what := "did not answer the server/discover probe"
-		switch {
-		case rep.exited != "" && rep.probeTimedOut:
-			what = fmt.Sprintf("did not answer the server/discover probe within %s, then exited (%s)", cfg.conn.probeTimeout(), rep.exited)
-		case rep.exited != "":
-			what = fmt.Sprintf("exited (%s) when probed with server/discover", rep.exited)
-		case rep.probeTimedOut:
-			what = fmt.Sprintf("did not answer the server/discover probe within %s, nor the initialize that followed", cfg.conn.probeTimeout())
-		}
-		s, rep2, err2 := dial(ctx, t, cfg, nil, TransportStdio, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
-		if err2 != nil {
-			if rep.exited != "" && rep2.exited != "" && !rep2.initAnswered {
-				return nil, err // it exits whatever it is asked: a start-up failure, not the probe's
-			}
-			return nil, retryFailed(err2, fmt.Sprintf("retried with initialize at %s after the server %s", mcp.LATEST_LEGACY_PROTOCOL_VERSION, what))
-		}
-		warn(fmt.Sprintf("server %s %s; started it again with initialize at protocol version %s, the newest before %s",
-			server, what, mcp.LATEST_LEGACY_PROTOCOL_VERSION, ModernProtocolVersion))
-		return done(s)
-
-	case TransportStreamableHTTP:
-		s, rep, err := dial(ctx, t, cfg, auth, TransportStreamableHTTP, cfg.protocolVersion)
-		if err == nil {
-			if rep.probeTimedOut {
-				warn(silentProbeWarning(server, cfg, s.version))
-			}
-			return done(s)
-		}
-		st := rep.initHTTPStatus
-		if (st != http.StatusBadRequest && st != http.StatusNotFound && st != http.StatusMethodNotAllowed) || ctx.Err() != nil {
-			return nil, err
-		}
-		s, _, err2 := dial(ctx, t, cfg, auth, TransportSSE, sseVersion(cfg.protocolVersion))
-		if err2 != nil {
-			return nil, bothFailed(err, err2, st)
-		}
-		warn(fmt.Sprintf("server %s answered the initialize POST with HTTP %d %s, so it was reached over the legacy HTTP+SSE transport instead of Streamable HTTP (protocol version %s)",
-			server, st, http.StatusText(st), s.version))
-		return done(s)
-
-	case TransportSSE:
-		s, _, err := dial(ctx, t, cfg, auth, TransportSSE, sseVersion(cfg.protocolVersion))
-		if err != nil {
-			return nil, err
-		}
-		return done(s)
-	}
-	return nil, &ConnectError{Server: server, Stage: "config", Err: errors.New("no transport: use composition.Stdio, composition.HTTP or composition.SSE")}
-}
-
-// silentProbeWarning says that the server ignored server/discover.
-func silentProbeWarning(server string, cfg *config, version string) string {
-	return fmt.Sprintf("server %s did not answer the server/discover probe within %s; it was taken for a server older than %s and connected with initialize (protocol version %s); pinning a protocol version skips the probe",
-		server, cfg.conn.probeTimeout(), ModernProtocolVersion, version)
-}
-
-// dial makes one attempt: it starts the transport of the given kind and runs
-// the handshake, asking for version ("" for the newest). Every error is a
-// *ConnectError.
-func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, version string) (*Session, *dialReport, error) {
-	s := newSession(t.String(), kind, cfg)
-	s.conn.probeTimeout = cfg.conn.probeTimeout()
-	rep := &dialReport{}
-	var inner transport.Interface
-	switch kind {
-	case TransportStdio:
-		proc, tr, err := startStdio(t.command, t.args, cfg)
-		if err != nil {
-			return nil, rep, &ConnectError{Server: s.server, Stage: "start", Err: fmt.Errorf("starting the server process: %w", err)}
-		}
-		s.proc, inner = proc, tr
-	case TransportStreamableHTTP, TransportSSE:
-		u, err := url.Parse(t.url)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, rep, &ConnectError{Server: s.server, Stage: "config", Err: fmt.Errorf("not an http or https URL: %q", s.server)}
-		}
-		s.http = newHTTPRecorder()
-		s.http.secrets = s.secrets
-		s.http.maxResponseBytes = cfg.maxResponseBytes
-		s.auth = auth
-		if auth != nil {
-			s.http.unauthorized = auth.invalidate
-		}
-		if kind == TransportSSE {
-			inner, err = newSSETransport(s, t.url, cfg, auth)
-		} else {
-			opts := []transport.StreamableHTTPCOption{
-				transport.WithHTTPHeaders(cfg.headers),
-				transport.WithHTTPBasicClient(newHTTPClient(s.http)),
-				// mcp-go logs stream errors (with server text in them) to
-				// slog.Default; what matters reaches the caller as errors.
-				transport.WithHTTPLogger(slog.New(slog.DiscardHandler)),
-			}
-			if auth != nil {
-				opts = append(opts, transport.WithHTTPOAuth(auth.oauthConfig()))
-			}
-			inner, err = transport.NewStreamableHTTP(t.url, opts...)
-		}
-		if err != nil {
-			s.http.close()
-			return nil, rep, &ConnectError{Server: s.server, Stage: "config", Err: redactErr(err, t.url)}
-		}
-	default:
-		return nil, rep, &ConnectError{Server: s.server, Stage: "config", Err: errors.New("no transport: use composition.Stdio, composition.HTTP or composition.SSE")}
-	}
-
-	copts := []client.ClientOption{client.WithDiscoverTimeout(cfg.conn.probeTimeout())}
-	if version != "" {
-		copts = append(copts, client.WithProtocolVersion(version))
-	}
-	raw := newRawTransport(inner)
-	s.client = client.NewClient(raw, copts...)
-	s.life, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	if kind == TransportSSE {
-		// mcp-go's SSE transport does not fail the requests in flight when
-		// the stream ends: close it, so that they and later ones fail.
-		s.client.OnConnectionLost(func(err error) {
-			s.conn.lost(err)
-			_ = inner.Close()
-		})
-	}
-
-	if err := s.start(ctx); err != nil {
-		stage := "start"
-		if kind == TransportSSE {
-			stage = "initialize" // the GET of the event stream is the handshake's first step
-		}
-		return nil, rep, s.failed(ctx, stage, err, t.url, rep)
-	}
-
-	log := &handshakeLog{}
-	capt := newCapture(nil, string(mcp.MethodServerDiscover), string(mcp.MethodInitialize))
-	hctx := withHandshakeLog(withCapture(ctx, capt), log)
-	res, err := s.client.Initialize(hctx, mcp.InitializeRequest{
-		Params: mcp.InitializeParams{
-			ProtocolVersion: version,
-			ClientInfo:      mcp.Implementation{Name: cfg.clientName, Version: cfg.clientVersion},
-		},
-	})
-	if o, ok := log.get(string(mcp.MethodServerDiscover)); ok {
-		rep.probed, rep.probeAnswered = true, o.answered
-		rep.probeTimedOut = !o.answered && errors.Is(o.err, context.DeadlineExceeded) && ctx.Err() == nil
-	}
-	if o, ok := log.get(string(mcp.MethodInitialize)); ok {
-		rep.initSent, rep.initAnswered = true, o.answered
-	}
-	if s.http != nil {
-		rep.initHTTPStatus = s.http.failedStatus(string(mcp.MethodInitialize))
-	}
-	if err != nil {
-		return nil, rep, s.failed(ctx, "initialize", err, t.url, rep)
-	}
-	s.version = s.client.ProtocolVersion()
-	if s.version == "" {
-		s.version = res.ProtocolVersion
-	}
-	s.fillServerFacts(capt, res)
-	return s, rep, nil
-}
-
-// start starts the mcp-go client. The transport lives as long as the session
-// (s.life), but the start must not outlast ctx: mcp-go's SSE transport waits
-// for the "endpoint" event on the session's context, so the transport is
-// closed when ctx ends first.
-func (s *Session) start(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, func() { _ = s.client.Close() })
-	err := s.client.Start(s.life)
-	if !stop() && err == nil {
-		err = ctx.Err()
-	}
-	return err
-}
-
-// failed ends a failed attempt through abort, noting first whether a stdio
-// process exited by itself and adding what the handshake log shows.
-func (s *Session) failed(ctx context.Context, stage string, err error, rawURL string, rep *dialReport) error {
-	if s.proc != nil && s.proc.pipeClosed(err) && s.proc.hasExited(time.Second) {
-		rep.exited = s.proc.exitDescription()
-	}
-	_, cerr := s.abort(ctx, stage, err, rawURL)
-	var ce *ConnectError
-	if !errors.As(cerr, &ce) {
-		return cerr
-	}
-	if rep.probeTimedOut && !rep.initAnswered {
-		ce.Err = &detailError{detail: "the server did not answer the server/discover probe within " + s.conn.probeTimeout.String(), err: ce.Err}
-	}
-	if s.auth != nil {
-		ce.Err = s.auth.annotate(ce.Err)
-	}
-	return ce
-}
-
-// retryFailed adds to the error of a retry that it was one.
-func retryFailed(err error, why string) error {
-	var ce *ConnectError
-	if errors.As(err, &ce) {
-		ce.Err = &detailError{detail: why, err: ce.Err}
-		return ce
-	}
-	return err
-}
-
-// bothFailed describes a Streamable HTTP attempt and the HTTP+SSE fallback
-// that both failed.
-func bothFailed(first, second error, status int) error {
-	var ce1, ce2 *ConnectError
-	if !errors.As(first, &ce1) || !errors.As(second, &ce2) {
-		return errors.Join(first, second)
-	}
-	return &ConnectError{Server: ce1.Server, Stage: "initialize", Err: &fallbackError{streamable: ce1.Err, sse: ce2.Err, status: status}}
-}
-
-// fallbackError is the failure of both HTTP transports.
-type fallbackError struct {
-	streamable, sse error
-	status          int
-}
-
-func (e *fallbackError) Error() string {
-	return fmt.Sprintf("Streamable HTTP: %v; then, since the initialize POST got HTTP %d, the legacy HTTP+SSE transport (a GET for an event stream): %v",
-		e.streamable, e.status, e.sse)
-}
-
-// Unwrap returns both errors, for errors.Is and errors.As.
-func (e *fallbackError) Unwrap() []error { return []error{e.streamable, e.sse} }

@@ -62,7 +62,7 @@ type digestCheck struct {
 // lists other output schemas there, so compare with a digest exported in
 // the same era.
 func WithDigestCheck(expected string, mode DigestMode) Option {
-	return Option{func(c *config) { c.digest = digestCheck{expected: expected, mode: mode} }}
+	return Option{apply: func(c *config) { c.digest = digestCheck{expected: expected, mode: mode} }}
 }
 
 // WithDigestCheckAt is WithDigestCheck for a digest recorded at protocol
@@ -72,7 +72,7 @@ func WithDigestCheck(expected string, mode DigestMode) Option {
 // schemas to older clients; in a session of the other era the check is
 // skipped with a warning instead of reporting a change that is not there.
 func WithDigestCheckAt(expected, exportedAt string, mode DigestMode) Option {
-	return Option{func(c *config) {
+	return Option{apply: func(c *config) {
 		c.digest = digestCheck{expected: expected, mode: mode, exportedAt: exportedAt}
 	}}
 }
@@ -120,7 +120,7 @@ func (s *Session) serverDigest(ctx context.Context) (string, int, error) {
 	}
 	d, err := digest.Server(tools)
 	if err != nil {
-		return "", 0, fmt.Errorf("composition: %s: the tools have no digest: %w", s.server, err)
+		return "", 0, fmt.Errorf("composition: %s: the tools have no digest: %w", s.c.Server(), err)
 	}
 	return d, len(tools), nil
 }
@@ -132,15 +132,11 @@ func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error
 	if dc.mode == DigestOff || dc.expected == "" {
 		return s, nil
 	}
-	warn := func(msg string) {
-		s.conn.warnings = append(s.conn.warnings, msg)
-		if cfg.conn.warn != nil {
-			cfg.conn.warn(msg)
-		}
-	}
-	if dc.exportedAt != "" && (dc.exportedAt >= ModernProtocolVersion) != (s.version >= ModernProtocolVersion) {
+	warn := s.c.Warn
+	server, version := s.c.Server(), s.ProtocolVersion()
+	if dc.exportedAt != "" && (dc.exportedAt >= ModernProtocolVersion) != (version >= ModernProtocolVersion) {
 		warn(fmt.Sprintf("the digest of server %s's tools was recorded at protocol %s and is not compared in this %s session (the eras list output schemas differently)",
-			s.server, dc.exportedAt, s.version))
+			server, dc.exportedAt, version))
 		return s, nil
 	}
 	actual, n, err := s.serverDigest(ctx)
@@ -149,12 +145,12 @@ func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error
 		_ = s.Close()
 		return nil, fmt.Errorf("checking the tools' digest: %w", err)
 	case err != nil:
-		warn(fmt.Sprintf("cannot check the digest of server %s's tools: %v", s.server, err))
+		warn(fmt.Sprintf("cannot check the digest of server %s's tools: %v", server, err))
 		return s, nil
 	case actual == dc.expected:
 		return s, nil
 	}
-	mismatch := &DigestMismatchError{Server: s.server, ProtocolVersion: s.version, Expected: dc.expected, Actual: actual, Tools: n}
+	mismatch := &DigestMismatchError{Server: server, ProtocolVersion: version, Expected: dc.expected, Actual: actual, Tools: n}
 	if dc.mode == DigestFail {
 		_ = s.Close()
 		return nil, mismatch

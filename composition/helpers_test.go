@@ -59,6 +59,14 @@ func buildTestServer(t *testing.T) string {
 // MCP endpoint URL. It is killed when the test ends.
 func startHTTPServer(t *testing.T, bin string, args ...string) string {
 	t.Helper()
+	url, _ := startHTTPServerCmd(t, bin, args...)
+	return url
+}
+
+// startHTTPServerCmd is startHTTPServer that also returns the process, for
+// tests that stop it early.
+func startHTTPServerCmd(t *testing.T, bin string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0"}, args...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -84,13 +92,13 @@ func startHTTPServer(t *testing.T, bin string, args ...string) string {
 	select {
 	case line, ok := <-lines:
 		if url, found := strings.CutPrefix(line, "URL "); ok && found {
-			return url
+			return url, cmd
 		}
 		t.Fatalf("test server did not print its URL (got %q); stderr:\n%s", line, stderr.String())
 	case <-time.After(20 * time.Second):
 		t.Fatalf("test server did not start; stderr:\n%s", stderr.String())
 	}
-	return ""
+	return "", nil
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent use.

@@ -20,7 +20,7 @@ func TestMaxResponseBytes(t *testing.T) {
 	t.Setenv("MCPBIND_BIG", big) // the HTTP server inherits it
 	url := startHTTPServer(t, bin)
 	for _, tr := range []Transport{Stdio(bin), HTTP(url)} {
-		t.Run(tr.kind, func(t *testing.T) {
+		t.Run(tr.Kind(), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
 			s, err := Connect(ctx, tr, WithEnv("MCPBIND_BIG="+big), WithMaxResponseBytes(64<<10))

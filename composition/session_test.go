@@ -357,8 +357,8 @@ func testOptions(t *testing.T, bin string) {
 	if !strings.Contains(stderr.String(), "testserver: starting") {
 		t.Errorf("stderr = %q", stderr.String())
 	}
-	if !s.proc.hasExited(0) {
-		t.Error("server process still running after Close")
+	if !errors.Is(s.Err(), ErrSessionClosed) {
+		t.Errorf("Err after Close = %v, want ErrSessionClosed", s.Err())
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
@@ -387,8 +387,22 @@ func testLifetime(t *testing.T, bin string) {
 	if err == nil || !strings.Contains(err.Error(), "exit status 5") || !strings.Contains(err.Error(), "testserver: exiting on request") {
 		t.Errorf("err = %v, want the exit status and stderr", err)
 	}
-	if err := s.Call(ctx, Tool{Name: "integer"}, nil, &n); err == nil {
-		t.Error("call after the server exited succeeded")
+	var lost *SessionLostError
+	if !errors.Is(err, ErrSessionLost) || !errors.As(err, &lost) || !lost.Sent {
+		t.Errorf("err = %v, want a SessionLostError (sent) matching ErrSessionLost", err)
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Done not closed after the server exited")
+	}
+	err = s.Call(ctx, Tool{Name: "integer"}, nil, &n)
+	t.Logf("call after the server exited: %v", err)
+	if !errors.As(err, &lost) || lost.Sent {
+		t.Errorf("call after the server exited: err = %v, want a SessionLostError (not sent)", err)
+	}
+	if !errors.Is(s.Err(), ErrSessionLost) {
+		t.Errorf("Err() = %v, want ErrSessionLost", s.Err())
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("Close after the server exited: %v", err)

@@ -1,4 +1,4 @@
-package composition
+package mcpconn
 
 import (
 	"fmt"
@@ -22,11 +22,7 @@ import (
 // maxRedirects bounds a chain of same-origin redirects, as net/http does.
 const maxRedirects = 10
 
-// RedirectError is the error of a request that an HTTP server redirected to
-// another origin (scheme, host or port), which [Connect] and calls refuse to
-// follow because requests carry credentials. It is in the chain of the
-// *[ConnectError] or call error. Its URLs are given without user
-// information, query or fragment.
+// RedirectError: see composition.RedirectError, which documents it for users.
 type RedirectError struct {
 	// Method is the HTTP method of the redirected request, such as "POST".
 	Method string

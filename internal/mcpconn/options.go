@@ -1,13 +1,25 @@
-package composition
+// Package mcpconn connects to MCP servers: it starts stdio servers as child
+// processes (in a process group of their own), reaches Streamable HTTP and
+// legacy HTTP+SSE servers (with the fallback between them, OAuth client
+// credentials, same-origin redirects and per-message size limits) and
+// servers in the same process, performs the handshake of the negotiated
+// protocol era through mcp-go's client, and keeps the raw JSON of what the
+// server sent (tools/list pages, tools/call results).
+//
+// It is the connection machinery behind the public runtime in package
+// composition (which documents every option for users) and behind export.
+// Nothing here decodes tool results or knows about generated code.
+package mcpconn
 
 import (
+	"github.com/mark3labs/mcp-go/server"
 	"io"
 	"strings"
 
 	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
-// Transport names, as returned by [Session.Transport] and recorded in a
+// Transport names, as returned by [Conn.Transport] and recorded in a
 // bundle's "transport" field.
 const (
 	// TransportStdio is a server run as a child process, speaking
@@ -20,6 +32,10 @@ const (
 	// opens a Server-Sent Events stream whose first event, "endpoint", names
 	// the URL that requests are POSTed to; answers arrive on the stream.
 	TransportSSE = "sse"
+	// TransportInProcess is a server in the same process, reached through
+	// mcp-go's in-process transport: every message is marshalled to JSON and
+	// handled by the server as if it had arrived over a wire.
+	TransportInProcess = "in-process"
 )
 
 // Transport says how to reach a server. Make one with [Stdio], [HTTP] or
@@ -29,51 +45,32 @@ type Transport struct {
 	command string
 	args    []string
 	url     string
+	inproc  *server.MCPServer
 }
 
-// Stdio is a server started as a child process: command (looked up in PATH
-// when it has no path separator) with args. The process inherits this
-// process's environment plus [WithEnv], and its working directory is
-// [WithDir] or this process's. On Unix it runs in a process group of its
-// own, so that a server started through a launcher (`bash -c`, npx, uvx)
-// is ended whole. [Session.Close] closes its stdin, then signals the group
-// (SIGTERM, then SIGKILL) if the server does not exit within two seconds;
-// processes of the group that outlive the server get SIGTERM and, two
-// seconds later, SIGKILL. A failed [Connect] kills the group at once.
+// Stdio: see composition.Stdio, which documents it for users.
 func Stdio(command string, args ...string) Transport {
 	return Transport{kind: TransportStdio, command: command, args: append([]string(nil), args...)}
 }
 
-// HTTP is a server reached over the Streamable HTTP transport at url, the
-// server's MCP endpoint (for example "http://127.0.0.1:8080/mcp"). Headers
-// are given with [WithHeader], credentials with [WithBearerToken] or
-// [WithOAuthClientCredentials].
-//
-// A server that predates Streamable HTTP is reached as the MCP
-// specification's backwards-compatibility section for Streamable HTTP
-// clients says: when the initialize POST to url fails with HTTP 400, 404 or
-// 405, [Connect] issues a GET to url expecting an SSE stream that starts with
-// an "endpoint" event, and goes on over the legacy HTTP+SSE transport (see
-// [SSE]). [Session.Transport] is then [TransportSSE], and a warning says so
-// (see [WithWarnings]). When the GET fails too, the *[ConnectError]
-// describes both attempts.
+// HTTP: see composition.HTTP, which documents it for users.
 func HTTP(url string) Transport {
 	return Transport{kind: TransportStreamableHTTP, url: url}
 }
 
-// SSE is a server reached over the legacy HTTP+SSE transport (MCP
-// 2024-11-05) at url, the URL of its event stream (for example
-// "http://127.0.0.1:8080/sse"): a GET there must answer with Content-Type
-// text/event-stream and an "endpoint" event naming, on the same origin, the
-// URL that requests are POSTed to. Such a session always uses the initialize
-// handshake, at the newest version before 2026-07-28 unless
-// [WithProtocolVersion] pins an older one, since the stateless 2026-07-28
-// protocol has no binding for this transport. It takes the options of
-// [HTTP]. If the server closes the event stream, the session ends: calls in
-// flight and later calls fail.
+// SSE: see composition.SSE, which documents it for users.
 func SSE(url string) Transport {
 	return Transport{kind: TransportSSE, url: url}
 }
+
+// InProcess is the server s in this process (see [TransportInProcess]).
+func InProcess(s *server.MCPServer) Transport {
+	return Transport{kind: TransportInProcess, inproc: s}
+}
+
+// Kind is the transport's name: [TransportStdio], [TransportStreamableHTTP],
+// [TransportSSE], [TransportInProcess], or "" for the zero Transport.
+func (t Transport) Kind() string { return t.kind }
 
 // String names the server for messages: the command of a stdio server (not
 // its arguments, which may carry secrets), or the URL of an HTTP server
@@ -84,6 +81,8 @@ func (t Transport) String() string {
 		return t.command
 	case TransportStreamableHTTP, TransportSSE:
 		return redactURL(t.url)
+	case TransportInProcess:
+		return "in-process server"
 	default:
 		return "<no transport>"
 	}
@@ -126,8 +125,7 @@ type Option struct {
 	apply func(*config)
 }
 
-// DefaultMaxPages is how many tools/list pages [Session.ListToolsRaw] follows
-// before giving up, unless [WithMaxPages] says otherwise.
+// DefaultMaxPages: see composition.DefaultMaxPages, which documents it for users.
 const DefaultMaxPages = 1000
 
 // stderrTailSize is how much of a stdio server's most recent stderr output
@@ -145,12 +143,8 @@ type config struct {
 	maxPages        int
 	// maxResponseBytes bounds one server message (limits.go).
 	maxResponseBytes int64
-	// validateArgs and validateResults switch on the checks of validation.go.
-	validateArgs, validateResults bool
 	// conn holds the options of connect.go, sse.go and oauth.go.
 	conn connConfig
-	// digest is the check of WithDigestCheck (digest.go).
-	digest digestCheck
 }
 
 func newConfig(opts []Option) config {
@@ -168,23 +162,18 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// WithEnv adds environment variables, each "KEY=VALUE", to a stdio server's
-// environment (which otherwise is this process's). Later values win.
+// WithEnv: see composition.WithEnv, which documents it for users.
 func WithEnv(kv ...string) Option {
 	kv = append([]string(nil), kv...)
 	return Option{func(c *config) { c.env = append(c.env, kv...) }}
 }
 
-// WithDir sets a stdio server's working directory.
+// WithDir: see composition.WithDir, which documents it for users.
 func WithDir(dir string) Option {
 	return Option{func(c *config) { c.dir = dir }}
 }
 
-// WithHeader adds an HTTP header to every request to an HTTP server
-// (Streamable HTTP or HTTP+SSE), for example "X-Api-Key". A later value for
-// the same key replaces an earlier one. An Authorization header given here is
-// replaced by [WithBearerToken] or [WithOAuthClientCredentials]. Header
-// values never appear in errors.
+// WithHeader: see composition.WithHeader, which documents it for users.
 func WithHeader(key, value string) Option {
 	return Option{func(c *config) {
 		if c.headers == nil {
@@ -199,33 +188,22 @@ func WithHeader(key, value string) Option {
 	}}
 }
 
-// WithProtocolVersion pins the MCP protocol version. A version before
-// [ModernProtocolVersion] (such as "2025-06-18") connects with the initialize
-// handshake at that version, never probing server/discover. "" (the default)
-// asks for the newest version: mcp-go probes with server/discover at
-// 2026-07-28 and falls back to initialize at 2025-11-25 when the server
-// predates it. The server may still answer with another version; see
-// [Session.ProtocolVersion].
+// WithProtocolVersion: see composition.WithProtocolVersion, which documents it for users.
 func WithProtocolVersion(v string) Option {
 	return Option{func(c *config) { c.protocolVersion = v }}
 }
 
-// WithClientInfo sets the clientInfo sent to the server (default name
-// "mcpbind" and this module's version).
+// WithClientInfo: see composition.WithClientInfo, which documents it for users.
 func WithClientInfo(name, version string) Option {
 	return Option{func(c *config) { c.clientName, c.clientVersion = name, version }}
 }
 
-// WithStderr copies a stdio server's stderr to w (by default it is
-// discarded). w is written from one goroutine; a w that blocks holds up the
-// server once the pipe fills. Whatever w is, the last 4 KiB are kept for
-// [ConnectError].
+// WithStderr: see composition.WithStderr, which documents it for users.
 func WithStderr(w io.Writer) Option {
 	return Option{func(c *config) { c.stderr = w }}
 }
 
-// WithMaxPages bounds how many tools/list pages [Session.ListToolsRaw]
-// follows (default [DefaultMaxPages]); n <= 0 restores the default.
+// WithMaxPages: see composition.WithMaxPages, which documents it for users.
 func WithMaxPages(n int) Option {
 	return Option{func(c *config) {
 		if n <= 0 {

@@ -1,4 +1,4 @@
-package composition
+package mcpconn
 
 import (
 	"context"
@@ -41,22 +41,12 @@ type authConfig struct {
 	cc        *OAuthClientCredentials
 }
 
-// WithBearerToken sends "Authorization: Bearer <token>" with every request
-// to an HTTP server (Streamable HTTP or HTTP+SSE), for a token obtained
-// elsewhere (for example read from an environment variable). It replaces an
-// Authorization header given with [WithHeader]; it cannot be combined with
-// [WithOAuthClientCredentials]. An empty token, or one holding a line break,
-// makes [Connect] fail at stage "config". The token never appears in errors
-// or warnings. A server that refuses it answers HTTP 401, which Connect
-// reports at stage "initialize".
+// WithBearerToken: see composition.WithBearerToken, which documents it for users.
 func WithBearerToken(token string) Option {
 	return Option{func(c *config) { c.conn.auth.bearer, c.conn.auth.bearerSet = token, true }}
 }
 
-// OAuthClientCredentials configures the OAuth 2.0 client-credentials grant
-// (RFC 6749 §4.4) for [WithOAuthClientCredentials]: the client authenticates
-// to the authorization server's token endpoint with its ID and secret and
-// gets an access token for the MCP server.
+// OAuthClientCredentials: see composition.OAuthClientCredentials, which documents it for users.
 type OAuthClientCredentials struct {
 	// TokenURL is the token endpoint. At most one of TokenURL and Issuer may
 	// be set; with neither, the authorization server is discovered from the
@@ -86,20 +76,7 @@ type OAuthClientCredentials struct {
 	Resource string
 }
 
-// WithOAuthClientCredentials authenticates to an HTTP server (Streamable
-// HTTP or HTTP+SSE) with an access token obtained through the OAuth 2.0
-// client-credentials grant, as cc describes. [Connect] fetches the first
-// token before the handshake; later ones are fetched when the current one
-// is about to expire (its expires_in) or after the MCP server answered 401 to
-// it. Token endpoint, issuer and discovered endpoints must be https URLs,
-// except on loopback addresses (127.0.0.0/8, ::1, localhost).
-//
-// Errors: an unusable cc (no client ID or secret, both TokenURL and Issuer,
-// a URL that is not https) makes Connect fail at stage "config"; a failed
-// discovery or token request at stage "auth", with a *[TokenError] in the
-// chain. Neither the secret nor any token ever appears in an error, a warning
-// or a log. It replaces an Authorization header given with [WithHeader] and
-// cannot be combined with [WithBearerToken].
+// WithOAuthClientCredentials: see composition.WithOAuthClientCredentials, which documents it for users.
 func WithOAuthClientCredentials(cc OAuthClientCredentials) Option {
 	cc.Scopes = slices.Clone(cc.Scopes)
 	return Option{func(c *config) {
@@ -108,12 +85,7 @@ func WithOAuthClientCredentials(cc OAuthClientCredentials) Option {
 	}}
 }
 
-// TokenError is a failure to obtain an access token with
-// [WithOAuthClientCredentials]: the token request failed, or the metadata
-// that names the token endpoint could not be read. It is found with
-// errors.As in the *[ConnectError] of [Connect] (stage "auth") or in the
-// error of a call that needed a new token. It never holds the client secret
-// or a token.
+// TokenError: see composition.TokenError, which documents it for users.
 type TokenError struct {
 	// What was asked: "token endpoint", "authorization server metadata" or
 	// "protected resource metadata".

@@ -1,4 +1,4 @@
-package composition
+package mcpconn
 
 import (
 	"errors"
@@ -21,22 +21,13 @@ import (
 // JSON-RPC), an event of an SSE stream (lines up to a blank line), or the
 // body of an application/json HTTP answer.
 
-// DefaultMaxResponseBytes is the largest message [Connect] accepts from a
-// server unless [WithMaxResponseBytes] says otherwise: 32 MiB, far above a
-// tools/list page of hundreds of tools (github-mcp-server's is about
-// 150 KB) and room for large tool results such as images in base64.
+// DefaultMaxResponseBytes: see composition.DefaultMaxResponseBytes, which documents it for users.
 const DefaultMaxResponseBytes = 32 << 20
 
-// MaxResponseDepth is the deepest nesting of arrays and objects a message
-// may have: encoding/json, which mcp-go decodes messages with, refuses
-// deeper values ("exceeded max depth"), so a deeper message fails at once
-// with a *LimitError instead of being skipped.
+// MaxResponseDepth: see composition.MaxResponseDepth, which documents it for users.
 const MaxResponseDepth = 10000
 
-// WithMaxResponseBytes bounds the size of each message a server sends (a
-// tools/list page, a tool result), in bytes; n <= 0 restores
-// [DefaultMaxResponseBytes]. A larger message ends the session's connection
-// at once: the request fails with an error holding a *[LimitError].
+// WithMaxResponseBytes: see composition.WithMaxResponseBytes, which documents it for users.
 func WithMaxResponseBytes(n int64) Option {
 	return Option{func(c *config) {
 		if n <= 0 {
@@ -46,9 +37,7 @@ func WithMaxResponseBytes(n int64) Option {
 	}}
 }
 
-// LimitError is the error of a server message that exceeded a limit: more
-// than [WithMaxResponseBytes] bytes, or arrays and objects nested deeper
-// than [MaxResponseDepth]. The connection it came on is closed.
+// LimitError: see composition.LimitError, which documents it for users.
 type LimitError struct {
 	// Depth is true for the nesting limit, false for the size limit.
 	Depth bool
@@ -76,7 +65,7 @@ func (e *limitedError) Unwrap() []error { return []error{e.limit, e.err} }
 
 // withLimit adds to err the limit that closed the session's connection, if
 // one did and err does not hold it already.
-func (s *Session) withLimit(err error) error {
+func (s *Conn) withLimit(err error) error {
 	var le *LimitError
 	if err == nil || errors.As(err, &le) {
 		return err

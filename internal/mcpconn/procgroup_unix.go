@@ -1,6 +1,6 @@
 //go:build unix
 
-package composition
+package mcpconn
 
 import (
 	"os/exec"

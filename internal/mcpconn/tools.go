@@ -1,4 +1,4 @@
-package composition
+package mcpconn
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // ListToolsRaw lists every tool of the server, following nextCursor page by
@@ -24,7 +26,7 @@ import (
 // fails, a page is not an object with a "tools" array, a nextCursor is not a
 // string, the server repeats a cursor it already gave, or there are more
 // pages than [WithMaxPages] allows (default [DefaultMaxPages]).
-func (s *Session) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
+func (s *Conn) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
 	tools := []json.RawMessage{}
 	seen := map[string]bool{}
 	cursor := ""
@@ -43,7 +45,11 @@ func (s *Session) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
 			if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 				err = fmt.Errorf("%w (%w)", err, ctxErr)
 			}
-			return nil, fmt.Errorf("composition: %s: %s: %w", s.server, where, s.annotate(err))
+			err = s.annotate(err)
+			if le := s.lostError(ctx, err); le != nil {
+				err = &LostError{Server: le.Server, Sent: le.Sent, Err: err}
+			}
+			return nil, fmt.Errorf("composition: %s: %s: %w", s.server, where, err)
 		}
 		raw := capt.result(string(mcp.MethodToolsList))
 		if raw == nil {
@@ -77,3 +83,8 @@ func (s *Session) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
 		cursor = next
 	}
 }
+
+// truncate shortens server text for a message to at most n bytes (on a rune
+// boundary), marking the cut, after masking URL credentials in it (redact
+// first, cut second).
+func truncate(s string, n int) string { return redact.Cut(s, nil, n) }

@@ -1,4 +1,4 @@
-package composition
+package mcpconn
 
 import (
 	"context"
@@ -29,7 +29,7 @@ const (
 // newSSETransport makes the mcp-go SSE transport of session s, with the
 // headers and credentials of the config and s's HTTP recorder, which also
 // insists that the GET opens a text/event-stream.
-func newSSETransport(s *Session, rawURL string, cfg *config, auth *authState) (transport.Interface, error) {
+func newSSETransport(s *Conn, rawURL string, cfg *config, auth *authState) (transport.Interface, error) {
 	s.http.eventStream = true
 	opts := []transport.ClientOption{
 		transport.WithHeaders(cfg.headers),

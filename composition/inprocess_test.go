@@ -1,0 +1,62 @@
+package composition_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/composition"
+)
+
+// TestInProcess connects to an mcp-go server in this process at the newest
+// protocol version and at 2025-06-18: the version is negotiated as over
+// stdio, and the envelope a legacy session gets is unwrapped.
+func TestInProcess(t *testing.T) {
+	srv := server.NewMCPServer("adder", "1.0.0", server.WithToolCapabilities(false))
+	tool := mcp.NewTool("add", mcp.WithNumber("a"), mcp.WithNumber("b"))
+	tool.RawOutputSchema = []byte(`{"type":"integer"}`)
+	srv.AddTool(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		sum := int64(req.GetFloat("a", 0) + req.GetFloat("b", 0))
+		session := server.ClientSessionFromContext(ctx)
+		if v, ok := session.(interface{ GetProtocolVersion() string }); ok && v.GetProtocolVersion() >= composition.ModernProtocolVersion {
+			return mcp.NewToolResultStructured(sum, ""), nil
+		}
+		return mcp.NewToolResultStructured(map[string]int64{"result": sum}, ""), nil
+	})
+	desc := composition.Tool{Name: "add"} // an integer: {"result": n} is always an envelope
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("version="+version, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			s, err := composition.Connect(ctx, composition.InProcess(srv), composition.WithProtocolVersion(version))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := version
+			if want == "" {
+				want = composition.ModernProtocolVersion
+			}
+			if s.ProtocolVersion() != want || s.Transport() != composition.TransportInProcess {
+				t.Errorf("protocol %s over %s, want %s over %s", s.ProtocolVersion(), s.Transport(), want, composition.TransportInProcess)
+			}
+			n, err := composition.CallAs[int64](ctx, s, desc, map[string]int{"a": 2, "b": 40})
+			if err != nil || n != 42 {
+				t.Errorf("add = %d, %v; want 42", n, err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.CallResult(ctx, "add", nil)
+			if !errors.Is(err, composition.ErrSessionClosed) || !errors.Is(s.Err(), composition.ErrSessionClosed) {
+				t.Errorf("after Close: err = %v, Err() = %v", err, s.Err())
+			}
+		})
+	}
+	if _, err := composition.Connect(t.Context(), composition.InProcess(nil)); err == nil {
+		t.Error("InProcess(nil) connected")
+	}
+}

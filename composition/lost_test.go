@@ -1,0 +1,47 @@
+package composition
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestLostHTTP stops a Streamable HTTP server under a session of each era:
+// the next call fails as a *SessionLostError that was not sent (the
+// connection is refused), and the session reports itself lost.
+func TestLostHTTP(t *testing.T) {
+	bin := buildTestServer(t)
+	for _, version := range []string{"2025-06-18", ""} {
+		t.Run("version="+version, func(t *testing.T) {
+			url, cmd := startHTTPServerCmd(t, bin)
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			s, err := Connect(ctx, HTTP(url), WithProtocolVersion(version))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var n int64
+			if err := s.Call(ctx, Tool{Name: "integer"}, nil, &n); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			err = s.Call(ctx, Tool{Name: "integer"}, nil, &n)
+			t.Logf("call after the server stopped: %v", err)
+			var lost *SessionLostError
+			if !errors.Is(err, ErrSessionLost) || !errors.As(err, &lost) || lost.Sent {
+				t.Fatalf("err = %v, want a SessionLostError that was not sent", err)
+			}
+			select {
+			case <-s.Done():
+			default:
+				t.Error("Done is not closed")
+			}
+			if !errors.Is(s.Err(), ErrSessionLost) {
+				t.Errorf("Err() = %v", s.Err())
+			}
+		})
+	}
+}

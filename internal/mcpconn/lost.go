@@ -1,0 +1,175 @@
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"syscall"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// ErrSessionLost is matched (errors.Is) by every error of a request that
+// failed because the connection to the server is gone: a stdio server
+// process that exited, an HTTP server that refuses or resets connections or
+// answers 404 for the session id (MCP "Streamable HTTP", session
+// management: the client must start a new session), or an HTTP+SSE event
+// stream that ended. Such an error is a *LostError, which says whether the
+// request reached the server.
+var ErrSessionLost = errors.New("the session with the server is lost")
+
+// ErrSessionClosed is what Err returns after Close.
+var ErrSessionClosed = errors.New("the session is closed")
+
+// LostError: see composition.LostError, which documents it for users.
+type LostError struct {
+	// Server names the server as Transport.String does.
+	Server string
+	// Sent reports whether the request may have reached the server: false
+	// when the session was known to be lost before it was sent, or the
+	// server refused the connection or did not know the session (HTTP 404),
+	// so it certainly did not run; true when the connection broke while the
+	// request was in flight, so it may or may not have run.
+	Sent bool
+	// Err is why the session is lost.
+	Err error
+}
+
+func (e *LostError) Error() string {
+	if e.Sent {
+		return fmt.Sprintf("the session with %s was lost while the request was in flight: %v", e.Server, e.Err)
+	}
+	return fmt.Sprintf("the session with %s is lost (the request was not sent): %v", e.Server, e.Err)
+}
+
+// Unwrap returns ErrSessionLost and the cause.
+func (e *LostError) Unwrap() []error { return []error{ErrSessionLost, e.Err} }
+
+// Done is closed when the session is known to be lost (see [ErrSessionLost])
+// or has been closed.
+func (s *Conn) Done() <-chan struct{} { return s.gone }
+
+// Err is nil while the session is usable; afterwards it says why not: an
+// error matching [ErrSessionLost], or [ErrSessionClosed].
+func (s *Conn) Err() error {
+	select {
+	case <-s.gone:
+		return s.goneErr
+	default:
+		return nil
+	}
+}
+
+// markGone ends the session's life once, with err.
+func (s *Conn) markGone(err error) {
+	s.goneOnce.Do(func() {
+		s.goneErr = err
+		close(s.gone)
+	})
+}
+
+// markLost records that the connection is gone because of cause.
+func (s *Conn) markLost(cause error, sent bool) *LostError {
+	le := &LostError{Server: s.server, Sent: sent, Err: cause}
+	s.markGone(&LostError{Server: s.server, Err: cause})
+	return le
+}
+
+// watch starts noticing, for a connected stdio session, that the server
+// process exited, so that the next request fails at once as not sent.
+func (s *Conn) watch() {
+	if s.proc == nil {
+		return
+	}
+	go func() {
+		select {
+		case <-s.proc.exited:
+			s.markLost(fmt.Errorf("the server process exited (%s)", s.proc.exitDescription()), false)
+		case <-s.gone:
+		}
+	}()
+}
+
+// lostError classifies err, the failure of a request on s (already
+// annotated), and returns a *LostError when it means the connection is gone,
+// else nil. Context ends are never a loss.
+func (s *Conn) lostError(ctx context.Context, err error) *LostError {
+	if ctx.Err() != nil {
+		return nil
+	}
+	if le := new(LostError); errors.As(err, &le) {
+		return le
+	}
+	switch {
+	case errors.Is(err, transport.ErrSessionTerminated):
+		return s.markLost(errors.New("the server no longer knows the session (HTTP 404)"), false)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return s.markLost(errors.New("the server refused the connection"), false)
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return s.markLost(errors.New("the connection was reset"), true)
+	case s.conn.lostErr() != nil:
+		return s.markLost(fmt.Errorf("the server's HTTP+SSE event stream has ended (%w)", s.conn.lostErr()), true)
+	case s.proc != nil && s.proc.hasExited(0):
+		return s.markLost(fmt.Errorf("the server process exited (%s)", s.proc.exitDescription()), true)
+	}
+	return nil
+}
+
+// CallToolRaw sends tools/call for the tool name with args (a JSON object)
+// and returns the result object exactly as the server sent it. A session
+// already lost fails at once with a *LostError whose Sent is false. Other
+// errors name the tool and the server and keep the cause (and ctx's error)
+// reachable; a failure that shows the connection is gone is a *LostError.
+func (s *Conn) CallToolRaw(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+	fail := func(err error) (json.RawMessage, error) {
+		return nil, fmt.Errorf("calling tool %q on %s: %w", name, s.server, err)
+	}
+	if err := s.Err(); err != nil {
+		if le := new(LostError); errors.As(err, &le) {
+			return fail(&LostError{Server: s.server, Err: le.Err})
+		}
+		return fail(err)
+	}
+	capt := newCapture(sanitizeCallResult, string(mcp.MethodToolsCall))
+	_, err := s.client.CallTool(withCapture(ctx, capt), mcp.CallToolRequest{
+		Params: mcp.CallToolParams{Name: name, Arguments: args},
+	})
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w (%w)", err, ctxErr)
+		}
+		err = s.annotate(err)
+		if le := s.lostError(ctx, err); le != nil {
+			return fail(&LostError{Server: le.Server, Sent: le.Sent, Err: err})
+		}
+		return fail(err)
+	}
+	raw := capt.result(string(mcp.MethodToolsCall))
+	if raw == nil {
+		return fail(errors.New("no result was captured"))
+	}
+	return raw, nil
+}
+
+// Server names the server for messages, as Transport.String does.
+func (s *Conn) Server() string { return s.server }
+
+// Client is the mcp-go client of the session, for what this package does
+// not wrap (such as OnNotification). Requests made through it bypass the
+// raw-JSON capture and the loss tracking.
+func (s *Conn) Client() *client.Client { return s.client }
+
+// Warn records msg as a warning of the session (see Warnings) and passes it
+// to the WithWarnings callback.
+func (s *Conn) Warn(msg string) {
+	s.conn.mu.Lock()
+	s.conn.warnings = append(s.conn.warnings, msg)
+	warn := s.warn
+	s.conn.mu.Unlock()
+	if warn != nil {
+		warn(msg)
+	}
+}
