@@ -100,3 +100,37 @@ func TestTwoLevelsDeep(t *testing.T) {
 		}
 	})
 }
+
+// TestInsightsContractUpToDate exports the live insights server again and
+// generates its package, as go generate does, and compares both with the
+// checked-in insights.json and insights/: insights' schemas come from its Go
+// types, so a change to them must come with `go generate ./examples/analyst`.
+func TestInsightsContractUpToDate(t *testing.T) {
+	requireServerMemory(t)
+	mcpbind := testenv.Build(t, "./cmd/mcpbind")
+	bin := testenv.Build(t, "./examples/insights")
+	config := filepath.Join(testenv.ModuleRoot(t), "examples", "insights", "servers.yaml")
+	dir := t.TempDir()
+	bundle := filepath.Join(dir, "insights.json")
+	mcpbindRun := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(mcpbind, args...).CombinedOutput(); err != nil {
+			t.Fatalf("mcpbind %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	mcpbindRun("export", "--probe-eras", "--timeout", "5m", "-q", "-o", bundle, "--", bin, "--config", config)
+	mcpbindRun("generate", "--type-name", "FindingsResultFindingsItem=Finding", "--type-name", "TableReportResultTablesItem=TableSummary", bundle, "-o", dir)
+	for _, f := range []string{"insights.json", "insights/client.go", "insights/schemas.go", "insights/types.go"} {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.FromSlash(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run `go generate ./examples/analyst`", f)
+		}
+	}
+}
