@@ -13,9 +13,10 @@ import (
 )
 
 // Client calls the tools of the MCP server "brave-search-mcp-server" through a
-// composition.Session. It is safe for concurrent use if the session is.
+// composition.Caller: a Session, or the server's binding in a Registry. It is
+// safe for concurrent use if the Caller is.
 type Client struct {
-	s *composition.Session
+	c composition.Caller
 }
 
 // ServerDigest is the digest of the server's tools (sha256 over their
@@ -37,9 +38,19 @@ func DigestCheck(mode composition.DigestMode) composition.Option {
 		toolBravePlaceSearch, toolBraveSummarizer, toolBraveVideoSearch, toolBraveWebSearch)
 }
 
-// NewClient returns a Client that calls tools through s.
-func NewClient(s *composition.Session) *Client {
-	return &Client{s: s}
+// NewClient returns a Client that calls tools through c: a
+// *composition.Session, a server of a composition.Registry (r.Server(id),
+// for a server registered under another id than "brave-search-mcp-server"),
+// or a test's own composition.Caller.
+func NewClient(c composition.Caller) *Client {
+	return &Client{c: c}
+}
+
+// FromRegistry returns a Client that calls tools on the server with id
+// "brave-search-mcp-server" in r: connected on first use, reconnected when its
+// session is lost (see composition.Registry.Server).
+func FromRegistry(r *composition.Registry) *Client {
+	return &Client{c: r.Server("brave-search-mcp-server")}
 }
 
 // The tools of the server, as the Client's methods call them: name, schema
@@ -61,7 +72,7 @@ var (
 //
 //	Performs an image search using the Brave Search API. Helpful for when you need pictures of people, places, things, graphic design ideas, art inspiration, and more. When relaying results in a markdown environment, it may be helpful to include images in the results (e.g., ![image.title](image.properties.url)).
 func (c *Client) BraveImageSearch(ctx context.Context, args BraveImageSearchArgs) (*BraveImageSearchResult, error) {
-	return composition.CallAs[*BraveImageSearchResult](ctx, c.s, toolBraveImageSearch, args)
+	return composition.CallAs[*BraveImageSearchResult](ctx, c.c, toolBraveImageSearch, args)
 }
 
 // BraveLlmContext calls the tool "brave_llm_context".
@@ -79,7 +90,7 @@ func (c *Client) BraveImageSearch(ctx context.Context, args BraveImageSearchArgs
 //
 //	When relaying results in markdown-supporting environments, cite the source URLs from the "sources" map.
 func (c *Client) BraveLlmContext(ctx context.Context, args BraveLlmContextArgs) (*BraveLlmContextResult, error) {
-	return composition.CallAs[*BraveLlmContextResult](ctx, c.s, toolBraveLlmContext, args)
+	return composition.CallAs[*BraveLlmContextResult](ctx, c.c, toolBraveLlmContext, args)
 }
 
 // BraveLocalSearch calls the tool "brave_local_search".
@@ -95,7 +106,7 @@ func (c *Client) BraveLlmContext(ctx context.Context, args BraveLlmContextArgs) 
 //
 //	Use this when the query implies 'near me', 'in my area', or mentions specific locations (e.g., 'in San Francisco'). This tool automatically falls back to brave_web_search if no local results are found.
 func (c *Client) BraveLocalSearch(ctx context.Context, args BraveLocalSearchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolBraveLocalSearch, args)
+	return c.c.CallTool(ctx, toolBraveLocalSearch, args)
 }
 
 // BraveNewsSearch calls the tool "brave_news_search".
@@ -119,7 +130,7 @@ func (c *Client) BraveLocalSearch(ctx context.Context, args BraveLocalSearchArgs
 //	    - "The [New York Times](https://www.nytimes.com/2025/06/27/us/technology/ev-sales.html) reports that Tesla's EV sales have increased by 20%".
 //	    - "According to [BBC News](https://www.bbc.com/news/world-europe-65910000), the UK government has announced a new policy to support renewable energy".
 func (c *Client) BraveNewsSearch(ctx context.Context, args BraveNewsSearchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolBraveNewsSearch, args)
+	return c.c.CallTool(ctx, toolBraveNewsSearch, args)
 }
 
 // BravePlaceSearch calls the tool "brave_place_search".
@@ -141,7 +152,7 @@ func (c *Client) BraveNewsSearch(ctx context.Context, args BraveNewsSearchArgs) 
 //	    - 'location' format: US -- '<city> <state> <country>' (e.g. 'san francisco ca united states'); non-US -- '<city> <country>' (e.g. 'tokyo japan'). Capitalization and commas don't matter.
 //	    - 'count' caps results (max 50, default 20). 'radius' (meters) biases toward closer results; it does NOT hard-limit the search area.
 func (c *Client) BravePlaceSearch(ctx context.Context, args BravePlaceSearchArgs) (*BravePlaceSearchResult, error) {
-	return composition.CallAs[*BravePlaceSearchResult](ctx, c.s, toolBravePlaceSearch, args)
+	return composition.CallAs[*BravePlaceSearchResult](ctx, c.c, toolBravePlaceSearch, args)
 }
 
 // BraveSummarizer calls the tool "brave_summarizer".
@@ -161,7 +172,7 @@ func (c *Client) BravePlaceSearch(ctx context.Context, args BravePlaceSearchArgs
 //
 //	Requirements: Must first perform a web search using brave_web_search with summary=true parameter. Requires a Pro AI subscription to access the summarizer functionality.
 func (c *Client) BraveSummarizer(ctx context.Context, args BraveSummarizerArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolBraveSummarizer, args)
+	return c.c.CallTool(ctx, toolBraveSummarizer, args)
 }
 
 // BraveVideoSearch calls the tool "brave_video_search".
@@ -176,7 +187,7 @@ func (c *Client) BraveSummarizer(ctx context.Context, args BraveSummarizerArgs) 
 //
 //	Returns a JSON list of video-related results with title, url, description, duration, and thumbnail_url.
 func (c *Client) BraveVideoSearch(ctx context.Context, args BraveVideoSearchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolBraveVideoSearch, args)
+	return c.c.CallTool(ctx, toolBraveVideoSearch, args)
 }
 
 // BraveWebSearch calls the tool "brave_web_search".
@@ -196,5 +207,5 @@ func (c *Client) BraveVideoSearch(ctx context.Context, args BraveVideoSearchArgs
 //
 //	When the "results_filter" parameter is empty, JSON results may also contain FAQ, Discussions, News, and Video results.
 func (c *Client) BraveWebSearch(ctx context.Context, args BraveWebSearchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolBraveWebSearch, args)
+	return c.c.CallTool(ctx, toolBraveWebSearch, args)
 }
