@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -95,6 +96,8 @@ type pinSet struct {
 	mode    DigestMode
 	tools   map[string]Tool // pinned tools by name (Digest != "")
 	warn    func(string)    // records a warning of the session (Session.Warnings, WithWarnings)
+	logger  *slog.Logger    // WithLogger's, or nil
+	server  string          // the server's name in log records (a Registry's id)
 	life    context.Context // ends when the session is closed or lost
 	mu      sync.Mutex
 	changed map[string]*ToolChangedError
@@ -136,7 +139,6 @@ func (dc digestCheck) pinned() map[string]Tool {
 // DigestFail, as the server-level check does; a tool that cannot be
 // digested concerns only itself.
 func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]Tool) (*Session, error) {
-	warn := s.c.Warn
 	// Watch before the first listing, so that a change in between is not
 	// missed: a notification during it makes recheckPins run once more.
 	life, cancel := context.WithCancel(context.Background())
@@ -144,7 +146,8 @@ func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]To
 		<-s.Done()
 		cancel()
 	}()
-	ps := &pinSet{mode: cfg.digest.mode, tools: pins, warn: warn, life: life, ready: make(chan struct{})}
+	ps := &pinSet{mode: cfg.digest.mode, tools: pins, warn: s.c.Warn, logger: s.observe.logger, server: s.observe.name(s.c.Server()),
+		life: life, ready: make(chan struct{})}
 	s.pins = ps
 	s.watchToolList()
 	changed, serverDigest, err := s.comparePins(ctx, pins)
@@ -153,14 +156,14 @@ func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]To
 			_ = s.Close()
 			return nil, fmt.Errorf("checking the tools' digests: %w", err)
 		}
-		warn(fmt.Sprintf("cannot check the digests of server %s's tools: %v", s.c.Server(), err))
+		ps.report(fmt.Sprintf("cannot check the digests of server %s's tools: %v", s.c.Server(), err), nil)
 	}
 	for _, name := range sortedKeys(changed) {
-		warn(ps.verdict(changed[name]))
+		ps.report(ps.verdict(changed[name]), changed[name])
 	}
 	if err == nil && len(changed) == 0 && serverDigest != "" && serverDigest != cfg.digest.expected && cfg.digest.expected != "" {
-		warn(fmt.Sprintf("the tools of server %s changed since the bundle was exported (digest %s, the bundle recorded %s), but none of the %d tools the client calls did",
-			s.c.Server(), serverDigest, cfg.digest.expected, len(pins)))
+		ps.report(fmt.Sprintf("the tools of server %s changed since the bundle was exported (digest %s, the bundle recorded %s), but none of the %d tools the client calls did",
+			s.c.Server(), serverDigest, cfg.digest.expected, len(pins)), nil)
 	}
 	ps.mu.Lock()
 	ps.changed = changed
@@ -368,10 +371,10 @@ func (s *Session) watchToolList() {
 		return
 	}
 	_, err := s.c.Client().ListenAsync(s.pins.life, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
-		s.pins.report(fmt.Sprintf("server %s: the subscriptions/listen stream for notifications/tools/list_changed ended: %v", s.c.Server(), err))
+		s.pins.report(fmt.Sprintf("server %s: the subscriptions/listen stream for notifications/tools/list_changed ended: %v", s.c.Server(), err), nil)
 	})
 	if err != nil {
-		s.pins.report(fmt.Sprintf("server %s: cannot subscribe to notifications/tools/list_changed: %v", s.c.Server(), err))
+		s.pins.report(fmt.Sprintf("server %s: cannot subscribe to notifications/tools/list_changed: %v", s.c.Server(), err), nil)
 	}
 }
 
@@ -386,8 +389,26 @@ func advertisesToolsListChanged(capabilities json.RawMessage) bool {
 	return json.Unmarshal(capabilities, &c) == nil && c.Tools != nil && c.Tools.ListChanged
 }
 
-// report records a warning of the session.
-func (ps *pinSet) report(msg string) { ps.warn(msg) }
+// report records msg as a warning of the session and, with WithLogger,
+// logs it at level Warn: "mcp tool changed" with the server, tool, mode,
+// and the class and code of the most severe change when e is a changed
+// tool, else "mcp tool pinning"; the attribute "detail" holds msg.
+func (ps *pinSet) report(msg string, e *ToolChangedError) {
+	defer ps.warn(msg) // after the record, so that whoever waits for the warning sees both
+	if ps.logger == nil {
+		return
+	}
+	attrs := []slog.Attr{slog.String("server", ps.server), slog.String("mode", ps.mode.String())}
+	title := "mcp tool pinning"
+	if e != nil {
+		title = "mcp tool changed"
+		attrs = append(attrs, slog.String("tool", e.Tool), slog.Bool("removed", e.Removed))
+		if len(e.Changes) > 0 {
+			attrs = append(attrs, slog.String("class", string(e.Changes[0].Class)), slog.String("change", e.Changes[0].Code))
+		}
+	}
+	ps.logger.LogAttrs(ps.life, slog.LevelWarn, title, append(attrs, slog.String("detail", msg))...)
+}
 
 // recheckPins starts a re-check of the pinned tools, unless one is under
 // way (which then runs once more). It runs in its own goroutine: the
@@ -425,7 +446,7 @@ func (s *Session) recheckPins() {
 			ps.mu.Unlock()
 			switch {
 			case err != nil && !errors.Is(err, context.Canceled) && !wasStale:
-				ps.report(fmt.Sprintf("cannot re-check the digests of server %s's tools after notifications/tools/list_changed: %v", s.c.Server(), err))
+				ps.report(fmt.Sprintf("cannot re-check the digests of server %s's tools after notifications/tools/list_changed: %v", s.c.Server(), err), nil)
 			case err == nil:
 				ps.reportDelta(s.c.Server(), old, changed)
 			}
@@ -441,12 +462,12 @@ func (s *Session) recheckPins() {
 func (ps *pinSet) reportDelta(server string, old, now map[string]*ToolChangedError) {
 	for _, name := range sortedKeys(now) {
 		if o := old[name]; o == nil || o.Live != now[name].Live || o.Removed != now[name].Removed {
-			ps.report(ps.verdict(now[name]))
+			ps.report(ps.verdict(now[name]), now[name])
 		}
 	}
 	for _, name := range sortedKeys(old) {
 		if now[name] == nil {
-			ps.report(fmt.Sprintf("%s: tool %q matches the bundle again", server, name))
+			ps.report(fmt.Sprintf("%s: tool %q matches the bundle again", server, name), nil)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -144,7 +145,8 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 	defer cancel()
 	pins := exportPins(ctx, t, tr, WithProtocolVersion(version))
 	warned := make(pinWarnings, 64)
-	s, err := Connect(ctx, tr, WithProtocolVersion(version), warned.option(),
+	var logged syncBuffer
+	s, err := Connect(ctx, tr, WithProtocolVersion(version), warned.option(), WithLogger(slog.New(slog.NewTextHandler(&logged, nil))),
 		WithDigestCheckAt(pins.server, version, mode, pins.tools["greet"], pins.tools["add"]))
 	if err != nil {
 		t.Fatal(err)
@@ -220,6 +222,10 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 	mutate("description")
 	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "the tool's own fields"))
 	changed(greet, "greet", false, "cosmetic tool tool-fields-changed")
+	if log := logged.String(); !strings.Contains(log, `level=WARN msg="mcp tool changed"`) || !strings.Contains(log, "tool=greet") ||
+		!strings.Contains(log, "mode="+mode.String()) || !strings.Contains(log, "change=tool-fields-changed") {
+		t.Errorf("log:\n%s", log)
+	}
 	if err := add(); err != nil {
 		t.Errorf("add after greet changed: %v", err)
 	}
