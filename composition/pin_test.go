@@ -126,7 +126,7 @@ func TestPinning(t *testing.T) {
 	}{
 		{"stdio", func(*testing.T) Transport { return Stdio(bin) }},
 		{"http", func(t *testing.T) Transport { return HTTP(startHTTPServer(t, bin)) }},
-		{"in-process", func(*testing.T) Transport { return InProcess(pinserver.New()) }},
+		{"in-process", func(*testing.T) Transport { return InProcess(pinserver.New(nil)) }},
 	}
 	for _, tr := range transports {
 		for _, version := range []string{"2025-11-25", ModernProtocolVersion} {
@@ -292,7 +292,7 @@ func TestPinningAtConnect(t *testing.T) {
 func TestPinningReconnect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv := pinserver.New()
+	srv := pinserver.New(nil)
 	pins := exportPins(ctx, t, InProcess(srv))
 	first, err := Connect(ctx, InProcess(srv), WithDigestCheckAt(pins.server, ModernProtocolVersion, DigestFail, pins.tools["greet"], pins.tools["add"]))
 	if err != nil {
@@ -334,7 +334,7 @@ func TestPinningUnlistable(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			srv := pinserver.New()
+			srv := pinserver.New(nil)
 			pins := exportPins(ctx, t, InProcess(srv))
 			warned := make(pinWarnings, 64)
 			s, err := Connect(ctx, InProcess(srv), WithMaxPages(3), warned.option(),

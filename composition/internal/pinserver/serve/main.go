@@ -1,15 +1,24 @@
 // Command serve serves package pinserver's server over stdio, or over
 // Streamable HTTP with -http ADDR (it then prints "URL http://HOST:PORT/mcp"
 // on stdout once it listens).
+//
+// With -state FILE it appends each change that mutate makes to FILE, one per
+// line, and on start makes the changes FILE lists: a server restarted after
+// a change comes back changed. Its tool "exit" (stdio only) ends the process
+// with status 3, as a crashing server does.
 package main
 
 import (
+	"bufio"
+	"context"
 	"flag"
 	"fmt"
 	"log"
 	"net"
 	"net/http"
+	"os"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition/internal/pinserver"
@@ -17,9 +26,39 @@ import (
 
 func main() {
 	httpAddr := flag.String("http", "", "serve Streamable HTTP on this address instead of stdio")
+	state := flag.String("state", "", "file recording mutate's changes, replayed on start")
 	flag.Parse()
-	s := pinserver.New()
+	var record func(string)
+	if *state != "" {
+		record = func(change string) {
+			f, err := os.OpenFile(*state, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				log.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := fmt.Fprintln(f, change); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+	s := pinserver.New(record)
+	if *state != "" {
+		if f, err := os.Open(*state); err == nil {
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				if err := pinserver.Mutate(s, sc.Text()); err != nil {
+					log.Fatal(err)
+				}
+			}
+			f.Close()
+		}
+	}
 	if *httpAddr == "" {
+		s.AddTool(mcp.NewTool("exit", mcp.WithDescription("Ends the server process with status 3.")),
+			func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				os.Exit(3)
+				return nil, nil
+			})
 		if err := server.ServeStdio(s); err != nil {
 			log.Fatal(err)
 		}

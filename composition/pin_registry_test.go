@@ -1,0 +1,72 @@
+package composition
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestPinningRegistry pins greet and add of a stdio pin server under a
+// Registry with DigestFail. mutate changes greet's description (the server
+// records the change and replays it when restarted); the registry's calls
+// of greet fail, add works. The server then crashes (its tool exit); the
+// registry reconnects to a new process, which comes back with the changed
+// greet: the new session's Connect compares the tools again, so greet still
+// fails and add works, and Status shows the reconnect.
+func TestPinningRegistry(t *testing.T) {
+	bin := buildPinServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tr := Stdio(bin, "-state", filepath.Join(t.TempDir(), "changes"))
+	pins := exportPins(ctx, t, tr)
+	warned := make(pinWarnings, 64)
+	reg := NewRegistry(WithBackoff(10*time.Millisecond, 100*time.Millisecond))
+	defer reg.Close()
+	if err := reg.Add("pins", tr, warned.option(), WithDigestCheckAt(pins.server, "", DigestFail, pins.tools["greet"], pins.tools["add"])); err != nil {
+		t.Fatal(err)
+	}
+	c := reg.Server("pins")
+	greet := func() error {
+		_, err := c.CallTool(ctx, pins.tools["greet"], map[string]string{"name": "Ada"})
+		return err
+	}
+	add := func() error {
+		_, err := c.CallTool(ctx, pins.tools["add"], map[string]int{"a": 1, "b": 2})
+		return err
+	}
+	call := func(name string, args any) error {
+		_, err := c.CallTool(ctx, Tool{Name: name}, args)
+		return err
+	}
+	if err := greet(); err != nil {
+		t.Fatal(err)
+	}
+	if err := call("mutate", map[string]string{"change": "description"}); err != nil {
+		t.Fatal(err)
+	}
+	warned.waitFor(ctx, t, `tool "greet" changed`)
+	var tc *ToolChangedError
+	if err := greet(); !errors.As(err, &tc) {
+		t.Fatalf("greet after the change: %v", err)
+	}
+	if err := add(); err != nil {
+		t.Fatalf("add after greet changed: %v", err)
+	}
+
+	// The server crashes; the next call reconnects to a new process.
+	var lost *CallLostError
+	if err := call("exit", nil); !errors.As(err, &lost) {
+		t.Fatalf("exit: %v, want a *CallLostError", err)
+	}
+	if err := add(); err != nil {
+		t.Fatalf("add after the reconnect: %v", err)
+	}
+	if err := greet(); !errors.As(err, &tc) || tc.Changes[0].Code != "tool-fields-changed" {
+		t.Fatalf("greet after the reconnect: %v", err)
+	}
+	if st := reg.Status(); len(st) != 1 || st[0].Reconnects != 1 {
+		t.Errorf("status %+v", st)
+	}
+}
