@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -68,7 +69,12 @@ type ToolChangedError struct {
 	Changes []ToolChange
 }
 
-// Error names the server, the tool and what changed.
+// Error names the server, the tool and what changed: per change its class,
+// where, JSON pointer (quoted) and code, such as `breaking input
+// "/properties/language" (property-added)`. It leaves out the changes'
+// messages and values, which may quote the server's new text: a composing
+// server that passes the error on must not pass on the text it guards
+// against. Changes has them.
 func (e *ToolChangedError) Error() string {
 	return "composition: " + e.describe()
 }
@@ -82,9 +88,9 @@ func (e *ToolChangedError) describe() string {
 	for _, c := range e.Changes {
 		p := string(c.Class) + " " + string(c.Where)
 		if c.Pointer != "" {
-			p += " " + c.Pointer
+			p += " " + strconv.Quote(c.Pointer)
 		}
-		parts = append(parts, p+": "+c.Message)
+		parts = append(parts, p+" ("+c.Code+")")
 	}
 	return fmt.Sprintf("%s: tool %q changed since the bundle was exported (digest %s, the bundle pinned %s): %s; review it (mcpbind diff), re-export the bundle and regenerate the client",
 		e.Server, e.Tool, e.Live, e.Pinned, strings.Join(parts, "; "))
