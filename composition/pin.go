@@ -377,6 +377,9 @@ func (s *Session) watchToolList() {
 		return
 	}
 	_, err := s.c.Client().ListenAsync(s.pins.life, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
+		if s.Err() != nil {
+			return // closed or lost: nothing more to watch
+		}
 		s.pins.report(fmt.Sprintf("server %s: the subscriptions/listen stream for notifications/tools/list_changed ended: %v", s.c.Server(), err), nil)
 	})
 	if err != nil {
@@ -451,7 +454,7 @@ func (s *Session) recheckPins() {
 			}
 			ps.mu.Unlock()
 			switch {
-			case err != nil && !errors.Is(err, context.Canceled) && !wasStale:
+			case err != nil && !errors.Is(err, context.Canceled) && !wasStale && s.Err() == nil:
 				ps.report(fmt.Sprintf("cannot re-check the digests of server %s's tools after notifications/tools/list_changed: %v", s.c.Server(), err), nil)
 			case err == nil:
 				ps.reportDelta(s.c.Server(), old, changed)
