@@ -79,7 +79,9 @@ func WithDigestCheck(expected string, mode DigestMode) Option {
 // schemas to older clients; in a session of the other era the check is
 // skipped with a warning instead of reporting a change that is not there.
 //
-// tools pins single tools: each descriptor with a Digest (the tool's digest
+// tools pins single tools; the era rule above is then replaced by a
+// comparison by meaning in a session of the other era (see below). Each
+// descriptor with a Digest (the tool's digest
 // from the bundle's "x-mcpbind", which generated packages embed) is
 // compared with the live tool at Connect — so at every reconnect of a
 // [Registry], which connects a new session — and again whenever the server
@@ -92,7 +94,12 @@ func WithDigestCheck(expected string, mode DigestMode) Option {
 // under [DigestWarn] each change is a warning ([WithWarnings],
 // [Session.Warnings]) and calls go on. A server digest that differs while
 // every pinned tool matches (tools were added, or tools the package does
-// not call changed) is a warning in both modes. When the server says its
+// not call changed) is a warning in both modes. In a session of the other
+// era a tool whose digest differs is compared with the descriptor's
+// schemas by meaning, from its natural result schema (under
+// "/properties/result" of a {"result": …} envelope that the server adds
+// for sessions before 2026-07-28, SEP-2106), and by digest for its other
+// fields; only a difference there is a change. When the server says its
 // tools changed but they cannot be listed again, the pinned tools' calls
 // fail under DigestFail (each first tries the listing again) until they
 // can.
@@ -169,13 +176,14 @@ func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error
 	}
 	warn := s.c.Warn
 	server, version := s.c.Server(), s.ProtocolVersion()
-	if dc.exportedAt != "" && (dc.exportedAt >= ModernProtocolVersion) != (version >= ModernProtocolVersion) {
+	crossEra := dc.exportedAt != "" && (dc.exportedAt >= ModernProtocolVersion) != (version >= ModernProtocolVersion)
+	if pins := dc.pinned(); pins != nil {
+		return s.checkPins(ctx, cfg, pins, crossEra)
+	}
+	if crossEra {
 		warn(fmt.Sprintf("the digest of server %s's tools was recorded at protocol %s and is not compared in this %s session (the eras list output schemas differently)",
 			server, dc.exportedAt, version))
 		return s, nil
-	}
-	if pins := dc.pinned(); pins != nil {
-		return s.checkPins(ctx, cfg, pins)
 	}
 	actual, n, err := s.serverDigest(ctx)
 	switch {

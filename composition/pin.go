@@ -99,14 +99,18 @@ func (e *ToolChangedError) describe() string {
 // pinSet is a session's per-tool pinning state: the pinned descriptors and,
 // from the last comparison, the error of each tool that changed.
 type pinSet struct {
-	mode    DigestMode
-	tools   map[string]Tool // pinned tools by name (Digest != "")
-	warn    func(string)    // records a warning of the session (Session.Warnings, WithWarnings)
-	logger  *slog.Logger    // WithLogger's, or nil
-	server  string          // the server's name in log records (a Registry's id)
-	life    context.Context // ends when the session is closed or lost
-	mu      sync.Mutex
-	changed map[string]*ToolChangedError
+	mode  DigestMode
+	tools map[string]Tool // pinned tools by name (Digest != "")
+	// crossEra: the session's protocol era is not the bundle's, so a tool
+	// whose result the server wraps for one era only lists another
+	// outputSchema; tools are then compared by meaning (pinnedChanges).
+	crossEra bool
+	warn     func(string)    // records a warning of the session (Session.Warnings, WithWarnings)
+	logger   *slog.Logger    // WithLogger's, or nil
+	server   string          // the server's name in log records (a Registry's id)
+	life     context.Context // ends when the session is closed or lost
+	mu       sync.Mutex
+	changed  map[string]*ToolChangedError
 	// ready is closed when no re-check is under way; a call of a pinned
 	// tool waits for it, so a call made after notifications/tools/list_changed
 	// arrived is judged against the new list.
@@ -144,7 +148,7 @@ func (dc digestCheck) pinned() map[string]Tool {
 // (DigestWarn). A tool list that cannot be read fails Connect under
 // DigestFail, as the server-level check does; a tool that cannot be
 // digested concerns only itself.
-func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]Tool) (*Session, error) {
+func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]Tool, crossEra bool) (*Session, error) {
 	// Watch before the first listing, so that a change in between is not
 	// missed: a notification during it makes recheckPins run once more.
 	life, cancel := context.WithCancel(context.Background())
@@ -152,11 +156,11 @@ func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]To
 		<-s.Done()
 		cancel()
 	}()
-	ps := &pinSet{mode: cfg.digest.mode, tools: pins, warn: s.c.Warn, logger: s.observe.logger, server: s.observe.name(s.c.Server()),
+	ps := &pinSet{mode: cfg.digest.mode, tools: pins, crossEra: crossEra, warn: s.c.Warn, logger: s.observe.logger, server: s.observe.name(s.c.Server()),
 		life: life, ready: make(chan struct{})}
 	s.pins = ps
 	s.watchToolList()
-	changed, serverDigest, err := s.comparePins(ctx, pins)
+	changed, serverDigest, err := s.comparePins(ctx, ps)
 	if err != nil {
 		if ps.mode == DigestFail {
 			_ = s.Close()
@@ -167,7 +171,7 @@ func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]To
 	for _, name := range sortedKeys(changed) {
 		ps.report(ps.verdict(changed[name]), changed[name])
 	}
-	if err == nil && len(changed) == 0 && serverDigest != "" && serverDigest != cfg.digest.expected && cfg.digest.expected != "" {
+	if err == nil && len(changed) == 0 && !crossEra && serverDigest != "" && serverDigest != cfg.digest.expected && cfg.digest.expected != "" {
 		ps.report(fmt.Sprintf("the tools of server %s changed since the bundle was exported (digest %s, the bundle recorded %s), but none of the %d tools the client calls did",
 			s.c.Server(), serverDigest, cfg.digest.expected, len(pins)), nil)
 	}
@@ -205,7 +209,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // the live one. It returns the changed tools and the server digest ("" when
 // some tool has no digest). Only a listing that fails is an error: a tool
 // that cannot be digested (a number JCS cannot write) concerns only itself.
-func (s *Session) comparePins(ctx context.Context, pins map[string]Tool) (map[string]*ToolChangedError, string, error) {
+func (s *Session) comparePins(ctx context.Context, ps *pinSet) (map[string]*ToolChangedError, string, error) {
 	tools, err := s.ListToolsRaw(ctx)
 	if err != nil {
 		return nil, "", err
@@ -221,8 +225,9 @@ func (s *Session) comparePins(ctx context.Context, pins map[string]Tool) (map[st
 		}
 	}
 	name := s.c.Server()
+	modern := s.ProtocolVersion() >= ModernProtocolVersion
 	changed := map[string]*ToolChangedError{}
-	for tool, t := range pins {
+	for tool, t := range ps.tools {
 		raw, ok := live[tool]
 		if !ok {
 			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Removed: true, Pinned: t.Digest,
@@ -235,20 +240,60 @@ func (s *Session) comparePins(ctx context.Context, pins map[string]Tool) (map[st
 			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Pinned: t.Digest,
 				Changes: []ToolChange{{Class: Breaking, Server: name, Tool: tool, Where: tooldiff.InTool, Code: "tool-undigestable",
 					Message: "the tool has no digest (" + err.Error() + "), so it cannot be compared with the pinned one"}}}
-		case d != t.Digest:
-			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Pinned: t.Digest, Live: d,
-				Changes: classifyChange(name, t, raw)}
+		case d == t.Digest:
+		case ps.crossEra:
+			if cs := pinnedChanges(name, t, raw, liveRoot(t, raw, modern)); len(cs) > 0 {
+				changed[tool] = &ToolChangedError{Server: name, Tool: tool, Pinned: t.Digest, Live: d, Changes: cs}
+			}
+		default:
+			cs := pinnedChanges(name, t, raw, t.ResultPointer)
+			if len(cs) == 0 {
+				cs = []ToolChange{{Class: Cosmetic, Server: name, Tool: tool, Where: tooldiff.InTool, Code: "tool-rewritten",
+					Message: "the tool's JSON differs from the pinned one, though no difference in meaning was found"}}
+			}
+			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Pinned: t.Digest, Live: d, Changes: cs}
 		}
 	}
 	return changed, server, nil
 }
 
-// classifyChange says what changed in a pinned tool whose live digest
-// differs: its schemas, compared with those the package embeds by the rules
+// liveRoot is where the natural result schema sits in the live outputSchema
+// of a session of the other era than the bundle's: under "/properties/result"
+// when the server wraps the result for this session only — a session before
+// 2026-07-28, a natural result that is not a plain object (SEP-2106), and
+// an outputSchema of the {"result": S} envelope's shape — or in every era
+// (AlwaysWraps, where the bundle's pointer holds); else at the root.
+func liveRoot(t Tool, live json.RawMessage, modern bool) string {
+	if t.Output.AlwaysWraps {
+		return t.ResultPointer
+	}
+	if modern || t.Output.PlainObject || t.Output.HasResultProperty {
+		return ""
+	}
+	var tool struct {
+		OutputSchema struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		} `json:"outputSchema"`
+	}
+	if json.Unmarshal(live, &tool) != nil {
+		return ""
+	}
+	o := tool.OutputSchema
+	if _, ok := o.Properties["result"]; ok && o.Type == "object" && len(o.Properties) == 1 && slices.Equal(o.Required, []string{"result"}) {
+		return "/properties/result"
+	}
+	return ""
+}
+
+// pinnedChanges says what differs between a pinned tool and the live one,
+// whose natural result schema is at liveRoot of its outputSchema: its
+// schemas, compared by meaning with those the package embeds by the rules
 // of `mcpbind diff` (package internal/tooldiff), and its other fields, which
-// changed when the live tool with the embedded schemas put back still has
-// another digest than the pinned one.
-func classifyChange(server string, t Tool, live json.RawMessage) []ToolChange {
+// changed when the live tool with the embedded schemas put back has another
+// digest than the pinned one.
+func pinnedChanges(server string, t Tool, live json.RawMessage, liveRoot string) []ToolChange {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(live, &members); err != nil {
 		return []ToolChange{{Class: Breaking, Server: server, Tool: t.Name, Where: tooldiff.InTool, Code: "tool-unreadable",
@@ -288,7 +333,7 @@ func classifyChange(server string, t Tool, live json.RawMessage) []ToolChange {
 		add([]ToolChange{{Class: Breaking, Where: tooldiff.InOutput, Code: "output-schema-removed",
 			Message: "the tool no longer declares an outputSchema: its results are no longer typed"}}, nil)
 	case outKnown:
-		add(tooldiff.CompareSchemaAt(oldOut, newOut, t.ResultPointer, t.ResultPointer, tooldiff.Output))
+		add(tooldiff.CompareSchemaAt(oldOut, newOut, t.ResultPointer, liveRoot, tooldiff.Output))
 	}
 	// The other fields: put the embedded schemas back and compare digests.
 	fieldsChanged := true
@@ -437,7 +482,7 @@ func (s *Session) recheckPins() {
 	ps.mu.Unlock()
 	go func() {
 		for {
-			changed, _, err := s.comparePins(ps.life, ps.tools)
+			changed, _, err := s.comparePins(ps.life, ps)
 			ps.mu.Lock()
 			old := ps.changed
 			if err == nil {

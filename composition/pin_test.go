@@ -382,3 +382,42 @@ func TestPinningUnlistable(t *testing.T) {
 		})
 	}
 }
+
+// TestPinningAcrossEras pins tools exported at 2026-07-28 in sessions
+// before it, and the other way round: the tools are compared by meaning
+// (the pin server lists the same tools in both eras), so nothing is
+// reported until mutate changes greet's inputSchema, whose calls then fail.
+func TestPinningAcrossEras(t *testing.T) {
+	for _, era := range []struct{ exported, session string }{
+		{ModernProtocolVersion, "2025-11-25"},
+		{"2025-11-25", ModernProtocolVersion},
+	} {
+		t.Run(era.exported+"-in-"+era.session, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			srv := pinserver.New(nil)
+			pins := exportPins(ctx, t, InProcess(srv), WithProtocolVersion(era.exported))
+			warned := make(pinWarnings, 64)
+			s, err := Connect(ctx, InProcess(srv), WithProtocolVersion(era.session), warned.option(),
+				WithDigestCheckAt(pins.server, era.exported, DigestFail, pins.tools["greet"], pins.tools["add"]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if w := s.Warnings(); len(w) != 0 {
+				t.Fatalf("warnings at connect: %q", w)
+			}
+			if _, err := s.CallResult(ctx, "mutate", map[string]string{"change": "input"}); err != nil {
+				t.Fatal(err)
+			}
+			warned.waitFor(ctx, t, `tool "greet" changed`, "(property-added)")
+			var tc *ToolChangedError
+			if _, err := s.CallResult(ctx, "greet", map[string]string{"name": "Ada", "language": "en"}); !errors.As(err, &tc) {
+				t.Errorf("greet: %v", err)
+			}
+			if _, err := s.CallResult(ctx, "add", map[string]int{"a": 1, "b": 2}); err != nil {
+				t.Errorf("add: %v", err)
+			}
+		})
+	}
+}

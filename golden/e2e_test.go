@@ -330,32 +330,46 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// TestGeneratedDigestCheck: the generated DigestCheck passes against the
-// unchanged server in a session of the bundle's era, and in a session of
-// the other era skips the comparison with a warning instead of reporting a
-// change (legacy sessions list wrapped output schemas). A digest that does
-// not match fails Connect in DigestFail mode.
+// TestGeneratedDigestCheck: the generated DigestCheck of the packages of
+// both eras passes against the unchanged server in sessions of both eras
+// without a warning: in a session of the other era the pinned tools are
+// compared by meaning, so the {"result": …} envelope the server adds for
+// sessions before 2026-07-28 is not a change. A server digest alone (no
+// pinned tools) is not compared in a session of the other era, with a
+// warning. A digest that does not match fails Connect in DigestFail mode.
 func TestGeneratedDigestCheck(t *testing.T) {
 	bin, args := testenv.SQLiteExplorerStdio(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for _, tc := range []struct {
-		version  string
-		skipWarn bool
-	}{{"", false}, {"2025-06-18", true}} {
-		var warnings []string
-		s, err := composition.Connect(ctx, composition.Stdio(bin, args...), composition.WithProtocolVersion(tc.version),
-			modern.DigestCheck(composition.DigestFail), composition.WithWarnings(func(m string) { warnings = append(warnings, m) }))
-		if err != nil {
-			t.Fatalf("session %q: %v", tc.version, err)
-		}
-		_ = s.Close()
-		skipped := len(warnings) == 1 && strings.Contains(warnings[0], "not compared")
-		if skipped != tc.skipWarn {
-			t.Errorf("session %q: warnings %q", tc.version, warnings)
+	for _, version := range []string{"", "2025-06-18"} {
+		for pkg, check := range map[string]composition.Option{
+			"sqlite-explorer":            modern.DigestCheck(composition.DigestFail),
+			"sqlite-explorer-2025-06-18": legacy.DigestCheck(composition.DigestFail),
+		} {
+			var warnings []string
+			s, err := composition.Connect(ctx, composition.Stdio(bin, args...), composition.WithProtocolVersion(version),
+				check, composition.WithWarnings(func(m string) { warnings = append(warnings, m) }))
+			if err != nil {
+				t.Fatalf("%s, session %q: %v", pkg, version, err)
+			}
+			_ = s.Close()
+			if len(warnings) != 0 {
+				t.Errorf("%s, session %q: warnings %q", pkg, version, warnings)
+			}
 		}
 	}
-	_, err := composition.Connect(ctx, composition.Stdio(bin, args...),
+	var warnings []string
+	s, err := composition.Connect(ctx, composition.Stdio(bin, args...), composition.WithProtocolVersion("2025-06-18"),
+		composition.WithDigestCheckAt(modern.ServerDigest, composition.ModernProtocolVersion, composition.DigestFail),
+		composition.WithWarnings(func(m string) { warnings = append(warnings, m) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "not compared") {
+		t.Errorf("server digest in the other era: warnings %q", warnings)
+	}
+	_, err = composition.Connect(ctx, composition.Stdio(bin, args...),
 		composition.WithDigestCheckAt("sha256:"+strings.Repeat("0", 64), composition.ModernProtocolVersion, composition.DigestFail))
 	var dm *composition.DigestMismatchError
 	if !errors.As(err, &dm) {

@@ -31,8 +31,9 @@ const ServerDigest = "sha256:4e1e90a4fe700218225c22c975053d7b03095bc6686ee16994a
 // notifications/tools/list_changed. With DigestFail a call of a tool that
 // changed since this package was generated fails with a
 // *composition.ToolChangedError while the other tools keep working; with
-// DigestWarn each change is a warning. Sessions of the other protocol era
-// skip the comparison with a warning.
+// DigestWarn each change is a warning. In a session of the other protocol
+// era each tool is compared by meaning: the {"result": …} envelope a server
+// adds for sessions before 2026-07-28 is not a change.
 func DigestCheck(mode composition.DigestMode) composition.Option {
 	return composition.WithDigestCheckAt(ServerDigest, "2026-07-28", mode,
 		toolCountRows, toolDescribeTable, toolFindRow, toolInsertRow, toolListTables,

@@ -30,8 +30,9 @@ const ServerDigest = "sha256:2a0dbc4dfbfa1da1eb61823482434cc7ebd9f85b78c6af7cf0c
 // notifications/tools/list_changed. With DigestFail a call of a tool that
 // changed since this package was generated fails with a
 // *composition.ToolChangedError while the other tools keep working; with
-// DigestWarn each change is a warning. Sessions of the other protocol era
-// skip the comparison with a warning.
+// DigestWarn each change is a warning. In a session of the other protocol
+// era each tool is compared by meaning: the {"result": …} envelope a server
+// adds for sessions before 2026-07-28 is not a change.
 func DigestCheck(mode composition.DigestMode) composition.Option {
 	return composition.WithDigestCheckAt(ServerDigest, "2025-11-25", mode,
 		toolBraveImageSearch, toolBraveLlmContext, toolBraveLocalSearch, toolBraveNewsSearch,
