@@ -239,6 +239,11 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 		return err
 	}, "greet", false, "breaking input property-added")
 
+	// greet's inputSchema is the original again, written in another form.
+	mutate("rewrite")
+	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "(tool-rewritten)"))
+	changed(greet, "greet", false, "cosmetic tool tool-rewritten")
+
 	// add is removed.
 	mutate("remove")
 	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "add" was removed`))
