@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
@@ -20,15 +22,7 @@ import (
 // name, and the log has call records without argument values.
 func TestInterceptorsAndLogger(t *testing.T) {
 	ctx := t.Context()
-	store, err := explorer.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	srv, err := explorer.NewServer(store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := explorerServer(t)
 	var mu sync.Mutex
 	var order []string
 	record := func(name string) composition.Interceptor {
@@ -83,4 +77,21 @@ func TestInterceptorsAndLogger(t *testing.T) {
 	if strings.Contains(log, "secret_table_arg") || strings.Contains(log, "authors") {
 		t.Error("the log shows an argument value")
 	}
+}
+
+// explorerServer is the sqlite-explorer MCP server on a fresh database in a
+// temporary folder, for in-process sessions; the database is closed in
+// cleanup.
+func explorerServer(t testing.TB) *server.MCPServer {
+	t.Helper()
+	store, err := explorer.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	srv, err := explorer.NewServer(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
 
@@ -48,16 +47,7 @@ func (h *restartableHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestRegistryReconnectHTTP(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	store, err := explorer.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	srv, err := explorer.NewServer(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &restartableHandler{srv: srv}
+	h := &restartableHandler{srv: explorerServer(t)}
 	h.restart()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
