@@ -77,4 +77,9 @@ type Tool struct {
 	// Idempotent is the tool's idempotentHint annotation: calling it again
 	// with the same arguments has no further effect.
 	Idempotent bool
+	// Digest is the tool's digest that the bundle recorded under
+	// "x-mcpbind" ("sha256:" and the SHA-256 of the RFC 8785 canonical JSON
+	// of the tool object as listed; "" when none): the pin that
+	// [WithDigestCheckAt] compares the live tool with.
+	Digest string
 }

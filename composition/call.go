@@ -163,7 +163,9 @@ func (e *ToolError) Error() string {
 // cause, so errors.Is(err, context.DeadlineExceeded) works. When ctx ends
 // first, CallResult returns promptly (and over stdio mcp-go tells the server
 // with notifications/cancelled). The call goes through the session's
-// interceptors ([WithInterceptor]) and logger ([WithLogger]).
+// interceptors ([WithInterceptor]) and logger ([WithLogger]). Under
+// [DigestFail] a tool pinned by [WithDigestCheckAt] whose live definition
+// changed is not called: the error is a *[ToolChangedError].
 func (s *Session) CallResult(ctx context.Context, name string, args any) (*Result, error) {
 	return s.intercept(ctx, Call{Tool: name, Args: args}, s.invokeByName)
 }
@@ -175,6 +177,9 @@ func (s *Session) invokeByName(ctx context.Context, c Call) (*Result, error) {
 
 // callResult is CallResult without interceptors.
 func (s *Session) callResult(ctx context.Context, name string, args any) (*Result, error) {
+	if err := s.checkPin(ctx, name); err != nil {
+		return nil, err
+	}
 	res, err := s.call(ctx, name, args)
 	if err != nil {
 		return nil, err

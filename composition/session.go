@@ -65,6 +65,8 @@ type Session struct {
 	validateArgs, validateResults bool
 	// observe holds the logger and interceptors (observe.go).
 	observe observeConfig
+	// pins are the per-tool digests (pin.go); nil when no tool is pinned.
+	pins *pinSet
 }
 
 // Connect starts (stdio) or reaches (HTTP) the server and performs the MCP

@@ -25,11 +25,17 @@ type Client struct {
 const ServerDigest = "sha256:2a0dbc4dfbfa1da1eb61823482434cc7ebd9f85b78c6af7cf0cb3f256a040c5c"
 
 // DigestCheck returns a composition.Connect option that compares the live
-// server's tools with ServerDigest, so a contract that changed since this
-// package was generated is noticed at Connect (DigestWarn or DigestFail).
-// Sessions of the other protocol era skip the comparison with a warning.
+// server's tools with ServerDigest and each tool with the digest its
+// descriptor pins, at Connect and whenever the server sends
+// notifications/tools/list_changed. With DigestFail a call of a tool that
+// changed since this package was generated fails with a
+// *composition.ToolChangedError while the other tools keep working; with
+// DigestWarn each change is a warning. Sessions of the other protocol era
+// skip the comparison with a warning.
 func DigestCheck(mode composition.DigestMode) composition.Option {
-	return composition.WithDigestCheckAt(ServerDigest, "2025-11-25", mode)
+	return composition.WithDigestCheckAt(ServerDigest, "2025-11-25", mode,
+		toolBraveImageSearch, toolBraveLlmContext, toolBraveLocalSearch, toolBraveNewsSearch,
+		toolBravePlaceSearch, toolBraveSummarizer, toolBraveVideoSearch, toolBraveWebSearch)
 }
 
 // NewClient returns a Client that calls tools through c: a
@@ -50,14 +56,14 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolBraveImageSearch = composition.Tool{Name: "brave_image_search", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_image_search#inputSchema", OutputDoc: "brave_image_search#outputSchema"}
-	toolBraveLlmContext  = composition.Tool{Name: "brave_llm_context", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_llm_context#inputSchema", OutputDoc: "brave_llm_context#outputSchema"}
-	toolBraveLocalSearch = composition.Tool{Name: "brave_local_search", Types: types, InputDoc: "brave_local_search#inputSchema"}
-	toolBraveNewsSearch  = composition.Tool{Name: "brave_news_search", Types: types, InputDoc: "brave_news_search#inputSchema"}
-	toolBravePlaceSearch = composition.Tool{Name: "brave_place_search", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_place_search#inputSchema", OutputDoc: "brave_place_search#outputSchema"}
-	toolBraveSummarizer  = composition.Tool{Name: "brave_summarizer", Types: types, InputDoc: "brave_summarizer#inputSchema"}
-	toolBraveVideoSearch = composition.Tool{Name: "brave_video_search", Types: types, InputDoc: "brave_video_search#inputSchema"}
-	toolBraveWebSearch   = composition.Tool{Name: "brave_web_search", Types: types, InputDoc: "brave_web_search#inputSchema"}
+	toolBraveImageSearch = composition.Tool{Name: "brave_image_search", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_image_search#inputSchema", OutputDoc: "brave_image_search#outputSchema", Digest: "sha256:352df5b22117caf738591ae8fea0ee6beb54bbbce78c93f2e9f2dd4de3226533"}
+	toolBraveLlmContext  = composition.Tool{Name: "brave_llm_context", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_llm_context#inputSchema", OutputDoc: "brave_llm_context#outputSchema", Digest: "sha256:d8d3cf7f7ad9f56cc7c4ebbc929755472fbcbdf3cb1e37d9edf90c5682126071"}
+	toolBraveLocalSearch = composition.Tool{Name: "brave_local_search", Types: types, InputDoc: "brave_local_search#inputSchema", Digest: "sha256:313bba8283eeb2babb71c278f56236b79e757c56afbaede5ccb0d0da96745ffd"}
+	toolBraveNewsSearch  = composition.Tool{Name: "brave_news_search", Types: types, InputDoc: "brave_news_search#inputSchema", Digest: "sha256:2551f96129ea84360008ab16d2ffddfbf48b7c234aca4f44d486781c79da17f9"}
+	toolBravePlaceSearch = composition.Tool{Name: "brave_place_search", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_place_search#inputSchema", OutputDoc: "brave_place_search#outputSchema", Digest: "sha256:5e9c748a5ba3c2406647c427aeeda7b62ccef7670df32a8ca9c7b33b9cd2c479"}
+	toolBraveSummarizer  = composition.Tool{Name: "brave_summarizer", Types: types, InputDoc: "brave_summarizer#inputSchema", Digest: "sha256:b39f6d2f3262554614e9a40f19a405878d5302eadc0553d5ffd8491c52a221d8"}
+	toolBraveVideoSearch = composition.Tool{Name: "brave_video_search", Types: types, InputDoc: "brave_video_search#inputSchema", Digest: "sha256:5cca814ea000d0b69ab9aded367e00a8ef42181663518c33578e797a364a51c6"}
+	toolBraveWebSearch   = composition.Tool{Name: "brave_web_search", Types: types, InputDoc: "brave_web_search#inputSchema", Digest: "sha256:10c6d404bff0030b031638559222f1e0ad659325ffd9ecca85b563d334f5e6a1"}
 )
 
 // BraveImageSearch calls the tool "brave_image_search".

@@ -25,11 +25,40 @@ type Client struct {
 const ServerDigest = "sha256:6d8d57c19f7d014feee74d4525065664ecb14731bb0b4549bdb2b8e49839aa62"
 
 // DigestCheck returns a composition.Connect option that compares the live
-// server's tools with ServerDigest, so a contract that changed since this
-// package was generated is noticed at Connect (DigestWarn or DigestFail).
-// Sessions of the other protocol era skip the comparison with a warning.
+// server's tools with ServerDigest and each tool with the digest its
+// descriptor pins, at Connect and whenever the server sends
+// notifications/tools/list_changed. With DigestFail a call of a tool that
+// changed since this package was generated fails with a
+// *composition.ToolChangedError while the other tools keep working; with
+// DigestWarn each change is a warning. Sessions of the other protocol era
+// skip the comparison with a warning.
 func DigestCheck(mode composition.DigestMode) composition.Option {
-	return composition.WithDigestCheckAt(ServerDigest, "2026-07-28", mode)
+	return composition.WithDigestCheckAt(ServerDigest, "2026-07-28", mode,
+		toolActionsGet, toolActionsList, toolActionsRunTrigger,
+		toolAddCommentToPendingReview, toolAddIssueComment, toolAddReplyToPullRequestComment,
+		toolAssignCopilotToIssue, toolAssignCopilotToIssueWithIntent, toolCreateBranch,
+		toolCreateGist, toolCreateOrUpdateFile, toolCreatePullRequest, toolCreateRepository,
+		toolDeleteFile, toolDiscussionCommentWrite, toolDismissNotification,
+		toolForkRepository, toolGetCodeQualityFinding, toolGetCodeScanningAlert,
+		toolGetCommit, toolGetDependabotAlert, toolGetDiscussion, toolGetDiscussionComments,
+		toolGetFileContents, toolGetGist, toolGetGlobalSecurityAdvisory, toolGetJobLogs,
+		toolGetLabel, toolGetLatestRelease, toolGetMe, toolGetNotificationDetails,
+		toolGetReleaseByTag, toolGetRepositoryTree, toolGetSecretScanningAlert, toolGetTag,
+		toolGetTeamMembers, toolGetTeams, toolIssueRead, toolIssueWrite, toolLabelWrite,
+		toolListBranches, toolListCodeScanningAlerts, toolListCommits,
+		toolListDependabotAlerts, toolListDiscussionCategories, toolListDiscussions,
+		toolListGists, toolListGlobalSecurityAdvisories, toolListIssueFields,
+		toolListIssueTypes, toolListIssues, toolListLabel, toolListNotifications,
+		toolListOrgRepositorySecurityAdvisories, toolListPullRequests, toolListReleases,
+		toolListRepositoryCollaborators, toolListRepositorySecurityAdvisories,
+		toolListSecretScanningAlerts, toolListStarredRepositories, toolListTags,
+		toolManageNotificationSubscription, toolManageRepositoryNotificationSubscription,
+		toolMarkAllNotificationsRead, toolMergePullRequest, toolProjectsGet,
+		toolProjectsList, toolProjectsWrite, toolPullRequestRead, toolPullRequestReviewWrite,
+		toolPushFiles, toolRequestCopilotReview, toolSearchCode, toolSearchCommits,
+		toolSearchIssues, toolSearchOrgs, toolSearchPullRequests, toolSearchRepositories,
+		toolSearchUsers, toolStarRepository, toolSubIssueWrite, toolUnstarRepository,
+		toolUpdateGist, toolUpdatePullRequest, toolUpdatePullRequestBranch)
 }
 
 // NewClient returns a Client that calls tools through c: a
@@ -50,91 +79,91 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolActionsGet                               = composition.Tool{Name: "actions_get", Types: types, InputDoc: "actions_get#inputSchema", ReadOnly: true}
-	toolActionsList                              = composition.Tool{Name: "actions_list", Types: types, InputDoc: "actions_list#inputSchema", ReadOnly: true}
-	toolActionsRunTrigger                        = composition.Tool{Name: "actions_run_trigger", Types: types, InputDoc: "actions_run_trigger#inputSchema"}
-	toolAddCommentToPendingReview                = composition.Tool{Name: "add_comment_to_pending_review", Types: types, InputDoc: "add_comment_to_pending_review#inputSchema"}
-	toolAddIssueComment                          = composition.Tool{Name: "add_issue_comment", Types: types, InputDoc: "add_issue_comment#inputSchema"}
-	toolAddReplyToPullRequestComment             = composition.Tool{Name: "add_reply_to_pull_request_comment", Types: types, InputDoc: "add_reply_to_pull_request_comment#inputSchema"}
-	toolAssignCopilotToIssue                     = composition.Tool{Name: "assign_copilot_to_issue", Types: types, InputDoc: "assign_copilot_to_issue#inputSchema", Idempotent: true}
-	toolAssignCopilotToIssueWithIntent           = composition.Tool{Name: "assign_copilot_to_issue_with_intent", Types: types, InputDoc: "assign_copilot_to_issue_with_intent#inputSchema", Idempotent: true}
-	toolCreateBranch                             = composition.Tool{Name: "create_branch", Types: types, InputDoc: "create_branch#inputSchema"}
-	toolCreateGist                               = composition.Tool{Name: "create_gist", Types: types, InputDoc: "create_gist#inputSchema"}
-	toolCreateOrUpdateFile                       = composition.Tool{Name: "create_or_update_file", Types: types, InputDoc: "create_or_update_file#inputSchema"}
-	toolCreatePullRequest                        = composition.Tool{Name: "create_pull_request", Types: types, InputDoc: "create_pull_request#inputSchema"}
-	toolCreateRepository                         = composition.Tool{Name: "create_repository", Types: types, InputDoc: "create_repository#inputSchema"}
-	toolDeleteFile                               = composition.Tool{Name: "delete_file", Types: types, InputDoc: "delete_file#inputSchema"}
-	toolDiscussionCommentWrite                   = composition.Tool{Name: "discussion_comment_write", Types: types, InputDoc: "discussion_comment_write#inputSchema"}
-	toolDismissNotification                      = composition.Tool{Name: "dismiss_notification", Types: types, InputDoc: "dismiss_notification#inputSchema"}
-	toolForkRepository                           = composition.Tool{Name: "fork_repository", Types: types, InputDoc: "fork_repository#inputSchema"}
-	toolGetCodeQualityFinding                    = composition.Tool{Name: "get_code_quality_finding", Types: types, InputDoc: "get_code_quality_finding#inputSchema", ReadOnly: true}
-	toolGetCodeScanningAlert                     = composition.Tool{Name: "get_code_scanning_alert", Types: types, InputDoc: "get_code_scanning_alert#inputSchema", ReadOnly: true}
-	toolGetCommit                                = composition.Tool{Name: "get_commit", Types: types, InputDoc: "get_commit#inputSchema", ReadOnly: true}
-	toolGetDependabotAlert                       = composition.Tool{Name: "get_dependabot_alert", Types: types, InputDoc: "get_dependabot_alert#inputSchema", ReadOnly: true}
-	toolGetDiscussion                            = composition.Tool{Name: "get_discussion", Types: types, InputDoc: "get_discussion#inputSchema", ReadOnly: true}
-	toolGetDiscussionComments                    = composition.Tool{Name: "get_discussion_comments", Types: types, InputDoc: "get_discussion_comments#inputSchema", ReadOnly: true}
-	toolGetFileContents                          = composition.Tool{Name: "get_file_contents", Types: types, InputDoc: "get_file_contents#inputSchema", ReadOnly: true}
-	toolGetGist                                  = composition.Tool{Name: "get_gist", Types: types, InputDoc: "get_gist#inputSchema", ReadOnly: true}
-	toolGetGlobalSecurityAdvisory                = composition.Tool{Name: "get_global_security_advisory", Types: types, InputDoc: "get_global_security_advisory#inputSchema", ReadOnly: true}
-	toolGetJobLogs                               = composition.Tool{Name: "get_job_logs", Types: types, InputDoc: "get_job_logs#inputSchema", ReadOnly: true}
-	toolGetLabel                                 = composition.Tool{Name: "get_label", Types: types, InputDoc: "get_label#inputSchema", ReadOnly: true}
-	toolGetLatestRelease                         = composition.Tool{Name: "get_latest_release", Types: types, InputDoc: "get_latest_release#inputSchema", ReadOnly: true}
-	toolGetMe                                    = composition.Tool{Name: "get_me", Types: types, InputDoc: "get_me#inputSchema", ReadOnly: true}
-	toolGetNotificationDetails                   = composition.Tool{Name: "get_notification_details", Types: types, InputDoc: "get_notification_details#inputSchema", ReadOnly: true}
-	toolGetReleaseByTag                          = composition.Tool{Name: "get_release_by_tag", Types: types, InputDoc: "get_release_by_tag#inputSchema", ReadOnly: true}
-	toolGetRepositoryTree                        = composition.Tool{Name: "get_repository_tree", Types: types, InputDoc: "get_repository_tree#inputSchema", ReadOnly: true}
-	toolGetSecretScanningAlert                   = composition.Tool{Name: "get_secret_scanning_alert", Types: types, InputDoc: "get_secret_scanning_alert#inputSchema", ReadOnly: true}
-	toolGetTag                                   = composition.Tool{Name: "get_tag", Types: types, InputDoc: "get_tag#inputSchema", ReadOnly: true}
-	toolGetTeamMembers                           = composition.Tool{Name: "get_team_members", Types: types, InputDoc: "get_team_members#inputSchema", ReadOnly: true}
-	toolGetTeams                                 = composition.Tool{Name: "get_teams", Types: types, InputDoc: "get_teams#inputSchema", ReadOnly: true}
-	toolIssueRead                                = composition.Tool{Name: "issue_read", Types: types, InputDoc: "issue_read#inputSchema", ReadOnly: true}
-	toolIssueWrite                               = composition.Tool{Name: "issue_write", Types: types, InputDoc: "issue_write#inputSchema"}
-	toolLabelWrite                               = composition.Tool{Name: "label_write", Types: types, InputDoc: "label_write#inputSchema"}
-	toolListBranches                             = composition.Tool{Name: "list_branches", Types: types, InputDoc: "list_branches#inputSchema", ReadOnly: true}
-	toolListCodeScanningAlerts                   = composition.Tool{Name: "list_code_scanning_alerts", Types: types, InputDoc: "list_code_scanning_alerts#inputSchema", ReadOnly: true}
-	toolListCommits                              = composition.Tool{Name: "list_commits", Types: types, InputDoc: "list_commits#inputSchema", ReadOnly: true}
-	toolListDependabotAlerts                     = composition.Tool{Name: "list_dependabot_alerts", Types: types, InputDoc: "list_dependabot_alerts#inputSchema", ReadOnly: true}
-	toolListDiscussionCategories                 = composition.Tool{Name: "list_discussion_categories", Types: types, InputDoc: "list_discussion_categories#inputSchema", ReadOnly: true}
-	toolListDiscussions                          = composition.Tool{Name: "list_discussions", Types: types, InputDoc: "list_discussions#inputSchema", ReadOnly: true}
-	toolListGists                                = composition.Tool{Name: "list_gists", Types: types, InputDoc: "list_gists#inputSchema", ReadOnly: true}
-	toolListGlobalSecurityAdvisories             = composition.Tool{Name: "list_global_security_advisories", Types: types, InputDoc: "list_global_security_advisories#inputSchema", ReadOnly: true}
-	toolListIssueFields                          = composition.Tool{Name: "list_issue_fields", Types: types, InputDoc: "list_issue_fields#inputSchema", ReadOnly: true}
-	toolListIssueTypes                           = composition.Tool{Name: "list_issue_types", Types: types, InputDoc: "list_issue_types#inputSchema", ReadOnly: true}
-	toolListIssues                               = composition.Tool{Name: "list_issues", Types: types, InputDoc: "list_issues#inputSchema", ReadOnly: true}
-	toolListLabel                                = composition.Tool{Name: "list_label", Types: types, InputDoc: "list_label#inputSchema", ReadOnly: true}
-	toolListNotifications                        = composition.Tool{Name: "list_notifications", Types: types, InputDoc: "list_notifications#inputSchema", ReadOnly: true}
-	toolListOrgRepositorySecurityAdvisories      = composition.Tool{Name: "list_org_repository_security_advisories", Types: types, InputDoc: "list_org_repository_security_advisories#inputSchema", ReadOnly: true}
-	toolListPullRequests                         = composition.Tool{Name: "list_pull_requests", Types: types, InputDoc: "list_pull_requests#inputSchema", ReadOnly: true}
-	toolListReleases                             = composition.Tool{Name: "list_releases", Types: types, InputDoc: "list_releases#inputSchema", ReadOnly: true}
-	toolListRepositoryCollaborators              = composition.Tool{Name: "list_repository_collaborators", Types: types, InputDoc: "list_repository_collaborators#inputSchema", ReadOnly: true}
-	toolListRepositorySecurityAdvisories         = composition.Tool{Name: "list_repository_security_advisories", Types: types, InputDoc: "list_repository_security_advisories#inputSchema", ReadOnly: true}
-	toolListSecretScanningAlerts                 = composition.Tool{Name: "list_secret_scanning_alerts", Types: types, InputDoc: "list_secret_scanning_alerts#inputSchema", ReadOnly: true}
-	toolListStarredRepositories                  = composition.Tool{Name: "list_starred_repositories", Types: types, InputDoc: "list_starred_repositories#inputSchema", ReadOnly: true}
-	toolListTags                                 = composition.Tool{Name: "list_tags", Types: types, InputDoc: "list_tags#inputSchema", ReadOnly: true}
-	toolManageNotificationSubscription           = composition.Tool{Name: "manage_notification_subscription", Types: types, InputDoc: "manage_notification_subscription#inputSchema"}
-	toolManageRepositoryNotificationSubscription = composition.Tool{Name: "manage_repository_notification_subscription", Types: types, InputDoc: "manage_repository_notification_subscription#inputSchema"}
-	toolMarkAllNotificationsRead                 = composition.Tool{Name: "mark_all_notifications_read", Types: types, InputDoc: "mark_all_notifications_read#inputSchema"}
-	toolMergePullRequest                         = composition.Tool{Name: "merge_pull_request", Types: types, InputDoc: "merge_pull_request#inputSchema"}
-	toolProjectsGet                              = composition.Tool{Name: "projects_get", Types: types, InputDoc: "projects_get#inputSchema", ReadOnly: true}
-	toolProjectsList                             = composition.Tool{Name: "projects_list", Types: types, InputDoc: "projects_list#inputSchema", ReadOnly: true}
-	toolProjectsWrite                            = composition.Tool{Name: "projects_write", Types: types, InputDoc: "projects_write#inputSchema"}
-	toolPullRequestRead                          = composition.Tool{Name: "pull_request_read", Types: types, InputDoc: "pull_request_read#inputSchema", ReadOnly: true}
-	toolPullRequestReviewWrite                   = composition.Tool{Name: "pull_request_review_write", Types: types, InputDoc: "pull_request_review_write#inputSchema"}
-	toolPushFiles                                = composition.Tool{Name: "push_files", Types: types, InputDoc: "push_files#inputSchema"}
-	toolRequestCopilotReview                     = composition.Tool{Name: "request_copilot_review", Types: types, InputDoc: "request_copilot_review#inputSchema"}
-	toolSearchCode                               = composition.Tool{Name: "search_code", Types: types, InputDoc: "search_code#inputSchema", ReadOnly: true}
-	toolSearchCommits                            = composition.Tool{Name: "search_commits", Types: types, InputDoc: "search_commits#inputSchema", ReadOnly: true}
-	toolSearchIssues                             = composition.Tool{Name: "search_issues", Types: types, InputDoc: "search_issues#inputSchema", ReadOnly: true}
-	toolSearchOrgs                               = composition.Tool{Name: "search_orgs", Types: types, InputDoc: "search_orgs#inputSchema", ReadOnly: true}
-	toolSearchPullRequests                       = composition.Tool{Name: "search_pull_requests", Types: types, InputDoc: "search_pull_requests#inputSchema", ReadOnly: true}
-	toolSearchRepositories                       = composition.Tool{Name: "search_repositories", Types: types, InputDoc: "search_repositories#inputSchema", ReadOnly: true}
-	toolSearchUsers                              = composition.Tool{Name: "search_users", Types: types, InputDoc: "search_users#inputSchema", ReadOnly: true}
-	toolStarRepository                           = composition.Tool{Name: "star_repository", Types: types, InputDoc: "star_repository#inputSchema"}
-	toolSubIssueWrite                            = composition.Tool{Name: "sub_issue_write", Types: types, InputDoc: "sub_issue_write#inputSchema"}
-	toolUnstarRepository                         = composition.Tool{Name: "unstar_repository", Types: types, InputDoc: "unstar_repository#inputSchema"}
-	toolUpdateGist                               = composition.Tool{Name: "update_gist", Types: types, InputDoc: "update_gist#inputSchema"}
-	toolUpdatePullRequest                        = composition.Tool{Name: "update_pull_request", Types: types, InputDoc: "update_pull_request#inputSchema"}
-	toolUpdatePullRequestBranch                  = composition.Tool{Name: "update_pull_request_branch", Types: types, InputDoc: "update_pull_request_branch#inputSchema"}
+	toolActionsGet                               = composition.Tool{Name: "actions_get", Types: types, InputDoc: "actions_get#inputSchema", ReadOnly: true, Digest: "sha256:601dfa84296fe6358ac8035ad28c60ae35d73544936318f0fba02265f273dca2"}
+	toolActionsList                              = composition.Tool{Name: "actions_list", Types: types, InputDoc: "actions_list#inputSchema", ReadOnly: true, Digest: "sha256:2ddbcb321c65559ced41f513ae9e3245128eebaa537de9517e9f680610340608"}
+	toolActionsRunTrigger                        = composition.Tool{Name: "actions_run_trigger", Types: types, InputDoc: "actions_run_trigger#inputSchema", Digest: "sha256:45bf02ec37d288e298a167acae452add5f06a7b83477da4a8c8058b3d58e2daf"}
+	toolAddCommentToPendingReview                = composition.Tool{Name: "add_comment_to_pending_review", Types: types, InputDoc: "add_comment_to_pending_review#inputSchema", Digest: "sha256:356c79d4c33df05d104b737eae963d6b42a7e33a8c954d3327bbde9d983581c3"}
+	toolAddIssueComment                          = composition.Tool{Name: "add_issue_comment", Types: types, InputDoc: "add_issue_comment#inputSchema", Digest: "sha256:a7446318948c3b7dbc5c52b27e420db191f0f663cb551011a0ab9a55201712d9"}
+	toolAddReplyToPullRequestComment             = composition.Tool{Name: "add_reply_to_pull_request_comment", Types: types, InputDoc: "add_reply_to_pull_request_comment#inputSchema", Digest: "sha256:f914f4f4ef46d928fb4a848478bb3212c9e7f7e69012639755bedc6a23aa3734"}
+	toolAssignCopilotToIssue                     = composition.Tool{Name: "assign_copilot_to_issue", Types: types, InputDoc: "assign_copilot_to_issue#inputSchema", Idempotent: true, Digest: "sha256:bfbebeb052342e88f7419c8ab8d3248e662695fbc335c47d63c03ea1f6ec939d"}
+	toolAssignCopilotToIssueWithIntent           = composition.Tool{Name: "assign_copilot_to_issue_with_intent", Types: types, InputDoc: "assign_copilot_to_issue_with_intent#inputSchema", Idempotent: true, Digest: "sha256:e1f1a90be3179e3858d8187ac7fb53f7a0cca2031674d2171f57838676512c63"}
+	toolCreateBranch                             = composition.Tool{Name: "create_branch", Types: types, InputDoc: "create_branch#inputSchema", Digest: "sha256:bb4eff4ebd0ce2309a64ccd14a83135fcb2456610b977acc4829bf0ecce3eec5"}
+	toolCreateGist                               = composition.Tool{Name: "create_gist", Types: types, InputDoc: "create_gist#inputSchema", Digest: "sha256:3a831ae2dea18e75260ddd0b271da0ff8371c9c1d1c8e0d0387ee6d70f94cf5f"}
+	toolCreateOrUpdateFile                       = composition.Tool{Name: "create_or_update_file", Types: types, InputDoc: "create_or_update_file#inputSchema", Digest: "sha256:98e4734ff2d0369a943d777897600340d2f0b467016a1157e1184f0985a5cccf"}
+	toolCreatePullRequest                        = composition.Tool{Name: "create_pull_request", Types: types, InputDoc: "create_pull_request#inputSchema", Digest: "sha256:6349566d46d263d8f29baa8a7108ff3af4c8fb2b6b6b58dd94a17a1e05883940"}
+	toolCreateRepository                         = composition.Tool{Name: "create_repository", Types: types, InputDoc: "create_repository#inputSchema", Digest: "sha256:d28e5dbd7f6df4bad4c631358be0b2004184a78e3cf32afe1528705ea497895a"}
+	toolDeleteFile                               = composition.Tool{Name: "delete_file", Types: types, InputDoc: "delete_file#inputSchema", Digest: "sha256:2edc882cbcb39ef9c2cce33d6fb9ab08bdbf91744ec789680ed8cd49f8623b4c"}
+	toolDiscussionCommentWrite                   = composition.Tool{Name: "discussion_comment_write", Types: types, InputDoc: "discussion_comment_write#inputSchema", Digest: "sha256:1b8cbd4f97a3e30e50aee1cc14f111efe0b6d60a220048092b0003f2a2df21a8"}
+	toolDismissNotification                      = composition.Tool{Name: "dismiss_notification", Types: types, InputDoc: "dismiss_notification#inputSchema", Digest: "sha256:9fd76ac9400002667f8148bad1e5efcc0972e9e3a95397f6f4d90e4ae5515960"}
+	toolForkRepository                           = composition.Tool{Name: "fork_repository", Types: types, InputDoc: "fork_repository#inputSchema", Digest: "sha256:301c23ccb710e33f2e819520e570c4ad3488f3d6ee4c4bc6619a24fe70ddd55c"}
+	toolGetCodeQualityFinding                    = composition.Tool{Name: "get_code_quality_finding", Types: types, InputDoc: "get_code_quality_finding#inputSchema", ReadOnly: true, Digest: "sha256:244619c828e4b4edccc498b9a3dbb068bd8a9387f0ee085f4fdb400605ebae9d"}
+	toolGetCodeScanningAlert                     = composition.Tool{Name: "get_code_scanning_alert", Types: types, InputDoc: "get_code_scanning_alert#inputSchema", ReadOnly: true, Digest: "sha256:20f48794329b9184078ce66539fd8f67830c457de5fe8807ea62c70b34f5a5fe"}
+	toolGetCommit                                = composition.Tool{Name: "get_commit", Types: types, InputDoc: "get_commit#inputSchema", ReadOnly: true, Digest: "sha256:f5f0698dfbf42dadc6d18702d54459588c2b569f39061dfbc898ef61147c8e64"}
+	toolGetDependabotAlert                       = composition.Tool{Name: "get_dependabot_alert", Types: types, InputDoc: "get_dependabot_alert#inputSchema", ReadOnly: true, Digest: "sha256:a4ace7167912bd27b130e51cf121cf907ba4a801b7677ba4ec0f7c3c0dca1230"}
+	toolGetDiscussion                            = composition.Tool{Name: "get_discussion", Types: types, InputDoc: "get_discussion#inputSchema", ReadOnly: true, Digest: "sha256:343ddc0859f0f4dcdce09b37fb9d18ec20a0044b796346f774d860c84743efdf"}
+	toolGetDiscussionComments                    = composition.Tool{Name: "get_discussion_comments", Types: types, InputDoc: "get_discussion_comments#inputSchema", ReadOnly: true, Digest: "sha256:673ad92166e9897fd06ec52cbf0b222fddb96beede0fc163dd6ef103a7d61468"}
+	toolGetFileContents                          = composition.Tool{Name: "get_file_contents", Types: types, InputDoc: "get_file_contents#inputSchema", ReadOnly: true, Digest: "sha256:37ab6d6cd6da6cb17c63534cdcfd55759e5dbc48d5c91cbba49c64cf9f4526d6"}
+	toolGetGist                                  = composition.Tool{Name: "get_gist", Types: types, InputDoc: "get_gist#inputSchema", ReadOnly: true, Digest: "sha256:870d34125e3b38f33ab704ec591f725395df3892a6b3f122721c7d92a3bfc3ca"}
+	toolGetGlobalSecurityAdvisory                = composition.Tool{Name: "get_global_security_advisory", Types: types, InputDoc: "get_global_security_advisory#inputSchema", ReadOnly: true, Digest: "sha256:8538b9ea8c356cf7fd9950a0c06878a0bc64046f3256d8026507e29d8a06ff68"}
+	toolGetJobLogs                               = composition.Tool{Name: "get_job_logs", Types: types, InputDoc: "get_job_logs#inputSchema", ReadOnly: true, Digest: "sha256:25333cbc9c4ca59b24aa4ee5f0923412955483d53f2c92a7c34337dba8bd73ae"}
+	toolGetLabel                                 = composition.Tool{Name: "get_label", Types: types, InputDoc: "get_label#inputSchema", ReadOnly: true, Digest: "sha256:d653919cd8c1da90ddbb0028b0b338cade7a8a74e2405c40eb812b30246bb13d"}
+	toolGetLatestRelease                         = composition.Tool{Name: "get_latest_release", Types: types, InputDoc: "get_latest_release#inputSchema", ReadOnly: true, Digest: "sha256:d27ca415830ed787118788fff4e76f4f111ea94d29650f70a16b3ebb2600416c"}
+	toolGetMe                                    = composition.Tool{Name: "get_me", Types: types, InputDoc: "get_me#inputSchema", ReadOnly: true, Digest: "sha256:1c5b98ed9b3d3d374b3b7a2f2c7d009b7a5b5eaee02bf53c05fca87d2b473638"}
+	toolGetNotificationDetails                   = composition.Tool{Name: "get_notification_details", Types: types, InputDoc: "get_notification_details#inputSchema", ReadOnly: true, Digest: "sha256:00372698aea075ec1fc6555fab1603c266c50064b292791a4ec52ec228dff8c9"}
+	toolGetReleaseByTag                          = composition.Tool{Name: "get_release_by_tag", Types: types, InputDoc: "get_release_by_tag#inputSchema", ReadOnly: true, Digest: "sha256:f45841a264a91152b0d5ea102568d6ed41ac8878ec09a0d57ef724efd9c9ce5d"}
+	toolGetRepositoryTree                        = composition.Tool{Name: "get_repository_tree", Types: types, InputDoc: "get_repository_tree#inputSchema", ReadOnly: true, Digest: "sha256:2624555af2ff5a518776567b665f93b26106386c29406baabac01d88cd90f45f"}
+	toolGetSecretScanningAlert                   = composition.Tool{Name: "get_secret_scanning_alert", Types: types, InputDoc: "get_secret_scanning_alert#inputSchema", ReadOnly: true, Digest: "sha256:6783d3b83613279e6252774d6315ec02a39c85b9d17cd94bc3a082e937c686a6"}
+	toolGetTag                                   = composition.Tool{Name: "get_tag", Types: types, InputDoc: "get_tag#inputSchema", ReadOnly: true, Digest: "sha256:c01afc122ecd4cf829ea9d727af53c5e051ad4ad6eee308c139fdd32f8ba861e"}
+	toolGetTeamMembers                           = composition.Tool{Name: "get_team_members", Types: types, InputDoc: "get_team_members#inputSchema", ReadOnly: true, Digest: "sha256:6bae5a810b2223b992efc5463a9270303c60bce63d169057554f8d3bf4a7fe4c"}
+	toolGetTeams                                 = composition.Tool{Name: "get_teams", Types: types, InputDoc: "get_teams#inputSchema", ReadOnly: true, Digest: "sha256:ea2536a17700157ff37c0492f199fdcbf44935d3cc20c17335de5b5e9c2ae497"}
+	toolIssueRead                                = composition.Tool{Name: "issue_read", Types: types, InputDoc: "issue_read#inputSchema", ReadOnly: true, Digest: "sha256:f6e785464d9e479d02d8d11ad683152d547bd9028d129c588e827097269edf56"}
+	toolIssueWrite                               = composition.Tool{Name: "issue_write", Types: types, InputDoc: "issue_write#inputSchema", Digest: "sha256:1b39da50e9ec45b1f705548c51de04e85e502fb47326abc56173ce6e2db8a4e3"}
+	toolLabelWrite                               = composition.Tool{Name: "label_write", Types: types, InputDoc: "label_write#inputSchema", Digest: "sha256:a734815f2f702f1be84e2cef548433edd4c8578bc24e45dfb4ed09b644e03681"}
+	toolListBranches                             = composition.Tool{Name: "list_branches", Types: types, InputDoc: "list_branches#inputSchema", ReadOnly: true, Digest: "sha256:dc682d42d124840ab59909184ecb1033765100451468e8b1316fe1d8326e1a15"}
+	toolListCodeScanningAlerts                   = composition.Tool{Name: "list_code_scanning_alerts", Types: types, InputDoc: "list_code_scanning_alerts#inputSchema", ReadOnly: true, Digest: "sha256:95c5b014e4e6543dab52fa6e69a4241ded41b749fa1d573d6b1a088404a98c01"}
+	toolListCommits                              = composition.Tool{Name: "list_commits", Types: types, InputDoc: "list_commits#inputSchema", ReadOnly: true, Digest: "sha256:1319cb12f7de449dcedb8e909cc45c655b5201cf8e8dce621e8b7feb97d34bfc"}
+	toolListDependabotAlerts                     = composition.Tool{Name: "list_dependabot_alerts", Types: types, InputDoc: "list_dependabot_alerts#inputSchema", ReadOnly: true, Digest: "sha256:9c6c9755884d727ab3a2a0185e89623626b69a602d4a865ba3609d95ffa54faa"}
+	toolListDiscussionCategories                 = composition.Tool{Name: "list_discussion_categories", Types: types, InputDoc: "list_discussion_categories#inputSchema", ReadOnly: true, Digest: "sha256:14405604ffd96f0e4e1666e844d49856e87898f69dbf02dd1c82a67381092ade"}
+	toolListDiscussions                          = composition.Tool{Name: "list_discussions", Types: types, InputDoc: "list_discussions#inputSchema", ReadOnly: true, Digest: "sha256:c44ad5728915c1339c1ca67c880298105b626ecca96060bbea7b3095406b83e0"}
+	toolListGists                                = composition.Tool{Name: "list_gists", Types: types, InputDoc: "list_gists#inputSchema", ReadOnly: true, Digest: "sha256:fa383fd61388c55f27944560755a12d18b51d9922d2e9aa146ed43902df8d7a2"}
+	toolListGlobalSecurityAdvisories             = composition.Tool{Name: "list_global_security_advisories", Types: types, InputDoc: "list_global_security_advisories#inputSchema", ReadOnly: true, Digest: "sha256:ad7a76d8a19c92154080605f70f582625aa931f967722c4a0247d3a2f18f7245"}
+	toolListIssueFields                          = composition.Tool{Name: "list_issue_fields", Types: types, InputDoc: "list_issue_fields#inputSchema", ReadOnly: true, Digest: "sha256:27ec9b04a4f198275365519ea2531548352473c71184344f6cdcbef1e53d342c"}
+	toolListIssueTypes                           = composition.Tool{Name: "list_issue_types", Types: types, InputDoc: "list_issue_types#inputSchema", ReadOnly: true, Digest: "sha256:0855003f1809b55c9cae9d1cfd64908aefc1070d693eca49a732eec70f9706a7"}
+	toolListIssues                               = composition.Tool{Name: "list_issues", Types: types, InputDoc: "list_issues#inputSchema", ReadOnly: true, Digest: "sha256:69b8f91b6e5318f5396c8982be86246f8a7d6f04318306bbbd30322421f653d0"}
+	toolListLabel                                = composition.Tool{Name: "list_label", Types: types, InputDoc: "list_label#inputSchema", ReadOnly: true, Digest: "sha256:0e5ca72b0e59572ef15024cfc871c821e88565973e5ece5d96ad567e1f991b00"}
+	toolListNotifications                        = composition.Tool{Name: "list_notifications", Types: types, InputDoc: "list_notifications#inputSchema", ReadOnly: true, Digest: "sha256:a1f60cf32410ef345612142138527572a32ef6f3a3566889419c3c9890dc51c0"}
+	toolListOrgRepositorySecurityAdvisories      = composition.Tool{Name: "list_org_repository_security_advisories", Types: types, InputDoc: "list_org_repository_security_advisories#inputSchema", ReadOnly: true, Digest: "sha256:013b189b3087706723ee0dc1b99b9b8a76b22cda644b2f1d57c66ac5a5904c7a"}
+	toolListPullRequests                         = composition.Tool{Name: "list_pull_requests", Types: types, InputDoc: "list_pull_requests#inputSchema", ReadOnly: true, Digest: "sha256:0e6642a2e1ca69a4d109c48dc80b7db8db9333b13144f016d47b8ec48ca1da54"}
+	toolListReleases                             = composition.Tool{Name: "list_releases", Types: types, InputDoc: "list_releases#inputSchema", ReadOnly: true, Digest: "sha256:9960f6c48fb0ab4ebec546b9d427edbbf61741f75e6b1dbc6d7a96d62f662b3e"}
+	toolListRepositoryCollaborators              = composition.Tool{Name: "list_repository_collaborators", Types: types, InputDoc: "list_repository_collaborators#inputSchema", ReadOnly: true, Digest: "sha256:cd997376de91c17f4cee52254a7230e67141297d12c3e30238b31e5e1407d99f"}
+	toolListRepositorySecurityAdvisories         = composition.Tool{Name: "list_repository_security_advisories", Types: types, InputDoc: "list_repository_security_advisories#inputSchema", ReadOnly: true, Digest: "sha256:98a4c15a6cb4c2d438a9169939db86ec28dfb1ee2b28b943837783a02954da04"}
+	toolListSecretScanningAlerts                 = composition.Tool{Name: "list_secret_scanning_alerts", Types: types, InputDoc: "list_secret_scanning_alerts#inputSchema", ReadOnly: true, Digest: "sha256:ebf02e3045bdaf5a6ca7e1bc518347bc9e3dc3110ed5b2cdfc87f9cf66b12e15"}
+	toolListStarredRepositories                  = composition.Tool{Name: "list_starred_repositories", Types: types, InputDoc: "list_starred_repositories#inputSchema", ReadOnly: true, Digest: "sha256:28706f9d81c4169efb459b76dee8474d2225314a6a8f7092c319fb9dceed4b62"}
+	toolListTags                                 = composition.Tool{Name: "list_tags", Types: types, InputDoc: "list_tags#inputSchema", ReadOnly: true, Digest: "sha256:30fff089318ec544ee2730163b569b7583e80ef48bb988094739cbcf2589dde6"}
+	toolManageNotificationSubscription           = composition.Tool{Name: "manage_notification_subscription", Types: types, InputDoc: "manage_notification_subscription#inputSchema", Digest: "sha256:40c63cffcdb9525c70db984ca45f692b46d2583f06d27b79134cc060c70655f2"}
+	toolManageRepositoryNotificationSubscription = composition.Tool{Name: "manage_repository_notification_subscription", Types: types, InputDoc: "manage_repository_notification_subscription#inputSchema", Digest: "sha256:83203ef128532093a0ab698acf4777945ab9ac80d05323d05300a6264a85e104"}
+	toolMarkAllNotificationsRead                 = composition.Tool{Name: "mark_all_notifications_read", Types: types, InputDoc: "mark_all_notifications_read#inputSchema", Digest: "sha256:ac636db5f973b2c3c1d8cc1074be5e9a5ac082fb65ff09c23f874786258057c1"}
+	toolMergePullRequest                         = composition.Tool{Name: "merge_pull_request", Types: types, InputDoc: "merge_pull_request#inputSchema", Digest: "sha256:07ed560c21a4be6b5796292db4f2a4d1d88908b0bad88e3206de4d5b4c0633da"}
+	toolProjectsGet                              = composition.Tool{Name: "projects_get", Types: types, InputDoc: "projects_get#inputSchema", ReadOnly: true, Digest: "sha256:b15f0fc4eeb87239af4c7e56cdb0915c871483a22ff9a7348cd744512e9ad523"}
+	toolProjectsList                             = composition.Tool{Name: "projects_list", Types: types, InputDoc: "projects_list#inputSchema", ReadOnly: true, Digest: "sha256:55b6522dc37b42fa9ebed5bb97fe2ee2b0ef42ca4687309985fce6a2ac50a6ad"}
+	toolProjectsWrite                            = composition.Tool{Name: "projects_write", Types: types, InputDoc: "projects_write#inputSchema", Digest: "sha256:1c30e542137b117a548bd27760947fd36a765e9bf54b4200c5654dfd261d27b2"}
+	toolPullRequestRead                          = composition.Tool{Name: "pull_request_read", Types: types, InputDoc: "pull_request_read#inputSchema", ReadOnly: true, Digest: "sha256:31dc8110146260fd0c7babf53d650aa6f0655190a4790cf4441a7835d9488374"}
+	toolPullRequestReviewWrite                   = composition.Tool{Name: "pull_request_review_write", Types: types, InputDoc: "pull_request_review_write#inputSchema", Digest: "sha256:cd3af24546ce2ccaf2a0933bdbad5d6e689a23acc4216a5c742939395157a4a4"}
+	toolPushFiles                                = composition.Tool{Name: "push_files", Types: types, InputDoc: "push_files#inputSchema", Digest: "sha256:b7d814b57db43ab2c4151c1e509ba3bd55374330bbf1d833ff80a60c7fd3d02d"}
+	toolRequestCopilotReview                     = composition.Tool{Name: "request_copilot_review", Types: types, InputDoc: "request_copilot_review#inputSchema", Digest: "sha256:b304a4b93819ead01223ba8ea206d980d012ec0c16ac1aa5e67ffc76feb5d584"}
+	toolSearchCode                               = composition.Tool{Name: "search_code", Types: types, InputDoc: "search_code#inputSchema", ReadOnly: true, Digest: "sha256:3d90a0857b8fefb2d1c5f08213bedc8f86268b8bf42591185adf3906d7918633"}
+	toolSearchCommits                            = composition.Tool{Name: "search_commits", Types: types, InputDoc: "search_commits#inputSchema", ReadOnly: true, Digest: "sha256:3896215908d0ed12648bc1af45c8ee39eb439015dab407b6f004421b72e2712f"}
+	toolSearchIssues                             = composition.Tool{Name: "search_issues", Types: types, InputDoc: "search_issues#inputSchema", ReadOnly: true, Digest: "sha256:ad55983aa344f5fee67f3c816460d82472bd7ac6dadae2fc81791b58648484e5"}
+	toolSearchOrgs                               = composition.Tool{Name: "search_orgs", Types: types, InputDoc: "search_orgs#inputSchema", ReadOnly: true, Digest: "sha256:287ddc523c0a0d2de3ecf1c984caf723872bc659269a27514732bbd53bdfef76"}
+	toolSearchPullRequests                       = composition.Tool{Name: "search_pull_requests", Types: types, InputDoc: "search_pull_requests#inputSchema", ReadOnly: true, Digest: "sha256:16734a3ca98c23f19a7ca82695adecc19b9239b66d477733fc098dd4ca8d831a"}
+	toolSearchRepositories                       = composition.Tool{Name: "search_repositories", Types: types, InputDoc: "search_repositories#inputSchema", ReadOnly: true, Digest: "sha256:6e07ceb9e1e050abc618098c50fcc8ceb8e7533dc44c07cf2955a9105aec191e"}
+	toolSearchUsers                              = composition.Tool{Name: "search_users", Types: types, InputDoc: "search_users#inputSchema", ReadOnly: true, Digest: "sha256:32e56d38be758ea45bc5328ef16ff36136b419688b03551c7c3102f2b0ec4c65"}
+	toolStarRepository                           = composition.Tool{Name: "star_repository", Types: types, InputDoc: "star_repository#inputSchema", Digest: "sha256:ad45ad21f18031bfd3fc6a5d693f35e50223646f645c98a79db832a893b0f18d"}
+	toolSubIssueWrite                            = composition.Tool{Name: "sub_issue_write", Types: types, InputDoc: "sub_issue_write#inputSchema", Digest: "sha256:4247ad4d0187d5fd07fbfa85993d3feecce947d38ca68807dfa71879db7d88f8"}
+	toolUnstarRepository                         = composition.Tool{Name: "unstar_repository", Types: types, InputDoc: "unstar_repository#inputSchema", Digest: "sha256:c4a14d16e7e3bfd8d9ca5b3b65fe4f3a0396e2c6de9f3db840a414885fa16538"}
+	toolUpdateGist                               = composition.Tool{Name: "update_gist", Types: types, InputDoc: "update_gist#inputSchema", Digest: "sha256:ee99bb90d1126d96f16f375ae5013ef38eea53f337a304353461772727ef0977"}
+	toolUpdatePullRequest                        = composition.Tool{Name: "update_pull_request", Types: types, InputDoc: "update_pull_request#inputSchema", Digest: "sha256:d785fce491d4b6cf94ecb480c3ce648269802d5c566a22528dc47807f09478be"}
+	toolUpdatePullRequestBranch                  = composition.Tool{Name: "update_pull_request_branch", Types: types, InputDoc: "update_pull_request_branch#inputSchema", Digest: "sha256:b47eb854b79ee6509122a327807ab4bb848204178a1bf9b5b70abe7ab16bedb1"}
 )
 
 // ActionsGet calls the tool "actions_get".
