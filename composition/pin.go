@@ -130,7 +130,7 @@ func (dc digestCheck) pinned() map[string]Tool {
 // (DigestWarn). A tool list that cannot be read or digested fails Connect
 // under DigestFail, as the server-level check does.
 func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]Tool) (*Session, error) {
-	warn := s.c.Warn
+	warn := s.warnLogged
 	// Watch before the first listing, so that a change in between is not
 	// missed: a notification during it makes recheckPins run once more.
 	life, cancel := context.WithCancel(context.Background())
