@@ -1,13 +1,27 @@
 # The two commands a newcomer needs (see README.md):
 #   make demo   export sqlite-explorer → generate its client → run the composer
 #   make test   install the test servers from npm, vet, and run every test
+# and the composing example (README "Composing servers"):
+#   make demo-insights   export sqlite-explorer and server-memory → generate their
+#                        clients → export the insights server built on them →
+#                        generate its client → run the analyst, which starts
+#                        insights over stdio and calls it
 GO ?= go
 
-.PHONY: demo test deps golden
+.PHONY: demo demo-insights test deps golden
 
 demo:
 	$(GO) generate ./examples/composer
 	$(GO) run ./examples/composer
+
+demo-insights: testservers/node_modules/.package-lock.json
+	$(GO) generate ./examples/insights
+	$(GO) generate ./examples/analyst
+	$(GO) run ./examples/analyst
+
+# npm writes node_modules/.package-lock.json on every install.
+testservers/node_modules/.package-lock.json: testservers/package-lock.json
+	npm ci --prefix testservers --no-audit --no-fund
 
 deps:
 	$(GO) mod download

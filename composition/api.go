@@ -75,4 +75,17 @@ type Tool struct {
 	// ResultPointer locates the natural result schema inside OutputDoc:
 	// "" or, for a recognised envelope, "/properties/result".
 	ResultPointer string
+	// ReadOnly is the tool's readOnlyHint annotation (MCP specification,
+	// server/tools, ToolAnnotations): the tool does not modify its
+	// environment. With Idempotent it lets a [Registry] send a call again
+	// after its session was lost (see [SessionLostError]).
+	ReadOnly bool
+	// Idempotent is the tool's idempotentHint annotation: calling it again
+	// with the same arguments has no further effect.
+	Idempotent bool
+	// Digest is the tool's digest that the bundle recorded under
+	// "x-mcpbind" ("sha256:" and the SHA-256 of the RFC 8785 canonical JSON
+	// of the tool object as listed; "" when none): the pin that
+	// [WithDigestCheckAt] compares the live tool with.
+	Digest string
 }

@@ -30,12 +30,15 @@ import (
 type Output struct{ PlainObject, CanBeObject, HasResultProperty, AlwaysWraps bool }
 type SchemaSet struct{}
 func NewSchemaSet(docs map[string]string) *SchemaSet { return nil }
-type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string }
+type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string; ReadOnly, Idempotent bool; Digest string }
 type Session struct{}
 type Result struct{}
 func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error { return nil }
 func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) { return nil, nil }
-func CallAs[T any](ctx context.Context, s *Session, tool Tool, args any) (T, error) { var zero T; return zero, nil }
+type Caller interface { CallTool(ctx context.Context, tool Tool, args any) (*Result, error) }
+type Registry struct{}
+func (r *Registry) Server(id string) Caller { return nil }
+func CallAs[T any](ctx context.Context, c Caller, tool Tool, args any) (T, error) { var zero T; return zero, nil }
 type TypeInfo struct { Doc, Pointer string; Required []string; Closed bool; Extra string; Defaults map[string]string; Tag, TagValue string; Union UnionBy; UnionTag string; Cases []string; Tuple, MinItems int; Raw bool }
 type UnionBy uint8
 const ( NotUnion UnionBy = iota; UnionByTag; UnionByKind; UnionByRequired )
@@ -48,7 +51,7 @@ func (t *Types) Validate(v any) error { return nil }
 type Nullable[T any] struct { Value T; Set, Null bool }
 type DigestMode int
 type Option struct{}
-func WithDigestCheckAt(expected, exportedAt string, mode DigestMode) Option { return Option{} }
+func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...Tool) Option { return Option{} }
 type ServedTool struct{}
 type ServerOption struct{}
 func Handle[A, R any](tool Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool { return ServedTool{} }

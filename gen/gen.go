@@ -44,7 +44,7 @@ func New() (*Generator, error) {
 
 // newGenerator parses the *.tmpl files of fsys (tests pass broken ones).
 func newGenerator(fsys fs.FS) (*Generator, error) {
-	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields, "serverTool": serverTool}).ParseFS(fsys, "*.tmpl")
+	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields, "pinnedTools": pinnedTools, "serverTool": serverTool}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -336,7 +336,40 @@ func toolFields(t *ir.Tool) string {
 	if t.NaturalPointer != "" {
 		f = append(f, "ResultPointer: "+strconv.Quote(t.NaturalPointer))
 	}
+	if t.ReadOnly {
+		f = append(f, "ReadOnly: true")
+	}
+	if t.Idempotent {
+		f = append(f, "Idempotent: true")
+	}
+	if t.Digest != "" {
+		f = append(f, "Digest: "+strconv.Quote(t.Digest))
+	}
 	return strings.Join(f, ", ")
+}
+
+// pinnedTools renders the descriptor variables of the tools that have a
+// digest as trailing arguments of a call: ",\n\t\ttoolA, toolB,…" packed
+// into lines of about 100 columns; "" when no tool has one.
+func pinnedTools(tools []*ir.Tool) string {
+	var b strings.Builder
+	col := 100
+	for _, t := range tools {
+		if t.Digest == "" {
+			continue
+		}
+		name := t.DescriptorVar()
+		if col+len(name)+2 > 100 {
+			b.WriteString(",\n\t\t")
+			col = 16
+		} else {
+			b.WriteString(", ")
+			col += 2
+		}
+		b.WriteString(name)
+		col += len(name)
+	}
+	return b.String()
 }
 
 // outputFields renders the set fields of a composition.Output literal

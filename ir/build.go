@@ -155,7 +155,8 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 	if method == "" {
 		method = "Tool"
 	}
-	t := &Tool{Name: rt.Name, Method: b.methods.claim(method)}
+	t := &Tool{Name: rt.Name, Method: b.methods.claim(method), Digest: b.srv.ToolDigest(rt.Name),
+		ReadOnly: rt.Annotations["readOnlyHint"] == true, Idempotent: rt.Annotations["idempotentHint"] == true}
 	t.Doc = toolDoc(t.Method, rt)
 
 	// Arguments.

@@ -247,7 +247,7 @@ func GeneratedPackageNames() []string {
 // GeneratedFunctions are the package-level functions (no receiver) the
 // templates may declare (Register in server.go, with generate --server).
 func GeneratedFunctions() []string {
-	return []string{"NewClient", "DigestCheck", "Marshal", "Unmarshal", "Register"}
+	return []string{"NewClient", "FromRegistry", "DigestCheck", "Marshal", "Unmarshal", "Register"}
 }
 
 // generatedImportNames are the names of the packages generated code

@@ -41,14 +41,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
+	"github.com/mcpbind/mcpbind/examples/internal/serve"
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 )
 
@@ -99,51 +96,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	if *addr == "" {
 		fmt.Fprintf(stderr, "serving %s over stdio (database %s)\n", explorer.Name, store.Path())
-		err := server.NewStdioServer(mcpServer).Listen(ctx, stdin, stdout)
-		if ctx.Err() != nil { // stopped by a signal
-			return nil
-		}
-		return err
+		return serve.Stdio(ctx, mcpServer, stdin, stdout)
 	}
-	return serveHTTP(ctx, mcpServer, *addr, store.Path(), stderr)
-}
-
-// serveHTTP serves streamable HTTP at /mcp on addr until ctx ends.
-func serveHTTP(ctx context.Context, mcpServer *server.MCPServer, addr, dbPath string, stderr io.Writer) error {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-	streamable := server.NewStreamableHTTPServer(mcpServer)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", streamable)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-
-	fmt.Fprintf(stderr, "listening on %s\n", endpointURL(ln.Addr()))
-	fmt.Fprintf(stderr, "database %s\n", dbPath)
-
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return errors.Join(streamable.Shutdown(shutdownCtx), srv.Shutdown(shutdownCtx))
-}
-
-// endpointURL is the URL of the /mcp endpoint on the bound address a.
-func endpointURL(a net.Addr) string {
-	host, port := "127.0.0.1", ""
-	if tcp, ok := a.(*net.TCPAddr); ok {
-		port = fmt.Sprint(tcp.Port)
-		if !tcp.IP.IsUnspecified() {
-			host = tcp.IP.String()
-		}
-	} else if h, p, err := net.SplitHostPort(a.String()); err == nil {
-		host, port = h, p
-	}
-	return "http://" + net.JoinHostPort(host, port) + "/mcp"
+	fmt.Fprintf(stderr, "listening on %s\n", serve.EndpointURL(ln.Addr()))
+	fmt.Fprintf(stderr, "database %s\n", store.Path())
+	return serve.HTTP(ctx, mcpServer, ln)
 }
