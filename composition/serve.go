@@ -91,7 +91,8 @@ func WithServerResultValidation() ServerOption {
 // with its tool object exactly as exported (name, title, description,
 // annotations, _meta, icons, execution, inputSchema and outputSchema as
 // mcp-go's mcp.Tool carries them; top-level members mcp.Tool does not model
-// are not sent), in the era of each request (the protocol version of a
+// are not sent, and "annotations" is always sent, {} when the tool object
+// has none), in the era of each request (the protocol version of a
 // 2026-07-28 request, or the one the session negotiated:
 // server.RequestProtocolVersion):
 //
@@ -109,7 +110,7 @@ func WithServerResultValidation() ServerOption {
 //     and answered wrapped in every version.
 //
 // A result is sent as structuredContent and as the same JSON in one text
-// block. A tool without outputSchema sends the handler's *Result as it is.
+// block (a nil pointer, slice or map as null). A tool without outputSchema sends the handler's *Result as it is.
 // An error from the handler becomes a result with isError: true whose text
 // is the error's text (a *ToolError's Text, or its whole Result when it
 // carries one).
