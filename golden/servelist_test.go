@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,8 @@ import (
 )
 
 // TestServeListsEveryGoldenTool serves every tool of every golden bundle
-// with composition.Serve, described as the generated server.go describes it
+// and every bundle of the examples (server-memory, insights, …) with
+// composition.Serve, described as the generated server.go describes it
 // (the IR's descriptor and the tool object as the bundle holds it), and
 // lists them in a session of the bundle's own era: each tool must come back
 // as the bundle holds it — icons, execution, _meta, titles, annotations and
@@ -29,6 +31,11 @@ func TestServeListsEveryGoldenTool(t *testing.T) {
 	if err != nil || len(matches) == 0 {
 		t.Fatalf("no golden bundles: %v", err)
 	}
+	examples, err := filepath.Glob(filepath.Join("..", "examples", "*", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	matches = append(matches, examples...)
 	for _, m := range matches {
 		b, err := bundle.Load(m)
 		if err != nil {
@@ -36,7 +43,7 @@ func TestServeListsEveryGoldenTool(t *testing.T) {
 		}
 		for i := range b.Servers {
 			srv := &b.Servers[i]
-			t.Run(filepath.Dir(m)+"/"+srv.ID, func(t *testing.T) {
+			t.Run(strings.TrimPrefix(filepath.ToSlash(m), "../")+"/"+srv.ID, func(t *testing.T) {
 				p, err := ir.BuildServer(srv, "x", ir.DefaultConfig())
 				if err != nil {
 					t.Fatal(err)
