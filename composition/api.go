@@ -17,6 +17,12 @@
 //	res, err := n.ReadNote(ctx, notes.ReadNoteArgs{ID: "n1"})
 //	var te *composition.ToolError
 //	if errors.As(err, &te) { … } // the server answered isError: true
+//
+// It also serves: a package generated with `mcpbind generate --server` has a
+// Handler interface and a Register function that lists the bundle's tools
+// on an mcp-go server and answers them through the handler ([Serve]), with
+// wrapped results toward clients before 2026-07-28 and natural ones from
+// then on.
 package composition
 
 // ModernProtocolVersion is the first MCP protocol version of the stateless

@@ -162,9 +162,10 @@ func (e *ToolError) Error() string {
 // transport errors, ctx ending) name the tool and the server and wrap the
 // cause, so errors.Is(err, context.DeadlineExceeded) works. When ctx ends
 // first, CallResult returns promptly (and over stdio mcp-go tells the server
-// with notifications/cancelled). Under [DigestFail] a tool pinned by
-// [WithDigestCheckAt] whose live definition changed is not called: the
-// error is a *[ToolChangedError].
+// with notifications/cancelled). The call goes through the session's
+// interceptors ([WithInterceptor]) and logger ([WithLogger]). Under
+// [DigestFail] a tool pinned by [WithDigestCheckAt] whose live definition
+// changed is not called: the error is a *[ToolChangedError].
 func (s *Session) CallResult(ctx context.Context, name string, args any) (*Result, error) {
 	return s.intercept(ctx, Call{Tool: name, Args: args}, s.invokeByName)
 }

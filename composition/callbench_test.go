@@ -11,7 +11,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
 
@@ -23,15 +22,7 @@ import (
 // a Registry (FromRegistry), bare and observed.
 func BenchmarkTypedCall(b *testing.B) {
 	ctx := context.Background()
-	store, err := explorer.Open(ctx, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer store.Close()
-	srv, err := explorer.NewServer(store)
-	if err != nil {
-		b.Fatal(err)
-	}
+	srv := explorerServer(b)
 	for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
 		b.Run("raw/"+version, func(b *testing.B) {
 			c := client.NewClient(transport.NewInProcessTransport(srv), client.WithProtocolVersion(version))

@@ -174,7 +174,7 @@ func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error
 	if dc.mode == DigestOff || dc.expected == "" && dc.pinned() == nil {
 		return s, nil
 	}
-	warn := s.c.Warn
+	warn := s.warnLogged
 	server, version := s.c.Server(), s.ProtocolVersion()
 	crossEra := dc.exportedAt != "" && (dc.exportedAt >= ModernProtocolVersion) != (version >= ModernProtocolVersion)
 	if pins := dc.pinned(); pins != nil {

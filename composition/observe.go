@@ -106,3 +106,13 @@ func (o *observeConfig) name(fallback string) string {
 	}
 	return fallback
 }
+
+// warnLogged records msg as a warning of the session (Warnings,
+// WithWarnings) and logs it at Warn level when there is a logger: the
+// digest checks report changed tool definitions through it.
+func (s *Session) warnLogged(msg string) {
+	s.c.Warn(msg)
+	if l := s.observe.logger; l != nil {
+		l.LogAttrs(context.Background(), slog.LevelWarn, "mcp warning", slog.String("server", s.observe.name(s.c.Server())), slog.String("detail", msg))
+	}
+}

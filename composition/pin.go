@@ -446,14 +446,15 @@ func advertisesToolsListChanged(capabilities json.RawMessage) bool {
 // report records msg as a warning of the session and, with WithLogger,
 // logs it at level Warn: "mcp tool changed" with the server, tool, mode,
 // and the class and code of the most severe change when e is a changed
-// tool, else "mcp tool pinning"; the attribute "detail" holds msg.
+// tool, else "mcp warning" (as other session warnings); the attribute
+// "detail" holds msg.
 func (ps *pinSet) report(msg string, e *ToolChangedError) {
 	defer ps.warn(msg) // after the record, so that whoever waits for the warning sees both
 	if ps.logger == nil {
 		return
 	}
 	attrs := []slog.Attr{slog.String("server", ps.server), slog.String("mode", ps.mode.String())}
-	title := "mcp tool pinning"
+	title := "mcp warning"
 	if e != nil {
 		title = "mcp tool changed"
 		attrs = append(attrs, slog.String("tool", e.Tool), slog.Bool("removed", e.Removed))

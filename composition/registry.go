@@ -459,7 +459,15 @@ func (s *regServer) run(reconnect bool) {
 			}
 			close(ch)
 			s.mu.Unlock()
-			s.r.spawn(func() { s.watch(sess) })
+			if !s.r.spawn(func() { s.watch(sess) }) {
+				// Closed meanwhile: Close may have missed this session.
+				s.mu.Lock()
+				if s.sess == sess {
+					s.sess = nil
+				}
+				s.mu.Unlock()
+				_ = sess.Close()
+			}
 			return
 		}
 		s.lastErr = err

@@ -3,11 +3,14 @@ package composition
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpbind/mcpbind/composition/internal/pinserver"
 )
 
 func TestBackoffDelay(t *testing.T) {
@@ -119,5 +122,32 @@ func TestLoadRegistryErrors(t *testing.T) {
 	}
 	if st := r.Status(); len(st) != 1 || st[0].LastError == "" || strings.Contains(st[0].LastError, secret) || strings.Contains(st[0].Server, secret) {
 		t.Errorf("status %+v", st)
+	}
+}
+
+// TestPinWarningLogged: under DigestWarn, a pinned tool whose definition
+// changed is reported through WithLogger too, not only as a warning.
+func TestPinWarningLogged(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	srv := pinserver.New(nil)
+	pins := exportPins(ctx, t, InProcess(srv))
+	first, err := Connect(ctx, InProcess(srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.CallResult(ctx, "mutate", map[string]string{"change": "description"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Close()
+	var logs strings.Builder
+	s, err := Connect(ctx, InProcess(srv), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
+		WithDigestCheckAt(pins.server, ModernProtocolVersion, DigestWarn, pins.tools["greet"], pins.tools["add"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !strings.Contains(logs.String(), `level=WARN msg="mcp tool changed"`) || !strings.Contains(logs.String(), `tool=greet`) {
+		t.Errorf("log:\n%s", logs.String())
 	}
 }

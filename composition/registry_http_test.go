@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -13,7 +14,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
 
@@ -48,16 +48,7 @@ func (h *restartableHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestRegistryReconnectHTTP(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	store, err := explorer.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	srv, err := explorer.NewServer(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &restartableHandler{srv: srv}
+	h := &restartableHandler{srv: explorerServer(t)}
 	h.restart()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -100,5 +91,63 @@ func TestRegistryReconnectHTTP(t *testing.T) {
 	}
 	if st := reg.Status(); st[0].Reconnects != 2 {
 		t.Errorf("status %+v, want two reconnects", st)
+	}
+}
+
+// TestRegistryServerDown stops the HTTP server (connections refused): a
+// call fails with a *CallLostError that says it did not run and carries the
+// failed reconnect, Status says the server is reconnecting, and once the
+// server listens again on the same address, the next call waits for the
+// next attempt of the backoff loop and succeeds.
+func TestRegistryServerDown(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	h := &restartableHandler{srv: explorerServer(t)}
+	h.restart()
+	serve := func(addr string) *http.Server {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		// No keep-alive: every request dials, so a stopped server refuses
+		// it (a reused connection closed under a request ends in a bare EOF,
+		// which the session does not take for a loss).
+		hs.SetKeepAlivesEnabled(false)
+		go func() { _ = hs.Serve(ln) }()
+		hs.Addr = ln.Addr().String()
+		return hs
+	}
+	hs := serve("127.0.0.1:0")
+	logs := &syncBuffer{}
+	reg := composition.NewRegistry(composition.WithBackoff(10*time.Millisecond, 200*time.Millisecond),
+		composition.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+	defer reg.Close()
+	if err := reg.Add("sqlite-explorer", composition.HTTP("http://"+hs.Addr+"/mcp")); err != nil {
+		t.Fatal(err)
+	}
+	db := sqliteexplorer.FromRegistry(reg)
+	if _, err := db.ListTables(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_ = hs.Close()
+	_, err := db.InsertRow(ctx, sqliteexplorer.InsertRowArgs{Table: "authors", Values: map[string]json.RawMessage{"name": json.RawMessage(`"Down"`)}})
+	t.Logf("insert_row with the server down: %v", err)
+	var lost *composition.CallLostError
+	if !errors.As(err, &lost) || lost.MayHaveRun || lost.Reconnect == nil || !errors.Is(err, composition.ErrSessionLost) {
+		t.Fatalf("got %v, want a CallLostError that did not run, with the reconnect's error", err)
+	}
+	if st := reg.Status(); st[0].State != composition.StateReconnecting || st[0].LastError == "" {
+		t.Errorf("status with the server down: %+v", st)
+	}
+	hs = serve(hs.Addr)
+	defer hs.Close()
+	if n, err := db.CountRows(ctx, sqliteexplorer.CountRowsArgs{Table: "authors"}); err != nil || n != 10 {
+		t.Fatalf("count_rows once the server is back: %d, %v (the insert must not have run)", n, err)
+	}
+	st := reg.Status()
+	t.Logf("status: %+v\nlog:\n%s", st, logs.String())
+	if st[0].State != composition.StateConnected || st[0].Reconnects != 1 {
+		t.Errorf("status once the server is back: %+v", st)
 	}
 }

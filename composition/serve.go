@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -90,7 +91,8 @@ func WithServerResultValidation() ServerOption {
 // with its tool object exactly as exported (name, title, description,
 // annotations, _meta, icons, execution, inputSchema and outputSchema as
 // mcp-go's mcp.Tool carries them; top-level members mcp.Tool does not model
-// are not sent), in the era of each request (the protocol version of a
+// are not sent, and "annotations" is always sent, {} when the tool object
+// has none), in the era of each request (the protocol version of a
 // 2026-07-28 request, or the one the session negotiated:
 // server.RequestProtocolVersion):
 //
@@ -108,7 +110,7 @@ func WithServerResultValidation() ServerOption {
 //     and answered wrapped in every version.
 //
 // A result is sent as structuredContent and as the same JSON in one text
-// block. A tool without outputSchema sends the handler's *Result as it is.
+// block (a nil pointer, slice or map as null). A tool without outputSchema sends the handler's *Result as it is.
 // An error from the handler becomes a result with isError: true whose text
 // is the error's text (a *ToolError's Text, or its whole Result when it
 // carries one).
@@ -247,13 +249,18 @@ func (tool Tool) encodeResult(v any) (json.RawMessage, error) {
 	return tool.Types.Marshal(v)
 }
 
-// plainResult converts a *Result (a tool without outputSchema) into
-// mcp-go's result, keeping its content blocks as they are.
+// plainResult converts a *Result (a tool without outputSchema, or a
+// *ToolError's) into mcp-go's result, keeping its content blocks as they
+// are. Reserved _meta keys (see withoutReservedMeta) are dropped: a Result
+// that a proxy got from its own downstream session carries that session's
+// protocol facts, which are not the tool's to forward.
 func plainResult(r *Result) (*mcp.CallToolResult, error) {
 	if r == nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
 	}
-	raw, err := json.Marshal(r)
+	fwd := *r
+	fwd.Meta = withoutReservedMeta(r.Meta)
+	raw, err := json.Marshal(fwd)
 	if err != nil {
 		return nil, fmt.Errorf("composition: encoding the handler's result: %w", err)
 	}
@@ -273,4 +280,48 @@ func toolErrorResult(err error) *mcp.CallToolResult {
 		return mcp.NewToolResultError(te.Text)
 	}
 	return mcp.NewToolResultError(err.Error())
+}
+
+// withoutReservedMeta returns the _meta object meta without the keys MCP
+// reserves for itself (a prefix with a label "modelcontextprotocol" or
+// "mcp", such as "io.modelcontextprotocol/serverInfo": the spec's _meta
+// rules, basic/index "General fields"); nil when nothing is left. A _meta
+// that is not a JSON object is dropped.
+func withoutReservedMeta(meta json.RawMessage) json.RawMessage {
+	if len(meta) == 0 {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return nil
+	}
+	for k := range m {
+		if reservedMetaKey(k) {
+			delete(m, k)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// reservedMetaKey reports whether a _meta key has a prefix (the part before
+// the last "/") one of whose dot-separated labels is "modelcontextprotocol"
+// or "mcp".
+func reservedMetaKey(key string) bool {
+	i := strings.LastIndex(key, "/")
+	if i < 0 {
+		return false
+	}
+	for _, label := range strings.Split(key[:i], ".") {
+		if label == "modelcontextprotocol" || label == "mcp" {
+			return true
+		}
+	}
+	return false
 }

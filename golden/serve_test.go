@@ -49,6 +49,25 @@ func stubTransports(t *testing.T, bin string) map[string]composition.Transport {
 	}
 }
 
+// proxyTransport returns an in-process transport to a proxy of the real
+// sqlite-explorer (realBin, on a fresh database): the generated Client of a
+// session to it is itself a Handler, so Register(s, client) forwards every
+// tool, tool errors included.
+func proxyTransport(t *testing.T, realBin string) composition.Transport {
+	t.Helper()
+	down, err := composition.Connect(context.Background(), composition.Stdio(realBin, "--dir", t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = down.Close() })
+	srv := server.NewMCPServer("sqlite-explorer", "0.1.0", server.WithToolCapabilities(false))
+	var h modern.Handler = modern.NewClient(down)
+	if err := modern.Register(srv, h); err != nil {
+		t.Fatal(err)
+	}
+	return composition.InProcess(srv)
+}
+
 // TestServerStubEveryEra serves sqlite-explorer's contract from the code
 // generate --server wrote (Handler, Register) and calls every tool through
 // both generated clients (bundles exported at 2026-07-28 and at 2025-06-18)
@@ -115,17 +134,24 @@ var stubCalls = []struct {
 
 // TestServerStubMatchesRealServer lists the tools and calls each of them
 // on the real sqlite-explorer and on the generated stub (in process, over
-// stdio and over streamable HTTP), all on fresh databases, in sessions of
+// stdio and over streamable HTTP), and on a proxy of it (the generated
+// Client registered as the Handler), all on fresh databases, in sessions of
 // both eras: tools/list and every tools/call result (structuredContent,
 // content, isError) must be the same JSON.
 func TestServerStubMatchesRealServer(t *testing.T) {
 	realBin := testenv.Build(t, "./examples/sqlite-explorer")
 	stubBin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
-	for _, key := range []string{"in-process/", "stdio/", "http/", "in-process/2025-06-18", "stdio/2025-06-18", "http/2025-06-18"} {
+	for _, key := range []string{"in-process/", "stdio/", "http/", "proxy/", "in-process/2025-06-18", "stdio/2025-06-18", "http/2025-06-18", "proxy/2025-06-18"} {
 		tname, version, _ := strings.Cut(key, "/")
 		t.Run(tname+"/session "+cmpOr(version, "newest"), func(t *testing.T) {
 			// Fresh databases, so both insert_row calls get the same id.
-			real, stub := composition.Stdio(realBin, "--dir", t.TempDir()), stubTransports(t, stubBin)[tname]
+			real := composition.Stdio(realBin, "--dir", t.TempDir())
+			var stub composition.Transport
+			if tname == "proxy" {
+				stub = proxyTransport(t, realBin)
+			} else {
+				stub = stubTransports(t, stubBin)[tname]
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			open := func(tr composition.Transport) *composition.Session {

@@ -13,8 +13,10 @@ import (
 // Handler answers the tools of the MCP server "sqlite-explorer", with the
 // argument and result types the Client uses. Implement it and pass it to
 // Register to serve the same contract: a server of your own, a proxy, or a
-// typed fake of the server in tests. An error a method returns reaches the
-// client as a tool error (isError: true) with the error's text.
+// typed fake of the server in tests. *Client has the same methods, so
+// Register(s, NewClient(session)) forwards every tool to another server. An
+// error a method returns reaches the client as a tool error (isError: true)
+// with the error's text.
 type Handler interface {
 	// CountRows answers the tool "count_rows".
 	CountRows(ctx context.Context, args CountRowsArgs) (int64, error)
