@@ -48,14 +48,7 @@ func BenchmarkTypedCall(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			db := sqliteexplorer.NewClient(s)
-			b.ReportAllocs()
-			for b.Loop() {
-				d, err := db.DescribeTable(ctx, sqliteexplorer.DescribeTableArgs{Table: "books"})
-				if err != nil || len(d.Columns) == 0 {
-					b.Fatal(err, d)
-				}
-			}
+			describeBooks(b, sqliteexplorer.NewClient(s))
 		})
 		// The same typed call through a Registry's binding (lookup, live
 		// session check, retry bookkeeping), bare and with a pass-through
@@ -74,14 +67,7 @@ func BenchmarkTypedCall(b *testing.B) {
 				if err := reg.Add("sqlite-explorer", composition.InProcess(srv), composition.WithProtocolVersion(version)); err != nil {
 					b.Fatal(err)
 				}
-				db := sqliteexplorer.FromRegistry(reg)
-				b.ReportAllocs()
-				for b.Loop() {
-					d, err := db.DescribeTable(ctx, sqliteexplorer.DescribeTableArgs{Table: "books"})
-					if err != nil || len(d.Columns) == 0 {
-						b.Fatal(err, d)
-					}
-				}
+				describeBooks(b, sqliteexplorer.FromRegistry(reg))
 			})
 		}
 	}
