@@ -121,15 +121,23 @@ func (w pinWarnings) waitFor(ctx context.Context, t *testing.T, parts ...string)
 func TestPinning(t *testing.T) {
 	bin := buildPinServer(t)
 	transports := []struct {
-		name string
-		new  func(t *testing.T) Transport // a server in its original state
+		name   string
+		new    func(t *testing.T) Transport // a server in its original state
+		legacy bool                         // speaks only versions before 2026-07-28
 	}{
-		{"stdio", func(*testing.T) Transport { return Stdio(bin) }},
-		{"http", func(t *testing.T) Transport { return HTTP(startHTTPServer(t, bin)) }},
-		{"in-process", func(*testing.T) Transport { return InProcess(pinserver.New(nil)) }},
+		{"stdio", func(*testing.T) Transport { return Stdio(bin) }, false},
+		{"http", func(t *testing.T) Transport { return HTTP(startHTTPServer(t, bin)) }, false},
+		{"sse", func(t *testing.T) Transport {
+			url, _ := startServerProcess(t, bin, "-sse", "127.0.0.1:0")
+			return SSE(url)
+		}, true},
+		{"in-process", func(*testing.T) Transport { return InProcess(pinserver.New(nil)) }, false},
 	}
 	for _, tr := range transports {
 		for _, version := range []string{"2025-11-25", ModernProtocolVersion} {
+			if tr.legacy && version >= ModernProtocolVersion {
+				continue
+			}
 			for _, mode := range []DigestMode{DigestFail, DigestWarn} {
 				t.Run(tr.name+"/"+version+"/"+mode.String(), func(t *testing.T) {
 					testPinning(t, tr.new(t), version, mode)

@@ -1,6 +1,7 @@
-// Command serve serves package pinserver's server over stdio, or over
+// Command serve serves package pinserver's server over stdio, over
 // Streamable HTTP with -http ADDR (it then prints "URL http://HOST:PORT/mcp"
-// on stdout once it listens).
+// on stdout once it listens), or over the legacy HTTP+SSE transport with
+// -sse ADDR (printing "URL http://HOST:PORT/sse").
 //
 // With -state FILE it appends each change that mutate makes to FILE, one per
 // line, and on start makes the changes FILE lists: a server restarted after
@@ -26,6 +27,7 @@ import (
 
 func main() {
 	httpAddr := flag.String("http", "", "serve Streamable HTTP on this address instead of stdio")
+	sseAddr := flag.String("sse", "", "serve the legacy HTTP+SSE transport on this address instead of stdio")
 	state := flag.String("state", "", "file recording mutate's changes, replayed on start")
 	flag.Parse()
 	var record func(string)
@@ -52,6 +54,14 @@ func main() {
 			}
 			f.Close()
 		}
+	}
+	if *sseAddr != "" {
+		ln, err := net.Listen("tcp", *sseAddr)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("URL http://%s/sse\n", ln.Addr())
+		log.Fatal(http.Serve(ln, server.NewSSEServer(s)))
 	}
 	if *httpAddr == "" {
 		s.AddTool(mcp.NewTool("exit", mcp.WithDescription("Ends the server process with status 3.")),
