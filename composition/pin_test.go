@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition/internal/pinserver"
 	"github.com/mcpbind/mcpbind/internal/digest"
+	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
 // buildPinServer builds composition/internal/pinserver/serve.
@@ -433,4 +435,64 @@ func TestPinningAcrossEras(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPinsAreExportsPins: the pins the other tests build from a live
+// listing are those `mcpbind export` records in a bundle for the same
+// server (x-mcpbind digests) and those `mcpbind generate` embeds (the
+// tools' schemas as listed), in both eras.
+func TestPinsAreExportsPins(t *testing.T) {
+	bin := buildPinServer(t)
+	mcpbind := testenv.Build(t, "./cmd/mcpbind")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, version := range []string{"2025-11-25", ModernProtocolVersion} {
+		out := filepath.Join(t.TempDir(), "bundle.json")
+		cmd := exec.CommandContext(ctx, mcpbind, "export", "--protocol-version", version, "-o", out, "--", bin)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("mcpbind export: %v\n%s", err, msg)
+		}
+		b, err := bundle.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &b.Servers[0]
+		pins := exportPins(ctx, t, Stdio(bin), WithProtocolVersion(version))
+		if srv.Digest() != pins.server || srv.ProtocolVersion != version {
+			t.Errorf("%s: server digest %s in the bundle (at %s), %s from the listing", version, srv.Digest(), srv.ProtocolVersion, pins.server)
+		}
+		for _, bt := range srv.Tools {
+			p := pins.tools[bt.Name]
+			if d := srv.ToolDigest(bt.Name); d == "" || d != p.Digest {
+				t.Errorf("%s: %s: digest %q in the bundle, %q from the listing", version, bt.Name, d, p.Digest)
+			}
+			var schemas struct{ InputSchema, OutputSchema json.RawMessage }
+			if err := json.Unmarshal(bt.Raw, &schemas); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Schemas.docs[p.InputDoc]; !jsonEqual(t, got, string(schemas.InputSchema)) {
+				t.Errorf("%s: %s: inputSchema %s in the bundle, %s from the listing", version, bt.Name, schemas.InputSchema, got)
+			}
+			if got := p.Schemas.docs[p.OutputDoc]; schemas.OutputSchema != nil && !jsonEqual(t, got, string(schemas.OutputSchema)) {
+				t.Errorf("%s: %s: outputSchema %s in the bundle, %s from the listing", version, bt.Name, schemas.OutputSchema, got)
+			}
+		}
+		if len(srv.Tools) != len(pins.tools) {
+			t.Errorf("%s: %d tools in the bundle, %d listed", version, len(srv.Tools), len(pins.tools))
+		}
+	}
+}
+
+// jsonEqual reports whether two JSON texts have the same canonical form.
+func jsonEqual(t *testing.T, a, b string) bool {
+	t.Helper()
+	ca, err := digest.Canonical(json.RawMessage(a))
+	if err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	cb, err := digest.Canonical(json.RawMessage(b))
+	if err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return string(ca) == string(cb)
 }
