@@ -54,7 +54,11 @@ type ToolChange = tooldiff.Change
 // classified in detail (JSON pointer and class, as `mcpbind diff` reports
 // it), while a change to the tool's other fields is one [Cosmetic] change
 // with Code "tool-fields-changed"; `mcpbind diff` of the bundle against a
-// fresh export shows the values.
+// fresh export shows the values. The other codes of pinning: "tool-removed"
+// (Removed), "tool-rewritten" (the JSON differs but no difference in
+// meaning was found), "tool-undigestable" (the live tool has a number RFC
+// 8785 cannot write, so it has no digest) and "tool-unreadable" (not a
+// JSON object).
 type ToolChangedError struct {
 	// Server names the server, as [ConnectError.Server] does.
 	Server string
@@ -63,7 +67,7 @@ type ToolChangedError struct {
 	// Removed is true when the server no longer lists the tool.
 	Removed bool
 	// Pinned is the tool's digest from the bundle; Live is the digest of
-	// the tool the server lists now ("" when Removed).
+	// the tool the server lists now ("" when Removed or undigestable).
 	Pinned, Live string
 	// Changes says what changed, most severe first.
 	Changes []ToolChange
