@@ -17,6 +17,12 @@
 //	res, err := n.ReadNote(ctx, notes.ReadNoteArgs{ID: "n1"})
 //	var te *composition.ToolError
 //	if errors.As(err, &te) { … } // the server answered isError: true
+//
+// It also serves: a package generated with `mcpbind generate --server` has a
+// Handler interface and a Register function that lists the bundle's tools
+// on an mcp-go server and answers them through the handler ([Serve]), with
+// wrapped results toward clients before 2026-07-28 and natural ones from
+// then on.
 package composition
 
 // ModernProtocolVersion is the first MCP protocol version of the stateless
@@ -69,4 +75,17 @@ type Tool struct {
 	// ResultPointer locates the natural result schema inside OutputDoc:
 	// "" or, for a recognised envelope, "/properties/result".
 	ResultPointer string
+	// ReadOnly is the tool's readOnlyHint annotation (MCP specification,
+	// server/tools, ToolAnnotations): the tool does not modify its
+	// environment. With Idempotent it lets a [Registry] send a call again
+	// after its session was lost (see [SessionLostError]).
+	ReadOnly bool
+	// Idempotent is the tool's idempotentHint annotation: calling it again
+	// with the same arguments has no further effect.
+	Idempotent bool
+	// Digest is the tool's digest that the bundle recorded under
+	// "x-mcpbind" ("sha256:" and the SHA-256 of the RFC 8785 canonical JSON
+	// of the tool object as listed; "" when none): the pin that
+	// [WithDigestCheckAt] compares the live tool with.
+	Digest string
 }

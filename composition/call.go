@@ -25,6 +25,12 @@ type Result struct {
 	IsError bool `json:"isError,omitempty"`
 	// Meta is the result's _meta object as sent; nil when absent.
 	Meta json.RawMessage `json:"_meta,omitempty"`
+
+	// version is the protocol version of the session that received the
+	// result ("" for a Result made elsewhere), for the envelope rules;
+	// validate is that session's WithResultValidation.
+	version  string
+	validate bool
 }
 
 // Content is one content block of a tool result. The common fields are
@@ -156,8 +162,24 @@ func (e *ToolError) Error() string {
 // transport errors, ctx ending) name the tool and the server and wrap the
 // cause, so errors.Is(err, context.DeadlineExceeded) works. When ctx ends
 // first, CallResult returns promptly (and over stdio mcp-go tells the server
-// with notifications/cancelled).
+// with notifications/cancelled). The call goes through the session's
+// interceptors ([WithInterceptor]) and logger ([WithLogger]). Under
+// [DigestFail] a tool pinned by [WithDigestCheckAt] whose live definition
+// changed is not called: the error is a *[ToolChangedError].
 func (s *Session) CallResult(ctx context.Context, name string, args any) (*Result, error) {
+	return s.intercept(ctx, Call{Tool: name, Args: args}, s.invokeByName)
+}
+
+// invokeByName is the end of CallResult's interceptor chain.
+func (s *Session) invokeByName(ctx context.Context, c Call) (*Result, error) {
+	return s.callResult(ctx, c.Tool, c.Args)
+}
+
+// callResult is CallResult without interceptors.
+func (s *Session) callResult(ctx context.Context, name string, args any) (*Result, error) {
+	if err := s.checkPin(ctx, name); err != nil {
+		return nil, err
+	}
 	res, err := s.call(ctx, name, args)
 	if err != nil {
 		return nil, err
@@ -180,7 +202,41 @@ func (s *Session) CallResult(ctx context.Context, name string, args any) (*Resul
 // WithArgsValidation or WithResultValidation the arguments or the natural
 // result are first checked against tool's schemas.
 func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error {
-	res, err := s.CallTool(ctx, tool, args)
+	return callInto(ctx, s, tool, args, out)
+}
+
+// Caller calls a tool and returns its result as sent: a *[Session], or the
+// binding of a server in a [Registry] ([Registry.Server]), which reconnects
+// a lost session. A generated Client holds one; tests may pass their own.
+// CallTool applies the envelope rules nowhere: [CallAs] does, with the
+// protocol version of the session that answered.
+type Caller interface {
+	// CallTool calls tool with args (a value that encodes as a JSON
+	// object, or nil) and returns the result as sent. isError: true is a
+	// *[ToolError].
+	CallTool(ctx context.Context, tool Tool, args any) (*Result, error)
+}
+
+// CallAs calls tool through c like Session.Call and returns the decoded
+// natural result as a T (a pointer type such as *QueryResult, or a value
+// type such as int64 or []string); on error it returns T's zero value.
+// Generated clients use it so that each method is one line. A result that
+// no Session received (one a test's own Caller made) is taken as sent at
+// [ModernProtocolVersion]: its value is natural unless tool.Output says the
+// server always wraps.
+func CallAs[T any](ctx context.Context, c Caller, tool Tool, args any) (T, error) {
+	var out T
+	if err := callInto(ctx, c, tool, args, &out); err != nil {
+		var zero T
+		return zero, err
+	}
+	return out, nil
+}
+
+// callInto is Call for any Caller. Result validation (WithResultValidation)
+// is the option of the session that answered.
+func callInto(ctx context.Context, c Caller, tool Tool, args any, out any) error {
+	res, err := c.CallTool(ctx, tool, args)
 	if err != nil {
 		return err
 	}
@@ -188,9 +244,15 @@ func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error 
 	if !ok {
 		return fmt.Errorf("composition: tool %q returned no structuredContent and no text content that is JSON (text: %q)", tool.Name, truncate(res.Text(), 200))
 	}
-	value, _ := Unwrap(s.ProtocolVersion(), tool.Output, raw)
-	if err := s.checkResult(ctx, tool, value); err != nil {
-		return err
+	version := res.version
+	if version == "" {
+		version = ModernProtocolVersion
+	}
+	value, _ := Unwrap(version, tool.Output, raw)
+	if res.validate {
+		if err := checkResult(ctx, tool, value); err != nil {
+			return err
+		}
 	}
 	if out == nil {
 		return nil
@@ -199,19 +261,6 @@ func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error 
 		return fmt.Errorf("composition: tool %q: decoding the result into %T: %w (received %s)", tool.Name, out, err, truncate(string(raw), 200))
 	}
 	return nil
-}
-
-// CallAs calls tool like Session.Call and returns the decoded natural result
-// as a T (a pointer type such as *QueryResult, or a value type such as int64
-// or []string); on error it returns T's zero value. Generated clients use
-// it so that each method is one line.
-func CallAs[T any](ctx context.Context, s *Session, tool Tool, args any) (T, error) {
-	var out T
-	if err := s.Call(ctx, tool, args, &out); err != nil {
-		var zero T
-		return zero, err
-	}
-	return out, nil
 }
 
 // call sends tools/call and parses the raw result.
@@ -228,6 +277,7 @@ func (s *Session) call(ctx context.Context, name string, args any) (*Result, err
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, fmt.Errorf("composition: tool %q on %s: malformed tools/call result: %w (received %s)", name, s.c.Server(), err, truncate(string(raw), 200))
 	}
+	res.version, res.validate = s.ProtocolVersion(), s.validateResults
 	return &res, nil
 }
 

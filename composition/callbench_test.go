@@ -2,6 +2,8 @@ package composition_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -9,7 +11,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
 
@@ -17,18 +18,11 @@ import (
 // (arguments encoded and the result decoded with the package's types
 // table, envelope rules applied) with a bare mcp-go client.CallTool of the
 // same tool, both over mcp-go's in-process transport to the sqlite-explorer
-// server, so only the client-side work differs.
+// server, so only the client-side work differs; and the typed call through
+// a Registry (FromRegistry), bare and observed.
 func BenchmarkTypedCall(b *testing.B) {
 	ctx := context.Background()
-	store, err := explorer.Open(ctx, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer store.Close()
-	srv, err := explorer.NewServer(store)
-	if err != nil {
-		b.Fatal(err)
-	}
+	srv := explorerServer(b)
 	for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
 		b.Run("raw/"+version, func(b *testing.B) {
 			c := client.NewClient(transport.NewInProcessTransport(srv), client.WithProtocolVersion(version))
@@ -63,5 +57,32 @@ func BenchmarkTypedCall(b *testing.B) {
 				}
 			}
 		})
+		// The same typed call through a Registry's binding (lookup, live
+		// session check, retry bookkeeping), bare and with a pass-through
+		// interceptor and a logger whose level drops the call records.
+		noop := func(ctx context.Context, c composition.Call, next composition.Invoker) (*composition.Result, error) {
+			return next(ctx, c)
+		}
+		quiet := slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		for name, opts := range map[string][]composition.Option{
+			"registry":          nil,
+			"registry+observed": {composition.WithInterceptor(noop), composition.WithLogger(quiet)},
+		} {
+			b.Run(name+"/"+version, func(b *testing.B) {
+				reg := composition.NewRegistry(opts...)
+				defer reg.Close()
+				if err := reg.Add("sqlite-explorer", composition.InProcess(srv), composition.WithProtocolVersion(version)); err != nil {
+					b.Fatal(err)
+				}
+				db := sqliteexplorer.FromRegistry(reg)
+				b.ReportAllocs()
+				for b.Loop() {
+					d, err := db.DescribeTable(ctx, sqliteexplorer.DescribeTableArgs{Table: "books"})
+					if err != nil || len(d.Columns) == 0 {
+						b.Fatal(err, d)
+					}
+				}
+			})
+		}
 	}
 }

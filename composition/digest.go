@@ -3,9 +3,11 @@ package composition
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/mcpbind/mcpbind/internal/digest"
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 )
 
 // DigestMode says what [Connect] does when the server's tools no longer
@@ -18,11 +20,14 @@ const (
 	DigestOff DigestMode = iota
 	// DigestWarn: a mismatch, or a tool list that cannot be digested, is a
 	// warning (see [WithWarnings] and [Session.Warnings]); the session is
-	// returned.
+	// returned and every call goes on.
 	DigestWarn
-	// DigestFail: a mismatch makes Connect close the session and return a
-	// *[DigestMismatchError]; a tool list that cannot be read or digested
-	// is an error too.
+	// DigestFail: without pinned tools, a mismatch makes Connect close the
+	// session and return a *[DigestMismatchError]. With pinned tools
+	// ([WithDigestCheckAt]) Connect succeeds and only the calls of a tool
+	// that changed or was removed fail, with a *[ToolChangedError]. A tool
+	// list that cannot be read or digested at Connect is an error in both
+	// cases.
 	DigestFail
 )
 
@@ -46,6 +51,8 @@ type digestCheck struct {
 	// exportedAt is the protocol version the digest was recorded at ("" =
 	// unknown: always compare).
 	exportedAt string
+	// tools are the descriptors whose Digest pins each tool (pin.go).
+	tools []Tool
 }
 
 // WithDigestCheck has [Connect], once connected, list the server's tools
@@ -71,10 +78,35 @@ func WithDigestCheck(expected string, mode DigestMode) Option {
 // 2026-07-28, or both from it on — since servers may list wrapped output
 // schemas to older clients; in a session of the other era the check is
 // skipped with a warning instead of reporting a change that is not there.
-func WithDigestCheckAt(expected, exportedAt string, mode DigestMode) Option {
-	return Option{apply: func(c *config) {
-		c.digest = digestCheck{expected: expected, mode: mode, exportedAt: exportedAt}
-	}}
+//
+// tools pins single tools: each descriptor with a Digest (the tool's digest
+// from the bundle's "x-mcpbind", which generated packages embed) is
+// compared with the live tool at Connect — so at every reconnect of a
+// [Registry], which connects a new session — and again whenever the server
+// sends notifications/tools/list_changed (for 2026-07-28 sessions through a
+// subscriptions/listen stream, SEP-2575, when the server advertises
+// tools.listChanged). With pinned tools the server digest no longer decides
+// alone: under [DigestFail] a call of a tool that changed or was removed
+// fails with a *[ToolChangedError] (and is not sent) while the other tools
+// keep working, and Connect fails only when the tool list cannot be read
+// or digested; under [DigestWarn] each change is a warning ([WithWarnings],
+// [Session.Warnings]) and calls go on. A server digest that differs while
+// every pinned tool matches (tools were added, or tools the package does
+// not call changed) is a warning in both modes.
+//
+// A Streamable HTTP session asked for a protocol version before 2026-07-28
+// ([WithProtocolVersion]) with pinned tools holds the standalone GET stream
+// open so that the notification arrives between requests; one that
+// negotiated such a version by falling back receives it only on the
+// response stream of a request in flight (mcp-go cannot open the GET
+// stream without pinning the version).
+func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...Tool) Option {
+	dc := digestCheck{expected: expected, mode: mode, exportedAt: exportedAt, tools: slices.Clone(tools)}
+	o := Option{apply: func(c *config) { c.digest = dc }}
+	if mode != DigestOff && dc.pinned() != nil {
+		o.conn = []mcpconn.Option{mcpconn.WithToolListStream()}
+	}
+	return o
 }
 
 // DigestMismatchError is returned by [Connect] with [DigestFail] when the
@@ -129,7 +161,7 @@ func (s *Session) serverDigest(ctx context.Context) (string, int, error) {
 // returns s, or closes it and returns an error in DigestFail mode.
 func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error) {
 	dc := cfg.digest
-	if dc.mode == DigestOff || dc.expected == "" {
+	if dc.mode == DigestOff || dc.expected == "" && dc.pinned() == nil {
 		return s, nil
 	}
 	warn := s.c.Warn
@@ -138,6 +170,9 @@ func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error
 		warn(fmt.Sprintf("the digest of server %s's tools was recorded at protocol %s and is not compared in this %s session (the eras list output schemas differently)",
 			server, dc.exportedAt, version))
 		return s, nil
+	}
+	if pins := dc.pinned(); pins != nil {
+		return s.checkPins(ctx, cfg, pins)
 	}
 	actual, n, err := s.serverDigest(ctx)
 	switch {

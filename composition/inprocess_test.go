@@ -3,6 +3,9 @@ package composition_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,5 +61,49 @@ func TestInProcess(t *testing.T) {
 	}
 	if _, err := composition.Connect(t.Context(), composition.InProcess(nil)); err == nil {
 		t.Error("InProcess(nil) connected")
+	}
+}
+
+// TestLostHTTPConnectionClosed has a Streamable HTTP server close the
+// connection under a tools/call without answering (as a crashing server
+// does): the call fails as a *SessionLostError that may have been sent, and
+// the session is lost.
+func TestLostHTTPConnectionClosed(t *testing.T) {
+	srv := server.NewMCPServer("crasher", "1.0.0")
+	srv.AddTool(mcp.NewTool("ok"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	})
+	mcpHandler := server.NewStreamableHTTPServer(srv)
+	var crash atomic.Bool
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if crash.Load() && r.Method == http.MethodPost {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				_ = conn.Close()
+			}
+			return
+		}
+		mcpHandler.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	s, err := composition.Connect(ctx, composition.HTTP(hs.URL+"/mcp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.CallResult(ctx, "ok", nil); err != nil {
+		t.Fatal(err)
+	}
+	crash.Store(true)
+	_, err = s.CallResult(ctx, "ok", nil)
+	t.Logf("call whose connection was closed: %v", err)
+	var lost *composition.SessionLostError
+	if !errors.As(err, &lost) || !lost.Sent {
+		t.Fatalf("err = %v, want a SessionLostError that may have been sent", err)
+	}
+	if !errors.Is(s.Err(), composition.ErrSessionLost) {
+		t.Errorf("Err() = %v, want ErrSessionLost", s.Err())
 	}
 }

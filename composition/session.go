@@ -37,6 +37,10 @@ type config struct {
 	validateArgs, validateResults bool
 	// digest is the check of WithDigestCheck (digest.go).
 	digest digestCheck
+	// observe holds WithLogger and WithInterceptor (observe.go); backoff
+	// holds WithBackoff (registry.go).
+	observe observeConfig
+	backoff backoff
 }
 
 // newConfig splits opts into the session's config and the connection's
@@ -59,6 +63,10 @@ type Session struct {
 	c *mcpconn.Conn
 	// validateArgs and validateResults are the validation options.
 	validateArgs, validateResults bool
+	// observe holds the logger and interceptors (observe.go).
+	observe observeConfig
+	// pins are the per-tool digests (pin.go); nil when no tool is pinned.
+	pins *pinSet
 }
 
 // Connect starts (stdio) or reaches (HTTP) the server and performs the MCP
@@ -88,7 +96,7 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{c: c, validateArgs: cfg.validateArgs, validateResults: cfg.validateResults}
+	s := &Session{c: c, validateArgs: cfg.validateArgs, validateResults: cfg.validateResults, observe: cfg.observe}
 	return s.checkDigest(ctx, &cfg) // WithDigestCheck (digest.go)
 }
 

@@ -39,10 +39,10 @@ func (s *Session) checkArgs(ctx context.Context, tool Tool, args any) error {
 	return nil
 }
 
-// checkResult validates the natural result when WithResultValidation is on,
-// bounded by ctx and the pattern budget (SchemaSet.ValidateJSONContext).
-func (s *Session) checkResult(ctx context.Context, tool Tool, value json.RawMessage) error {
-	if !s.validateResults || tool.schemaSet() == nil || tool.OutputDoc == "" {
+// checkResult validates the natural result (callers check
+// WithResultValidation first), bounded by ctx and the pattern budget (SchemaSet.ValidateJSONContext).
+func checkResult(ctx context.Context, tool Tool, value json.RawMessage) error {
+	if tool.schemaSet() == nil || tool.OutputDoc == "" {
 		return nil
 	}
 	if err := tool.schemaSet().ValidateJSONContext(ctx, tool.OutputDoc, tool.ResultPointer, value); err != nil {
@@ -63,15 +63,18 @@ func (tool Tool) schemaSet() *SchemaSet {
 	return nil
 }
 
-// CallTool calls a tool that has no outputSchema, like CallResult, and
-// applies WithArgsValidation first. Generated code uses it.
+// CallTool calls a tool, like CallResult, encoding args with tool.Types and
+// applying WithArgsValidation first, through the session's interceptors
+// ([WithInterceptor]). Generated code uses it; it makes *Session a [Caller].
 func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) {
-	args, err := tool.encodeArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkArgs(ctx, tool, args); err != nil {
-		return nil, err
-	}
-	return s.CallResult(ctx, tool.Name, args)
+	return s.intercept(ctx, Call{Tool: tool.Name, Args: args}, func(ctx context.Context, c Call) (*Result, error) {
+		args, err := tool.encodeArgs(c.Args)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkArgs(ctx, tool, args); err != nil {
+			return nil, err
+		}
+		return s.callResult(ctx, tool.Name, args)
+	})
 }

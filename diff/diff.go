@@ -42,81 +42,76 @@
 package diff
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/tooldiff"
 	"github.com/mcpbind/mcpbind/ir"
 )
 
-// Class is how much a change matters.
-type Class string
+// Class is how much a change matters (see the package doc).
+type Class = tooldiff.Class
 
 // The classes, from most to least severe; API is the separate "Go API
 // changes" verdict.
 const (
 	// Breaking changes may make existing clients fail.
-	Breaking Class = "breaking"
+	Breaking = tooldiff.Breaking
 	// Compatible changes alter the contract in a way old clients tolerate.
-	Compatible Class = "compatible"
+	Compatible = tooldiff.Compatible
 	// Cosmetic changes touch documentation and metadata only.
-	Cosmetic Class = "cosmetic"
+	Cosmetic = tooldiff.Cosmetic
 	// API changes alter the generated Go package's exported surface.
-	API Class = "api"
+	API = tooldiff.API
 )
 
 // Where says which part of a server a Change is about.
-type Where string
+type Where = tooldiff.Where
 
 // The places a Change can be.
 const (
 	// InServer: the server entry itself (serverInfo, instructions, …), or
 	// the server added or removed.
-	InServer Where = "server"
+	InServer = tooldiff.InServer
 	// InTool: a tool's own fields (title, description, annotations, …), or
 	// the tool added or removed.
-	InTool Where = "tool"
+	InTool = tooldiff.InTool
 	// InInput: the tool's inputSchema.
-	InInput Where = "input"
+	InInput = tooldiff.InInput
 	// InOutput: the tool's outputSchema.
-	InOutput Where = "output"
+	InOutput = tooldiff.InOutput
 	// InGo: the generated Go package (Class API).
-	InGo Where = "go"
+	InGo = tooldiff.InGo
 )
 
-// Change is one difference between the old and the new contract.
-type Change struct {
-	// Class says how much the change matters.
-	Class Class `json:"class"`
-	// Server is the server id.
-	Server string `json:"server"`
-	// Tool is the tool name ("" for a change to the server or to the Go
-	// package as a whole).
-	Tool string `json:"tool,omitempty"`
-	// Where is the part the change is in.
-	Where Where `json:"where"`
-	// Pointer locates the change: a JSON pointer into the schema (input,
-	// output), the tool object (tool) or the server entry (server); for
-	// InGo, the Go identifier ("Client.Query", "QueryArgs.Limit").
-	Pointer string `json:"pointer,omitempty"`
-	// Code is a stable, machine-readable name of the kind of change, such
-	// as "property-added" or "go-field-type-changed".
-	Code string `json:"code"`
-	// Message says what changed, in words.
-	Message string `json:"message"`
-	// Old and New are the values before and after (JSON; for InGo, Go
-	// source as a JSON string), when there is one.
-	Old json.RawMessage `json:"old,omitempty"`
-	New json.RawMessage `json:"new,omitempty"`
-}
+// Change is one difference between the old and the new contract: its
+// Class, Server, Tool, Where, Pointer, Code, Message and the Old and New
+// values (the same type that the runtime's *composition.ToolChangedError
+// carries, so both classify alike).
+type Change = tooldiff.Change
 
-// Location renders Server/Tool as the text format shows it.
-func (c Change) Location() string {
-	if c.Tool == "" {
-		return c.Server
-	}
-	return c.Server + "/" + c.Tool
+// Direction says which way values flow through a schema: Input or Output.
+type Direction = tooldiff.Direction
+
+// The directions.
+const (
+	// Input is a tool's inputSchema: the client sends the values, so a
+	// schema that accepts fewer values than before is breaking.
+	Input = tooldiff.Input
+	// Output is a tool's outputSchema: the server sends the values and
+	// generated code decodes them, so a schema that admits more values than
+	// before is breaking.
+	Output = tooldiff.Output
+)
+
+// CompareSchema compares two versions of one JSON Schema document, a
+// tool's inputSchema or outputSchema, in direction d. The changes it returns
+// have Where set (InInput or InOutput) and no Server or Tool. It fails only
+// when old or new is not JSON. Envelopes are not looked for: Compare does
+// that, through the IR.
+func CompareSchema(old, new []byte, d Direction) ([]Change, error) {
+	return tooldiff.CompareSchema(old, new, d)
 }
 
 // Report is the result of a comparison.
@@ -219,11 +214,7 @@ func compareServer(o, n *bundle.Server, cfg ir.Config) []Change {
 		rawField("capabilities", o.Capabilities, n.Capabilities),
 		stringField("instructions", o.Instructions, n.Instructions),
 	} {
-		var leaves []leafChange
-		valueDiff(f.old, f.new, f.oldOK, f.newOK, "/"+f.name, &leaves)
-		for _, l := range leaves {
-			out = append(out, cosmeticLeaf(id, "", InServer, l))
-		}
+		out = append(out, tooldiff.Metadata(id, "", InServer, "/"+f.name, f.old, f.new, f.oldOK, f.newOK)...)
 	}
 
 	// The Go surface, and each side's envelope facts, from the IR.
@@ -251,7 +242,7 @@ func compareServer(o, n *bundle.Server, cfg ir.Config) []Change {
 		case nt == nil:
 			out = append(out, Change{Class: Breaking, Server: id, Tool: name, Where: InTool, Code: "tool-removed", Message: "tool removed", Old: ot.Raw})
 		default:
-			out = append(out, compareTool(id, ot, nt, irTool(oldPkg, name), irTool(newPkg, name))...)
+			out = append(out, tooldiff.Tool(id, name, ot.Raw, nt.Raw, naturalPointer(irTool(oldPkg, name)), naturalPointer(irTool(newPkg, name)))...)
 		}
 		out = append(out, apiByTool[name]...)
 	}
@@ -278,33 +269,13 @@ type field struct {
 }
 
 func rawField(name string, o, n []byte) field {
-	ov, oerr := decodeJSON(o)
-	nv, nerr := decodeJSON(n)
+	ov, oerr := tooldiff.DecodeJSON(o)
+	nv, nerr := tooldiff.DecodeJSON(n)
 	return field{name, ov, nv, len(o) > 0 && oerr == nil, len(n) > 0 && nerr == nil}
 }
 
 func stringField(name, o, n string) field {
 	return field{name, o, n, o != "", n != ""}
-}
-
-// cosmeticLeaf turns a metadata difference into a cosmetic Change.
-func cosmeticLeaf(server, tool string, where Where, l leafChange) Change {
-	c := Change{Class: Cosmetic, Server: server, Tool: tool, Where: where, Pointer: l.ptr}
-	switch {
-	case !l.oldOK:
-		c.Code, c.Message, c.New = "field-added", "added: "+display(l.new), encodeJSON(l.new)
-	case !l.newOK:
-		c.Code, c.Message, c.Old = "field-removed", "removed (was "+display(l.old)+")", encodeJSON(l.old)
-	default:
-		c.Code, c.Old, c.New = "field-changed", encodeJSON(l.old), encodeJSON(l.new)
-		c.Message = "changed"
-		_, os := l.old.(string)
-		_, ns := l.new.(string)
-		if !os || !ns || len(display(l.old))+len(display(l.new)) < 60 {
-			c.Message = "changed: " + display(l.old) + " → " + display(l.new)
-		}
-	}
-	return c
 }
 
 func toolsByName(s *bundle.Server) map[string]*bundle.Tool {
@@ -325,86 +296,6 @@ func irTool(p *ir.Package, name string) *ir.Tool {
 		}
 	}
 	return nil
-}
-
-// compareTool compares two versions of one tool: its own fields
-// (cosmetic), its inputSchema and its natural outputSchema.
-func compareTool(server string, o, n *bundle.Tool, oi, ni *ir.Tool) []Change {
-	ov, oerr := decodeJSON(o.Raw)
-	nv, nerr := decodeJSON(n.Raw)
-	oo, _ := ov.(*object)
-	no, _ := nv.(*object)
-	if oerr != nil || nerr != nil || oo == nil || no == nil {
-		if string(o.Raw) == string(n.Raw) {
-			return nil
-		}
-		return []Change{{Class: Breaking, Server: server, Tool: n.Name, Where: InTool, Code: "tool-unreadable",
-			Message: "the tool is not a readable JSON object; it changed", Old: o.Raw, New: n.Raw}}
-	}
-	var out []Change
-
-	// Fields other than the schemas: documentation and hints.
-	fields := &object{vals: map[string]any{}}
-	oldFields := &object{vals: map[string]any{}}
-	for _, pair := range []struct{ from, to *object }{{no, fields}, {oo, oldFields}} {
-		for _, k := range pair.from.keys {
-			switch k {
-			case "name", "inputSchema", "outputSchema":
-				continue
-			}
-			pair.to.keys = append(pair.to.keys, k)
-			pair.to.vals[k] = pair.from.vals[k]
-		}
-	}
-	var leaves []leafChange
-	valueDiff(oldFields, fields, true, true, "", &leaves)
-	for _, l := range leaves {
-		out = append(out, cosmeticLeaf(server, n.Name, InTool, l))
-	}
-
-	add := func(cs []Change) {
-		for _, c := range cs {
-			c.Server, c.Tool = server, n.Name
-			out = append(out, c)
-		}
-	}
-
-	// inputSchema: what the client sends.
-	oin, oinOK := oo.get("inputSchema")
-	nin, ninOK := no.get("inputSchema")
-	if !oinOK {
-		oin = true
-	}
-	if !ninOK {
-		nin = true
-	}
-	add(compareDocs(oin, nin, "", "", Input))
-
-	// outputSchema: what decoders receive, compared in its natural form.
-	oout, ooutOK := oo.get("outputSchema")
-	nout, noutOK := no.get("outputSchema")
-	switch {
-	case !ooutOK && !noutOK:
-	case !ooutOK:
-		add([]Change{{Class: Compatible, Where: InOutput, Code: "output-schema-added",
-			Message: "the tool now declares an outputSchema", New: encodeJSON(nout)}})
-	case !noutOK:
-		add([]Change{{Class: Breaking, Where: InOutput, Code: "output-schema-removed",
-			Message: "the tool no longer declares an outputSchema: its results are no longer typed", Old: encodeJSON(oout)}})
-	default:
-		oNat, nNat := naturalPointer(oi), naturalPointer(ni)
-		if oNat != nNat {
-			c := Change{Class: Cosmetic, Where: InOutput, Code: "envelope-changed"}
-			if nNat != "" {
-				c.Message = `the result is now wrapped as {"result": …} (a protocol version before 2026-07-28); generated clients unwrap it`
-			} else {
-				c.Message = `the result is no longer wrapped as {"result": …}; generated clients accept either form`
-			}
-			add([]Change{c})
-		}
-		add(compareDocs(oout, nout, oNat, nNat, Output))
-	}
-	return out
 }
 
 // naturalPointer is where the natural result schema sits in a tool's

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/envelope"
 	"github.com/mcpbind/mcpbind/internal/rawjson"
 )
 
@@ -125,7 +126,7 @@ func CompareEras(primary, probe Era) (map[string]bundle.Evidence, []string) {
 		case inModern && mOut != nil:
 			ev.LegacyWraps = inLegacy && lOut != nil && isLegacyWrapOf(lOut, mOut)
 			ev.NaturalOutputSchema = mOut
-			inner, shaped := envelopeInner(mOut, hasWrapMarker(mOut))
+			inner, shaped := envelope.Inner(mOut, hasWrapMarker(mOut))
 			if marker || (!ev.LegacyWraps && shaped) {
 				ev.AlwaysWraps = true
 				if inner != nil {
@@ -135,7 +136,7 @@ func CompareEras(primary, probe Era) (map[string]bundle.Evidence, []string) {
 		case inModern:
 			continue // no outputSchema at the modern version: no natural schema
 		case marker: // legacy era only
-			inner, _ := envelopeInner(lOut, true)
+			inner, _ := envelope.Inner(lOut, true)
 			if inner == nil {
 				continue
 			}
@@ -170,65 +171,6 @@ func hasWrapMarker(schema json.RawMessage) bool {
 	return err == nil && string(bytes.TrimSpace(rawjson.Get(members, "x-fastmcp-wrap-result"))) == "true"
 }
 
-// envelopeInner reports whether schema has the shape of an envelope (an
-// object schema whose only property, listed in required, is "result", and
-// unless marked, whose result schema is not a plain "type":"object"
-// schema; marked means the schema carries FastMCP's marker), and returns
-// the natural schema inside it: the result schema with $refs into
-// #/properties/result re-pointed to its root, and the envelope's $schema,
-// $defs and definitions (which the Python SDK keeps at the root) added
-// when it lacks them. Member order is kept.
-func envelopeInner(schema json.RawMessage, marked bool) (json.RawMessage, bool) {
-	members, err := rawjson.Members(schema)
-	if err != nil || !rawEqual(rawjson.Get(members, "type"), json.RawMessage(`"object"`)) {
-		return nil, false
-	}
-	props, err := rawjson.Members(rawjson.Get(members, "properties"))
-	if err != nil || len(props) != 1 || props[0].Key != "result" {
-		return nil, false
-	}
-	var required []string
-	if json.Unmarshal(rawjson.Get(members, "required"), &required) != nil || !slices.Contains(required, "result") {
-		return nil, false
-	}
-	result := props[0].Value
-	if !marked && isPlainObjectSchema(result) {
-		return nil, false
-	}
-	inner, err := rewriteRefs(result, unpoint)
-	if err != nil {
-		return nil, false
-	}
-	innerMembers, err := rawjson.Members(inner)
-	if err != nil {
-		return inner, true // a boolean schema
-	}
-	if s := rawjson.Get(members, "$schema"); s != nil && rawjson.Get(innerMembers, "$schema") == nil {
-		innerMembers = append([]rawjson.Member{{Key: "$schema", Value: s}}, innerMembers...)
-	}
-	for _, key := range []string{"$defs", "definitions"} {
-		if d := rawjson.Get(members, key); d != nil && rawjson.Get(innerMembers, key) == nil {
-			innerMembers = append(innerMembers, rawjson.Member{Key: key, Value: d})
-		}
-	}
-	out, err := rawjson.Object(innerMembers)
-	if err != nil {
-		return nil, false
-	}
-	return out, true
-}
-
-// isPlainObjectSchema reports whether schema is a plain "type":"object"
-// schema: not nullable (type is the string "object") and not a union.
-func isPlainObjectSchema(schema json.RawMessage) bool {
-	members, err := rawjson.Members(schema)
-	if err != nil {
-		return false
-	}
-	return rawEqual(rawjson.Get(members, "type"), json.RawMessage(`"object"`)) &&
-		rawjson.Get(members, "anyOf") == nil && rawjson.Get(members, "oneOf") == nil
-}
-
 // isLegacyWrapOf reports whether legacy is the envelope the TypeScript SDK
 // v2 (and the C# SDK) advertise to legacy clients for the natural schema
 // modern.
@@ -261,120 +203,8 @@ func isLegacyWrapOf(legacy, modern json.RawMessage) bool {
 	if rawEqual(inner, modern) {
 		return true
 	}
-	repointed, err := rewriteRefs(modern, repoint)
+	repointed, err := envelope.RewriteRefs(modern, envelope.Repoint)
 	return err == nil && rawEqual(inner, repointed)
-}
-
-// repoint maps a same-document reference of a natural schema to where it
-// points once the schema sits under #/properties/result.
-func repoint(ref string) string {
-	switch {
-	case ref == "#":
-		return "#/properties/result"
-	case strings.HasPrefix(ref, "#/"):
-		return "#/properties/result" + ref[1:]
-	}
-	return ref
-}
-
-// unpoint undoes repoint.
-func unpoint(ref string) string {
-	const base = "#/properties/result"
-	if rest, ok := strings.CutPrefix(ref, base); ok && (rest == "" || rest[0] == '/') {
-		return "#" + rest
-	}
-	return ref
-}
-
-// isDataKeyword reports whether keyword's value is data, not a subschema
-// (as the TypeScript SDK's rewrite knows them).
-func isDataKeyword(keyword string) bool {
-	switch keyword {
-	case "const", "enum", "default", "examples":
-		return true
-	}
-	return false
-}
-
-// isNameMapKeyword reports whether keyword's value maps names to
-// subschemas.
-func isNameMapKeyword(keyword string) bool {
-	switch keyword {
-	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
-		return true
-	}
-	return false
-}
-
-// rewriteRefs returns schema with every "$ref" and "$dynamicRef" string
-// mapped through f, keeping member order. Like the TypeScript SDK it does
-// not look into data keywords (const, enum, default, examples), treats the
-// members of properties, $defs and the like as names, and leaves alone a
-// subschema whose "$id" sets a new base URI (one not starting with "#").
-func rewriteRefs(schema json.RawMessage, f func(string) string) (json.RawMessage, error) {
-	return rewriteNode(schema, false, f)
-}
-
-func rewriteNode(raw json.RawMessage, nameMap bool, f func(string) string) (json.RawMessage, error) {
-	switch rawjson.Kind(raw) {
-	case '[':
-		var elems []json.RawMessage
-		if err := json.Unmarshal(raw, &elems); err != nil {
-			return nil, err
-		}
-		var buf bytes.Buffer
-		buf.WriteByte('[')
-		for i, e := range elems {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			re, err := rewriteNode(e, false, f)
-			if err != nil {
-				return nil, err
-			}
-			buf.Write(re)
-		}
-		buf.WriteByte(']')
-		return buf.Bytes(), nil
-	case '{':
-	default:
-		return compactRaw(raw), nil
-	}
-	members, err := rawjson.Members(raw)
-	if err != nil {
-		return nil, err
-	}
-	if !nameMap {
-		var id string
-		if json.Unmarshal(rawjson.Get(members, "$id"), &id) == nil && id != "" && !strings.HasPrefix(id, "#") {
-			return compactRaw(raw), nil
-		}
-	}
-	for i, m := range members {
-		var v json.RawMessage
-		switch {
-		case nameMap:
-			v, err = rewriteNode(m.Value, false, f)
-		case m.Key == "$ref" || m.Key == "$dynamicRef":
-			var ref string
-			if json.Unmarshal(m.Value, &ref) != nil {
-				v = m.Value
-				break
-			}
-			v = rawjson.Key(f(ref))
-		case isDataKeyword(m.Key):
-			v = m.Value
-		case isNameMapKeyword(m.Key):
-			v, err = rewriteNode(m.Value, true, f)
-		default:
-			v, err = rewriteNode(m.Value, false, f)
-		}
-		if err != nil {
-			return nil, err
-		}
-		members[i].Value = v
-	}
-	return rawjson.Object(members)
 }
 
 // rawEqual reports whether a and b are equal JSON values: objects compare

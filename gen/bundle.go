@@ -16,6 +16,9 @@ type Options struct {
 	Package string
 	// Config is the IR configuration (naming); zero means ir.DefaultConfig.
 	Config ir.Config
+	// Server adds server.go to each package (generate --server): a Handler
+	// interface and a Register function serving the tools on mcp-go.
+	Server bool
 }
 
 // Output is the generated package of one server.
@@ -90,7 +93,11 @@ func (g *Generator) Bundle(b *bundle.Bundle, opts Options) ([]Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		files, err := g.Package(p)
+		render := g.Package
+		if opts.Server {
+			render = g.PackageWithServer
+		}
+		files, err := render(p)
 		if err != nil {
 			return nil, g.locate(srv, name, cfg, err)
 		}

@@ -23,16 +23,22 @@ import (
 // real package (and its dependencies) on every input. TestStubMatchesGolden
 // keeps it honest: the golden packages must type-check against it too.
 const compositionStub = `package composition
-import "context"
+import (
+	"context"
+	"github.com/mark3labs/mcp-go/server"
+)
 type Output struct{ PlainObject, CanBeObject, HasResultProperty, AlwaysWraps bool }
 type SchemaSet struct{}
 func NewSchemaSet(docs map[string]string) *SchemaSet { return nil }
-type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string }
+type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string; ReadOnly, Idempotent bool; Digest string }
 type Session struct{}
 type Result struct{}
 func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error { return nil }
 func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) { return nil, nil }
-func CallAs[T any](ctx context.Context, s *Session, tool Tool, args any) (T, error) { var zero T; return zero, nil }
+type Caller interface { CallTool(ctx context.Context, tool Tool, args any) (*Result, error) }
+type Registry struct{}
+func (r *Registry) Server(id string) Caller { return nil }
+func CallAs[T any](ctx context.Context, c Caller, tool Tool, args any) (T, error) { var zero T; return zero, nil }
 type TypeInfo struct { Doc, Pointer string; Required []string; Closed bool; Extra string; Defaults map[string]string; Tag, TagValue string; Union UnionBy; UnionTag string; Cases []string; Tuple, MinItems int; Raw bool }
 type UnionBy uint8
 const ( NotUnion UnionBy = iota; UnionByTag; UnionByKind; UnionByRequired )
@@ -45,7 +51,18 @@ func (t *Types) Validate(v any) error { return nil }
 type Nullable[T any] struct { Value T; Set, Null bool }
 type DigestMode int
 type Option struct{}
-func WithDigestCheckAt(expected, exportedAt string, mode DigestMode) Option { return Option{} }
+func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...Tool) Option { return Option{} }
+type ServedTool struct{}
+type ServerOption struct{}
+func Handle[A, R any](tool Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool { return ServedTool{} }
+func HandleNoArgs[R any](tool Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool { return ServedTool{} }
+func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) error { return nil }
+`
+
+// mcpServerStub is the part of mcp-go's server package that server.go
+// (generate --server) uses.
+const mcpServerStub = `package server
+type MCPServer struct{}
 `
 
 // checker type-checks generated packages against the composition stub and
@@ -54,16 +71,25 @@ type checker struct {
 	fset *token.FileSet
 	std  types.ImporterFrom
 	comp *types.Package
+	srv  *types.Package
 }
 
 func newChecker(t testing.TB) *checker {
 	fset := token.NewFileSet()
 	c := &checker{fset: fset, std: importer.ForCompiler(fset, "source", nil).(types.ImporterFrom)}
+	sf, err := parser.ParseFile(fset, "server.go", mcpServerStub, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.srv, err = (&types.Config{Importer: c.std}).Check("github.com/mark3labs/mcp-go/server", fset, []*ast.File{sf}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	f, err := parser.ParseFile(fset, "composition.go", compositionStub, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf := types.Config{Importer: c.std}
+	conf := types.Config{Importer: c}
 	c.comp, err = conf.Check("github.com/mcpbind/mcpbind/composition", fset, []*ast.File{f}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +98,11 @@ func newChecker(t testing.TB) *checker {
 }
 
 func (c *checker) Import(path string) (*types.Package, error) {
-	if path == "github.com/mcpbind/mcpbind/composition" {
+	switch path {
+	case "github.com/mcpbind/mcpbind/composition":
 		return c.comp, nil
+	case "github.com/mark3labs/mcp-go/server":
+		return c.srv, nil
 	}
 	return c.std.ImportFrom(path, "", 0)
 }
@@ -139,7 +168,7 @@ func FuzzGenerate(f *testing.F) {
 		}
 		info, _ := json.Marshal(map[string]string{"name": serverName, "version": serverVersion})
 		b := &bundle.Bundle{BundleVersion: 1, Servers: []bundle.Server{{ID: "fuzz", ServerInfo: info, ProtocolVersion: protocolVersion, Tools: []bundle.Tool{tool}}}}
-		outs, err := g.Bundle(b, Options{})
+		outs, err := g.Bundle(b, Options{Server: true})
 		if err != nil {
 			var ie *ir.Error
 			if !errors.As(err, &ie) {
@@ -198,7 +227,7 @@ func TestStubMatchesGolden(t *testing.T) {
 	}
 	c := newChecker(t)
 	for _, name := range []string{"hostile", "everything", "sqlite-explorer"} {
-		outs, err := g.Bundle(loadGolden(t, name), Options{})
+		outs, err := g.Bundle(loadGolden(t, name), Options{Server: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"text/template"
 
 	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/rawjson"
 	"github.com/mcpbind/mcpbind/ir"
 	"github.com/mcpbind/mcpbind/templates"
 )
@@ -43,7 +44,7 @@ func New() (*Generator, error) {
 
 // newGenerator parses the *.tmpl files of fsys (tests pass broken ones).
 func newGenerator(fsys fs.FS) (*Generator, error) {
-	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields}).ParseFS(fsys, "*.tmpl")
+	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields, "pinnedTools": pinnedTools, "serverTool": serverTool}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -72,15 +73,30 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // Package renders p into formatted Go files, in a fixed order. The output is
 // a pure function of p: the same IR gives the same bytes.
 func (g *Generator) Package(p *ir.Package) ([]File, error) {
+	return g.packageFiles(p, false)
+}
+
+// PackageWithServer is Package plus server.go (generate --server): the
+// Handler interface and the Register function that serves the package's
+// tools on an mcp-go server through composition.Serve.
+func (g *Generator) PackageWithServer(p *ir.Package) ([]File, error) {
+	return g.packageFiles(p, true)
+}
+
+func (g *Generator) packageFiles(p *ir.Package, withServer bool) ([]File, error) {
 	// Each generated file, the template block that renders it and the
 	// packages it imports.
-	files := []struct {
+	type file struct {
 		name, block string
 		imports     []string
-	}{
+	}
+	files := []file{
 		{"client.go", "file/client", clientImports(p)},
 		{"types.go", "file/types", typesImports(p)},
 		{"schemas.go", "file/schemas", []string{importComposition}},
+	}
+	if withServer {
+		files = append(files, file{"server.go", "file/server", serverImports(p)})
 	}
 	// Render and format the files concurrently; each goroutine writes only
 	// its own slot, so the output order stays fixed.
@@ -186,6 +202,7 @@ const (
 	importContext     = "context"
 	importJSON        = "encoding/json"
 	importComposition = "github.com/mcpbind/mcpbind/composition"
+	importMCPServer   = "github.com/mark3labs/mcp-go/server"
 )
 
 // clientImports lists what client.go needs. Imports are decided here, in
@@ -204,6 +221,41 @@ func clientImports(p *ir.Package) []string {
 		imps = append(imps, t.Result.ExprImports()...)
 	}
 	return sortedUnique(imps)
+}
+
+// serverImports lists what server.go needs: what the Handler's method
+// signatures need (as client.go) and mcp-go's server package.
+func serverImports(p *ir.Package) []string {
+	return sortedUnique(append(clientImports(p), importMCPServer))
+}
+
+// serverTool renders t's tool object, as the bundle holds it, as a Go
+// string literal for composition.Handle. An inputSchema or outputSchema
+// member that is byte for byte the tool's document in schemas.go (the
+// schema needed no normalization) is left out: the runtime takes it from
+// the package's SchemaSet, so the schema is in the package once.
+func serverTool(p *ir.Package, t *ir.Tool) (string, error) {
+	members, err := rawjson.Members(t.Raw)
+	if err != nil {
+		return "", fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	docs := map[string]string{}
+	for _, d := range p.Schemas {
+		docs[d.Key] = d.JSON
+	}
+	kept := members[:0:0]
+	for _, m := range members {
+		doc := map[string]string{"inputSchema": t.InputDoc, "outputSchema": t.OutputDoc}[m.Key]
+		if d, ok := docs[doc]; ok && doc != "" && d == string(m.Value) {
+			continue
+		}
+		kept = append(kept, m)
+	}
+	obj, err := rawjson.Object(kept)
+	if err != nil {
+		return "", fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	return strconv.Quote(string(obj)), nil
 }
 
 // typesImports lists what types.go needs: composition for the types
@@ -284,7 +336,40 @@ func toolFields(t *ir.Tool) string {
 	if t.NaturalPointer != "" {
 		f = append(f, "ResultPointer: "+strconv.Quote(t.NaturalPointer))
 	}
+	if t.ReadOnly {
+		f = append(f, "ReadOnly: true")
+	}
+	if t.Idempotent {
+		f = append(f, "Idempotent: true")
+	}
+	if t.Digest != "" {
+		f = append(f, "Digest: "+strconv.Quote(t.Digest))
+	}
 	return strings.Join(f, ", ")
+}
+
+// pinnedTools renders the descriptor variables of the tools that have a
+// digest as trailing arguments of a call: ",\n\t\ttoolA, toolB,…" packed
+// into lines of about 100 columns; "" when no tool has one.
+func pinnedTools(tools []*ir.Tool) string {
+	var b strings.Builder
+	col := 100
+	for _, t := range tools {
+		if t.Digest == "" {
+			continue
+		}
+		name := t.DescriptorVar()
+		if col+len(name)+2 > 100 {
+			b.WriteString(",\n\t\t")
+			col = 16
+		} else {
+			b.WriteString(", ")
+			col += 2
+		}
+		b.WriteString(name)
+		col += len(name)
+	}
+	return b.String()
 }
 
 // outputFields renders the set fields of a composition.Output literal

@@ -55,7 +55,7 @@ func TestOddInputGenerates(t *testing.T) {
 				}
 				srv.Tools = append(srv.Tools, tool)
 			}
-			outs, err := g.Bundle(&bundle.Bundle{BundleVersion: 1, Servers: []bundle.Server{srv}}, Options{})
+			outs, err := g.Bundle(&bundle.Bundle{BundleVersion: 1, Servers: []bundle.Server{srv}}, Options{Server: true})
 			if err != nil {
 				t.Fatalf("generate: %v", err)
 			}

@@ -45,7 +45,7 @@ type plan struct {
 }
 
 func planOf(p *ir.Package) plan {
-	pl := plan{names: map[string]bool{}, types: map[string]bool{"Client": true}, toolMethods: map[string]bool{}, typeMethods: map[string]bool{}}
+	pl := plan{names: map[string]bool{}, types: map[string]bool{"Client": true, "Handler": true}, toolMethods: map[string]bool{}, typeMethods: map[string]bool{}}
 	for _, n := range ir.GeneratedPackageNames() {
 		pl.names[n] = true
 	}
@@ -160,7 +160,7 @@ func (pl plan) checkDecl(d ast.Decl, imports []string, fail func(token.Pos, stri
 				}
 			case *ast.ValueSpec:
 				for _, n := range s.Names {
-					if !pl.names[n.Name] || n.Name == "Client" || slices.Contains(ir.GeneratedFunctions(), n.Name) {
+					if !pl.names[n.Name] || n.Name == "Client" || n.Name == "Handler" || slices.Contains(ir.GeneratedFunctions(), n.Name) {
 						return fail(s.Pos(), "an unplanned declaration %s", n.Name)
 					}
 				}

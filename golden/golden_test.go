@@ -25,14 +25,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden packages from the bundles")
 
-// goldenCase is a bundle and the folder its packages are generated into.
+// goldenCase is a bundle and the folder its packages are generated into;
+// server says whether they include server.go (generate --server).
 type goldenCase struct {
 	name, bundle, dir string
+	server            bool
 }
 
-// cases returns the golden cases: every golden/<case>/bundle.json, and the
-// composer example's checked-in package (refreshed by go generate), which
-// must be just as current.
+// cases returns the golden cases: every golden/<case>/bundle.json,
+// generated with --server, and the composer example's checked-in client
+// package (refreshed by go generate), which must be just as current.
 func cases(t *testing.T) []goldenCase {
 	t.Helper()
 	matches, err := filepath.Glob("*/bundle.json")
@@ -45,7 +47,7 @@ func cases(t *testing.T) []goldenCase {
 	slices.Sort(matches)
 	var cs []goldenCase
 	for _, m := range matches {
-		cs = append(cs, goldenCase{name: filepath.Dir(m), bundle: m, dir: filepath.Dir(m)})
+		cs = append(cs, goldenCase{name: filepath.Dir(m), bundle: m, dir: filepath.Dir(m), server: true})
 	}
 	composer := filepath.Join("..", "examples", "composer")
 	return append(cs, goldenCase{name: "examples-composer", bundle: filepath.Join(composer, "sqlite-explorer.json"), dir: composer})
@@ -62,7 +64,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			outs, err := g.Bundle(b, gen.Options{})
+			outs, err := g.Bundle(b, gen.Options{Server: c.server})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,11 +116,11 @@ func TestDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		first, err := g.Bundle(b, gen.Options{})
+		first, err := g.Bundle(b, gen.Options{Server: c.server})
 		if err != nil {
 			t.Fatal(err)
 		}
-		second, err := g.Bundle(b, gen.Options{})
+		second, err := g.Bundle(b, gen.Options{Server: c.server})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -86,6 +86,7 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 			}
 			return nil, &Error{Server: srv.ID, Tool: t.Name, Err: err}
 		}
+		tool.Raw = t.Raw
 		p.Tools = append(p.Tools, tool)
 	}
 	dedupTypes(p, b.cfg.Namer, b.types)
@@ -154,7 +155,8 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 	if method == "" {
 		method = "Tool"
 	}
-	t := &Tool{Name: rt.Name, Method: b.methods.claim(method)}
+	t := &Tool{Name: rt.Name, Method: b.methods.claim(method), Digest: b.srv.ToolDigest(rt.Name),
+		ReadOnly: rt.Annotations["readOnlyHint"] == true, Idempotent: rt.Annotations["idempotentHint"] == true}
 	t.Doc = toolDoc(t.Method, rt)
 
 	// Arguments.

@@ -8,6 +8,7 @@
 package ir
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -431,6 +432,17 @@ type Tool struct {
 	// Package.Schemas ("" when absent); NaturalPointer locates the natural
 	// result schema inside the output document ("" or "/properties/result").
 	InputDoc, OutputDoc, NaturalPointer string
+	// ReadOnly and Idempotent are the tool's readOnlyHint and
+	// idempotentHint annotations (MCP specification, ToolAnnotations): a
+	// registry retries a call whose session was lost only for such tools.
+	ReadOnly, Idempotent bool
+	// Digest is the tool's digest recorded under the bundle's "x-mcpbind"
+	// ("sha256:…", "" when absent): the pin the runtime compares the live
+	// tool with.
+	Digest string
+	// Raw is the tool object as the bundle holds it (compact JSON); the
+	// generated server (generate --server) lists it as it is.
+	Raw json.RawMessage
 }
 
 // DescriptorVar returns the name of the package-level composition.Tool

@@ -237,23 +237,24 @@ func GeneratedFields() []string {
 
 // GeneratedPackageNames are the package-level identifiers every generated
 // package may declare besides the tools' types and enum constants: the
-// Client type, the functions of GeneratedFunctions, and the variables and
-// constants ServerDigest, schemas and types.
+// Client type, the Handler interface of server.go (generate --server), the
+// functions of GeneratedFunctions, and the variables and constants
+// ServerDigest, schemas and types.
 func GeneratedPackageNames() []string {
-	return slices.Concat([]string{"Client", "ServerDigest", "schemas", "types"}, GeneratedFunctions())
+	return slices.Concat([]string{"Client", "Handler", "ServerDigest", "schemas", "types"}, GeneratedFunctions())
 }
 
 // GeneratedFunctions are the package-level functions (no receiver) the
-// templates may declare.
+// templates may declare (Register in server.go, with generate --server).
 func GeneratedFunctions() []string {
-	return []string{"NewClient", "DigestCheck", "Marshal", "Unmarshal"}
+	return []string{"NewClient", "FromRegistry", "DigestCheck", "Marshal", "Unmarshal", "Register"}
 }
 
 // generatedImportNames are the names of the packages generated code
 // imports; a package-level declaration of the same name would conflict
 // with the import in its file.
 func generatedImportNames() []string {
-	return []string{"context", "json", "errors", "fmt", "composition"}
+	return []string{"context", "json", "errors", "fmt", "composition", "server"}
 }
 
 // predeclaredNames are Go's predeclared identifiers (The Go Programming

@@ -124,3 +124,30 @@ func equalSnapshots(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestGenerateServer: --server adds server.go (the golden one) to the
+// package; without it there is none.
+func TestGenerateServer(t *testing.T) {
+	golden := filepath.Join("..", "..", "golden", "sqlite-explorer")
+	for _, server := range []bool{false, true} {
+		dir := t.TempDir()
+		args := []string{"generate", filepath.Join(golden, "bundle.json"), "-o", dir}
+		if server {
+			args = append(args, "--server")
+		}
+		if _, stderr, code := runInProcess(args, nil); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "sqliteexplorer", "server.go"))
+		if !server {
+			if err == nil {
+				t.Errorf("generate without --server wrote server.go")
+			}
+			continue
+		}
+		want, rerr := os.ReadFile(filepath.Join(golden, "sqliteexplorer", "server.go"))
+		if err != nil || rerr != nil || string(got) != string(want) {
+			t.Errorf("generate --server: server.go differs from golden/sqlite-explorer (%v, %v)", err, rerr)
+		}
+	}
+}

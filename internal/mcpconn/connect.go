@@ -308,6 +308,9 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 			if auth != nil {
 				opts = append(opts, transport.WithHTTPOAuth(auth.oauthConfig()))
 			}
+			if v := cfg.protocolVersion; cfg.toolListStream && v != "" && v < mcp.ProtocolVersion20260728 {
+				opts = append(opts, transport.WithContinuousListening()) // WithToolListStream
+			}
 			inner, err = transport.NewStreamableHTTP(t.url, opts...)
 		}
 		if err != nil {

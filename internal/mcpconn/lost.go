@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"syscall"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -110,6 +111,11 @@ func (s *Conn) lostError(ctx context.Context, err error) *LostError {
 		return s.markLost(errors.New("the server refused the connection"), false)
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return s.markLost(errors.New("the connection was reset"), true)
+	case s.http != nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
+		// A kept-alive connection the server closed (it stopped or
+		// restarted): Go's HTTP client does not send a POST again, and
+		// the request may have been read before the connection closed.
+		return s.markLost(errors.New("the server closed the connection"), true)
 	case s.conn.lostErr() != nil:
 		return s.markLost(fmt.Errorf("the server's HTTP+SSE event stream has ended (%w)", s.conn.lostErr()), true)
 	case s.proc != nil && s.proc.hasExited(0):

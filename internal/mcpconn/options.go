@@ -145,6 +145,8 @@ type config struct {
 	maxResponseBytes int64
 	// conn holds the options of connect.go, sse.go and oauth.go.
 	conn connConfig
+	// toolListStream: see WithToolListStream.
+	toolListStream bool
 }
 
 func newConfig(opts []Option) config {
@@ -191,6 +193,18 @@ func WithHeader(key, value string) Option {
 // WithProtocolVersion: see composition.WithProtocolVersion, which documents it for users.
 func WithProtocolVersion(v string) Option {
 	return Option{func(c *config) { c.protocolVersion = v }}
+}
+
+// WithToolListStream has a Streamable HTTP connection asked for a protocol
+// version before 2026-07-28 (WithProtocolVersion) hold the standalone GET
+// stream open, so that server notifications such as
+// notifications/tools/list_changed arrive between requests; composition
+// asks for it for sessions with pinned tools. From 2026-07-28 on that
+// stream does not exist (subscriptions/listen replaces it, SEP-2575) and
+// mcp-go keeps a transport that uses it on a legacy version, so a
+// connection that negotiates its version does not use it.
+func WithToolListStream() Option {
+	return Option{func(c *config) { c.toolListStream = true }}
 }
 
 // WithClientInfo: see composition.WithClientInfo, which documents it for users.

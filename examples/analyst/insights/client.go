@@ -13,9 +13,10 @@ import (
 )
 
 // Client calls the tools of the MCP server "insights" through a
-// composition.Session. It is safe for concurrent use if the session is.
+// composition.Caller: a Session, or the server's binding in a Registry. It is
+// safe for concurrent use if the Caller is.
 type Client struct {
-	s *composition.Session
+	c composition.Caller
 }
 
 // ServerDigest is the digest of the server's tools (sha256 over their
@@ -24,24 +25,39 @@ type Client struct {
 const ServerDigest = "sha256:b758fb07de8bb92a0b77bacfaf994b1f32494050a032e8fedc0bf5d150e7babc"
 
 // DigestCheck returns a composition.Connect option that compares the live
-// server's tools with ServerDigest, so a contract that changed since this
-// package was generated is noticed at Connect (DigestWarn or DigestFail).
-// Sessions of the other protocol era skip the comparison with a warning.
+// server's tools with ServerDigest and each tool with the digest its
+// descriptor pins, at Connect and whenever the server sends
+// notifications/tools/list_changed. With DigestFail a call of a tool that
+// changed since this package was generated fails with a
+// *composition.ToolChangedError while the other tools keep working; with
+// DigestWarn each change is a warning. Sessions of the other protocol era
+// skip the comparison with a warning.
 func DigestCheck(mode composition.DigestMode) composition.Option {
-	return composition.WithDigestCheckAt(ServerDigest, "2026-07-28", mode)
+	return composition.WithDigestCheckAt(ServerDigest, "2026-07-28", mode,
+		toolFindings, toolRememberFinding, toolTableReport)
 }
 
-// NewClient returns a Client that calls tools through s.
-func NewClient(s *composition.Session) *Client {
-	return &Client{s: s}
+// NewClient returns a Client that calls tools through c: a
+// *composition.Session, a server of a composition.Registry (r.Server(id),
+// for a server registered under another id than "insights"),
+// or a test's own composition.Caller.
+func NewClient(c composition.Caller) *Client {
+	return &Client{c: c}
+}
+
+// FromRegistry returns a Client that calls tools on the server with id
+// "insights" in r: connected on first use, reconnected when its
+// session is lost (see composition.Registry.Server).
+func FromRegistry(r *composition.Registry) *Client {
+	return &Client{c: r.Server("insights")}
 }
 
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolFindings        = composition.Tool{Name: "findings", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "findings#inputSchema", OutputDoc: "findings#outputSchema"}
-	toolRememberFinding = composition.Tool{Name: "remember_finding", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "remember_finding#inputSchema", OutputDoc: "remember_finding#outputSchema"}
-	toolTableReport     = composition.Tool{Name: "table_report", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "table_report#inputSchema", OutputDoc: "table_report#outputSchema"}
+	toolFindings        = composition.Tool{Name: "findings", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "findings#inputSchema", OutputDoc: "findings#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:2419dffff40fd2474fa20a8ea7d5416f56fc95f464aef86be723cef275489249"}
+	toolRememberFinding = composition.Tool{Name: "remember_finding", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "remember_finding#inputSchema", OutputDoc: "remember_finding#outputSchema", Idempotent: true, Digest: "sha256:f76c2be303698b4dfa63946157223366635ca92f801551292b0c732deb8ba171"}
+	toolTableReport     = composition.Tool{Name: "table_report", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "table_report#inputSchema", OutputDoc: "table_report#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:caefd48ccdb69de267573adbb7920b63ca7929ab7c553034cff3cc8ffac7909d"}
 )
 
 // Findings calls the tool "findings".
@@ -50,7 +66,7 @@ var (
 //
 // List the remembered observations about tables, joined with each table's live row count.
 func (c *Client) Findings(ctx context.Context, args FindingsArgs) (*FindingsResult, error) {
-	return composition.CallAs[*FindingsResult](ctx, c.s, toolFindings, args)
+	return composition.CallAs[*FindingsResult](ctx, c.c, toolFindings, args)
 }
 
 // RememberFinding calls the tool "remember_finding".
@@ -59,7 +75,7 @@ func (c *Client) Findings(ctx context.Context, args FindingsArgs) (*FindingsResu
 //
 // Remember an observation about a table in the knowledge graph and return everything remembered about it.
 func (c *Client) RememberFinding(ctx context.Context, args RememberFindingArgs) (*RememberFindingResult, error) {
-	return composition.CallAs[*RememberFindingResult](ctx, c.s, toolRememberFinding, args)
+	return composition.CallAs[*RememberFindingResult](ctx, c.c, toolRememberFinding, args)
 }
 
 // TableReport calls the tool "table_report".
@@ -68,5 +84,5 @@ func (c *Client) RememberFinding(ctx context.Context, args RememberFindingArgs) 
 //
 // Report the tables of the database: row count, columns and the first rows of each.
 func (c *Client) TableReport(ctx context.Context, args TableReportArgs) (*TableReportResult, error) {
-	return composition.CallAs[*TableReportResult](ctx, c.s, toolTableReport, args)
+	return composition.CallAs[*TableReportResult](ctx, c.c, toolTableReport, args)
 }

@@ -13,9 +13,10 @@ import (
 )
 
 // Client calls the tools of the MCP server "memory" through a
-// composition.Session. It is safe for concurrent use if the session is.
+// composition.Caller: a Session, or the server's binding in a Registry. It is
+// safe for concurrent use if the Caller is.
 type Client struct {
-	s *composition.Session
+	c composition.Caller
 }
 
 // ServerDigest is the digest of the server's tools (sha256 over their
@@ -24,30 +25,47 @@ type Client struct {
 const ServerDigest = "sha256:04bbec6b561b9075bd27312dd79e1e7c6fbf89caddaa88dc7ec3a9e8f54d2a16"
 
 // DigestCheck returns a composition.Connect option that compares the live
-// server's tools with ServerDigest, so a contract that changed since this
-// package was generated is noticed at Connect (DigestWarn or DigestFail).
-// Sessions of the other protocol era skip the comparison with a warning.
+// server's tools with ServerDigest and each tool with the digest its
+// descriptor pins, at Connect and whenever the server sends
+// notifications/tools/list_changed. With DigestFail a call of a tool that
+// changed since this package was generated fails with a
+// *composition.ToolChangedError while the other tools keep working; with
+// DigestWarn each change is a warning. Sessions of the other protocol era
+// skip the comparison with a warning.
 func DigestCheck(mode composition.DigestMode) composition.Option {
-	return composition.WithDigestCheckAt(ServerDigest, "2025-11-25", mode)
+	return composition.WithDigestCheckAt(ServerDigest, "2025-11-25", mode,
+		toolAddObservations, toolCreateEntities, toolCreateRelations, toolDeleteEntities,
+		toolDeleteObservations, toolDeleteRelations, toolOpenNodes, toolReadGraph,
+		toolSearchNodes)
 }
 
-// NewClient returns a Client that calls tools through s.
-func NewClient(s *composition.Session) *Client {
-	return &Client{s: s}
+// NewClient returns a Client that calls tools through c: a
+// *composition.Session, a server of a composition.Registry (r.Server(id),
+// for a server registered under another id than "memory"),
+// or a test's own composition.Caller.
+func NewClient(c composition.Caller) *Client {
+	return &Client{c: c}
+}
+
+// FromRegistry returns a Client that calls tools on the server with id
+// "memory" in r: connected on first use, reconnected when its
+// session is lost (see composition.Registry.Server).
+func FromRegistry(r *composition.Registry) *Client {
+	return &Client{c: r.Server("memory")}
 }
 
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolAddObservations    = composition.Tool{Name: "add_observations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "add_observations#inputSchema", OutputDoc: "add_observations#outputSchema"}
-	toolCreateEntities     = composition.Tool{Name: "create_entities", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "create_entities#inputSchema", OutputDoc: "create_entities#outputSchema"}
-	toolCreateRelations    = composition.Tool{Name: "create_relations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "create_relations#inputSchema", OutputDoc: "create_relations#outputSchema"}
-	toolDeleteEntities     = composition.Tool{Name: "delete_entities", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_entities#inputSchema", OutputDoc: "delete_entities#outputSchema"}
-	toolDeleteObservations = composition.Tool{Name: "delete_observations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_observations#inputSchema", OutputDoc: "delete_observations#outputSchema"}
-	toolDeleteRelations    = composition.Tool{Name: "delete_relations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_relations#inputSchema", OutputDoc: "delete_relations#outputSchema"}
-	toolOpenNodes          = composition.Tool{Name: "open_nodes", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "open_nodes#inputSchema", OutputDoc: "open_nodes#outputSchema"}
-	toolReadGraph          = composition.Tool{Name: "read_graph", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "read_graph#inputSchema", OutputDoc: "read_graph#outputSchema"}
-	toolSearchNodes        = composition.Tool{Name: "search_nodes", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "search_nodes#inputSchema", OutputDoc: "search_nodes#outputSchema"}
+	toolAddObservations    = composition.Tool{Name: "add_observations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "add_observations#inputSchema", OutputDoc: "add_observations#outputSchema", Digest: "sha256:feac7d8089a1ebc8a23d7dfb2938f24b3a3c8f105d791cb52f622f3819323ee7"}
+	toolCreateEntities     = composition.Tool{Name: "create_entities", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "create_entities#inputSchema", OutputDoc: "create_entities#outputSchema", Digest: "sha256:8f67f2b3ceae725137d28992771cf1483f02be6bb9f9c54c4e57270e3da21afb"}
+	toolCreateRelations    = composition.Tool{Name: "create_relations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "create_relations#inputSchema", OutputDoc: "create_relations#outputSchema", Digest: "sha256:65123f62aa4a7c0721aea42a0b0e5bbf449744c9a74e0dd6f4b9927233668102"}
+	toolDeleteEntities     = composition.Tool{Name: "delete_entities", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_entities#inputSchema", OutputDoc: "delete_entities#outputSchema", Idempotent: true, Digest: "sha256:9e6b66f291d08f0884590fb213f5022ebc753a4bddd5bb5abbaf4180c9d1b2f5"}
+	toolDeleteObservations = composition.Tool{Name: "delete_observations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_observations#inputSchema", OutputDoc: "delete_observations#outputSchema", Idempotent: true, Digest: "sha256:28ea265b802faf8a6ee03a1badc3a162f430cf29b6fc229234344f72588432bb"}
+	toolDeleteRelations    = composition.Tool{Name: "delete_relations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_relations#inputSchema", OutputDoc: "delete_relations#outputSchema", Idempotent: true, Digest: "sha256:69686b10b9484d6f2bfc65a9c199593c2a4b454dc1cd9987f4ade7ac863a72dc"}
+	toolOpenNodes          = composition.Tool{Name: "open_nodes", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "open_nodes#inputSchema", OutputDoc: "open_nodes#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:dcfcf782aa784a7085bc37a719362f88b0270764a15c381a303aa64c2b64ff56"}
+	toolReadGraph          = composition.Tool{Name: "read_graph", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "read_graph#inputSchema", OutputDoc: "read_graph#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:5a96ef6ebd66fc2e42a03b638f940e31f785619032e9baf8d00d87ca4abe5c4d"}
+	toolSearchNodes        = composition.Tool{Name: "search_nodes", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "search_nodes#inputSchema", OutputDoc: "search_nodes#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:3fea90d6d502f4b29fa98352b8582d1c04661a5c85b01f83965954d94a759c59"}
 )
 
 // AddObservations calls the tool "add_observations".
@@ -56,7 +74,7 @@ var (
 //
 // Add new observations to existing entities in the knowledge graph
 func (c *Client) AddObservations(ctx context.Context, args AddObservationsArgs) (*AddObservationsResult, error) {
-	return composition.CallAs[*AddObservationsResult](ctx, c.s, toolAddObservations, args)
+	return composition.CallAs[*AddObservationsResult](ctx, c.c, toolAddObservations, args)
 }
 
 // CreateEntities calls the tool "create_entities".
@@ -65,7 +83,7 @@ func (c *Client) AddObservations(ctx context.Context, args AddObservationsArgs) 
 //
 // Create multiple new entities in the knowledge graph
 func (c *Client) CreateEntities(ctx context.Context, args CreateEntitiesArgs) (*CreateEntitiesResult, error) {
-	return composition.CallAs[*CreateEntitiesResult](ctx, c.s, toolCreateEntities, args)
+	return composition.CallAs[*CreateEntitiesResult](ctx, c.c, toolCreateEntities, args)
 }
 
 // CreateRelations calls the tool "create_relations".
@@ -74,7 +92,7 @@ func (c *Client) CreateEntities(ctx context.Context, args CreateEntitiesArgs) (*
 //
 // Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
 func (c *Client) CreateRelations(ctx context.Context, args CreateRelationsArgs) (*CreateRelationsResult, error) {
-	return composition.CallAs[*CreateRelationsResult](ctx, c.s, toolCreateRelations, args)
+	return composition.CallAs[*CreateRelationsResult](ctx, c.c, toolCreateRelations, args)
 }
 
 // DeleteEntities calls the tool "delete_entities".
@@ -83,7 +101,7 @@ func (c *Client) CreateRelations(ctx context.Context, args CreateRelationsArgs) 
 //
 // Delete multiple entities and their associated relations from the knowledge graph
 func (c *Client) DeleteEntities(ctx context.Context, args DeleteEntitiesArgs) (*DeleteEntitiesResult, error) {
-	return composition.CallAs[*DeleteEntitiesResult](ctx, c.s, toolDeleteEntities, args)
+	return composition.CallAs[*DeleteEntitiesResult](ctx, c.c, toolDeleteEntities, args)
 }
 
 // DeleteObservations calls the tool "delete_observations".
@@ -92,7 +110,7 @@ func (c *Client) DeleteEntities(ctx context.Context, args DeleteEntitiesArgs) (*
 //
 // Delete specific observations from entities in the knowledge graph
 func (c *Client) DeleteObservations(ctx context.Context, args DeleteObservationsArgs) (*DeleteObservationsResult, error) {
-	return composition.CallAs[*DeleteObservationsResult](ctx, c.s, toolDeleteObservations, args)
+	return composition.CallAs[*DeleteObservationsResult](ctx, c.c, toolDeleteObservations, args)
 }
 
 // DeleteRelations calls the tool "delete_relations".
@@ -101,7 +119,7 @@ func (c *Client) DeleteObservations(ctx context.Context, args DeleteObservations
 //
 // Delete multiple relations from the knowledge graph
 func (c *Client) DeleteRelations(ctx context.Context, args DeleteRelationsArgs) (*DeleteRelationsResult, error) {
-	return composition.CallAs[*DeleteRelationsResult](ctx, c.s, toolDeleteRelations, args)
+	return composition.CallAs[*DeleteRelationsResult](ctx, c.c, toolDeleteRelations, args)
 }
 
 // OpenNodes calls the tool "open_nodes".
@@ -110,7 +128,7 @@ func (c *Client) DeleteRelations(ctx context.Context, args DeleteRelationsArgs) 
 //
 // Open specific nodes in the knowledge graph by their names
 func (c *Client) OpenNodes(ctx context.Context, args OpenNodesArgs) (*OpenNodesResult, error) {
-	return composition.CallAs[*OpenNodesResult](ctx, c.s, toolOpenNodes, args)
+	return composition.CallAs[*OpenNodesResult](ctx, c.c, toolOpenNodes, args)
 }
 
 // ReadGraph calls the tool "read_graph".
@@ -119,7 +137,7 @@ func (c *Client) OpenNodes(ctx context.Context, args OpenNodesArgs) (*OpenNodesR
 //
 // Read the entire knowledge graph
 func (c *Client) ReadGraph(ctx context.Context) (*ReadGraphResult, error) {
-	return composition.CallAs[*ReadGraphResult](ctx, c.s, toolReadGraph, nil)
+	return composition.CallAs[*ReadGraphResult](ctx, c.c, toolReadGraph, nil)
 }
 
 // SearchNodes calls the tool "search_nodes".
@@ -128,5 +146,5 @@ func (c *Client) ReadGraph(ctx context.Context) (*ReadGraphResult, error) {
 //
 // Search for nodes in the knowledge graph based on a query
 func (c *Client) SearchNodes(ctx context.Context, args SearchNodesArgs) (*SearchNodesResult, error) {
-	return composition.CallAs[*SearchNodesResult](ctx, c.s, toolSearchNodes, args)
+	return composition.CallAs[*SearchNodesResult](ctx, c.c, toolSearchNodes, args)
 }

@@ -13,9 +13,10 @@ import (
 )
 
 // Client calls the tools of the MCP server "brave-search-mcp-server" through a
-// composition.Session. It is safe for concurrent use if the session is.
+// composition.Caller: a Session, or the server's binding in a Registry. It is
+// safe for concurrent use if the Caller is.
 type Client struct {
-	s *composition.Session
+	c composition.Caller
 }
 
 // ServerDigest is the digest of the server's tools (sha256 over their
@@ -24,29 +25,45 @@ type Client struct {
 const ServerDigest = "sha256:2a0dbc4dfbfa1da1eb61823482434cc7ebd9f85b78c6af7cf0cb3f256a040c5c"
 
 // DigestCheck returns a composition.Connect option that compares the live
-// server's tools with ServerDigest, so a contract that changed since this
-// package was generated is noticed at Connect (DigestWarn or DigestFail).
-// Sessions of the other protocol era skip the comparison with a warning.
+// server's tools with ServerDigest and each tool with the digest its
+// descriptor pins, at Connect and whenever the server sends
+// notifications/tools/list_changed. With DigestFail a call of a tool that
+// changed since this package was generated fails with a
+// *composition.ToolChangedError while the other tools keep working; with
+// DigestWarn each change is a warning. Sessions of the other protocol era
+// skip the comparison with a warning.
 func DigestCheck(mode composition.DigestMode) composition.Option {
-	return composition.WithDigestCheckAt(ServerDigest, "2025-11-25", mode)
+	return composition.WithDigestCheckAt(ServerDigest, "2025-11-25", mode,
+		toolBraveImageSearch, toolBraveLlmContext, toolBraveLocalSearch, toolBraveNewsSearch,
+		toolBravePlaceSearch, toolBraveSummarizer, toolBraveVideoSearch, toolBraveWebSearch)
 }
 
-// NewClient returns a Client that calls tools through s.
-func NewClient(s *composition.Session) *Client {
-	return &Client{s: s}
+// NewClient returns a Client that calls tools through c: a
+// *composition.Session, a server of a composition.Registry (r.Server(id),
+// for a server registered under another id than "brave-search-mcp-server"),
+// or a test's own composition.Caller.
+func NewClient(c composition.Caller) *Client {
+	return &Client{c: c}
+}
+
+// FromRegistry returns a Client that calls tools on the server with id
+// "brave-search-mcp-server" in r: connected on first use, reconnected when its
+// session is lost (see composition.Registry.Server).
+func FromRegistry(r *composition.Registry) *Client {
+	return &Client{c: r.Server("brave-search-mcp-server")}
 }
 
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolBraveImageSearch = composition.Tool{Name: "brave_image_search", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_image_search#inputSchema", OutputDoc: "brave_image_search#outputSchema"}
-	toolBraveLlmContext  = composition.Tool{Name: "brave_llm_context", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_llm_context#inputSchema", OutputDoc: "brave_llm_context#outputSchema"}
-	toolBraveLocalSearch = composition.Tool{Name: "brave_local_search", Types: types, InputDoc: "brave_local_search#inputSchema"}
-	toolBraveNewsSearch  = composition.Tool{Name: "brave_news_search", Types: types, InputDoc: "brave_news_search#inputSchema"}
-	toolBravePlaceSearch = composition.Tool{Name: "brave_place_search", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_place_search#inputSchema", OutputDoc: "brave_place_search#outputSchema"}
-	toolBraveSummarizer  = composition.Tool{Name: "brave_summarizer", Types: types, InputDoc: "brave_summarizer#inputSchema"}
-	toolBraveVideoSearch = composition.Tool{Name: "brave_video_search", Types: types, InputDoc: "brave_video_search#inputSchema"}
-	toolBraveWebSearch   = composition.Tool{Name: "brave_web_search", Types: types, InputDoc: "brave_web_search#inputSchema"}
+	toolBraveImageSearch = composition.Tool{Name: "brave_image_search", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_image_search#inputSchema", OutputDoc: "brave_image_search#outputSchema", Digest: "sha256:352df5b22117caf738591ae8fea0ee6beb54bbbce78c93f2e9f2dd4de3226533"}
+	toolBraveLlmContext  = composition.Tool{Name: "brave_llm_context", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_llm_context#inputSchema", OutputDoc: "brave_llm_context#outputSchema", Digest: "sha256:d8d3cf7f7ad9f56cc7c4ebbc929755472fbcbdf3cb1e37d9edf90c5682126071"}
+	toolBraveLocalSearch = composition.Tool{Name: "brave_local_search", Types: types, InputDoc: "brave_local_search#inputSchema", Digest: "sha256:313bba8283eeb2babb71c278f56236b79e757c56afbaede5ccb0d0da96745ffd"}
+	toolBraveNewsSearch  = composition.Tool{Name: "brave_news_search", Types: types, InputDoc: "brave_news_search#inputSchema", Digest: "sha256:2551f96129ea84360008ab16d2ffddfbf48b7c234aca4f44d486781c79da17f9"}
+	toolBravePlaceSearch = composition.Tool{Name: "brave_place_search", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_place_search#inputSchema", OutputDoc: "brave_place_search#outputSchema", Digest: "sha256:5e9c748a5ba3c2406647c427aeeda7b62ccef7670df32a8ca9c7b33b9cd2c479"}
+	toolBraveSummarizer  = composition.Tool{Name: "brave_summarizer", Types: types, InputDoc: "brave_summarizer#inputSchema", Digest: "sha256:b39f6d2f3262554614e9a40f19a405878d5302eadc0553d5ffd8491c52a221d8"}
+	toolBraveVideoSearch = composition.Tool{Name: "brave_video_search", Types: types, InputDoc: "brave_video_search#inputSchema", Digest: "sha256:5cca814ea000d0b69ab9aded367e00a8ef42181663518c33578e797a364a51c6"}
+	toolBraveWebSearch   = composition.Tool{Name: "brave_web_search", Types: types, InputDoc: "brave_web_search#inputSchema", Digest: "sha256:10c6d404bff0030b031638559222f1e0ad659325ffd9ecca85b563d334f5e6a1"}
 )
 
 // BraveImageSearch calls the tool "brave_image_search".
@@ -55,7 +72,7 @@ var (
 //
 //	Performs an image search using the Brave Search API. Helpful for when you need pictures of people, places, things, graphic design ideas, art inspiration, and more. When relaying results in a markdown environment, it may be helpful to include images in the results (e.g., ![image.title](image.properties.url)).
 func (c *Client) BraveImageSearch(ctx context.Context, args BraveImageSearchArgs) (*BraveImageSearchResult, error) {
-	return composition.CallAs[*BraveImageSearchResult](ctx, c.s, toolBraveImageSearch, args)
+	return composition.CallAs[*BraveImageSearchResult](ctx, c.c, toolBraveImageSearch, args)
 }
 
 // BraveLlmContext calls the tool "brave_llm_context".
@@ -73,7 +90,7 @@ func (c *Client) BraveImageSearch(ctx context.Context, args BraveImageSearchArgs
 //
 //	When relaying results in markdown-supporting environments, cite the source URLs from the "sources" map.
 func (c *Client) BraveLlmContext(ctx context.Context, args BraveLlmContextArgs) (*BraveLlmContextResult, error) {
-	return composition.CallAs[*BraveLlmContextResult](ctx, c.s, toolBraveLlmContext, args)
+	return composition.CallAs[*BraveLlmContextResult](ctx, c.c, toolBraveLlmContext, args)
 }
 
 // BraveLocalSearch calls the tool "brave_local_search".
@@ -89,7 +106,7 @@ func (c *Client) BraveLlmContext(ctx context.Context, args BraveLlmContextArgs) 
 //
 //	Use this when the query implies 'near me', 'in my area', or mentions specific locations (e.g., 'in San Francisco'). This tool automatically falls back to brave_web_search if no local results are found.
 func (c *Client) BraveLocalSearch(ctx context.Context, args BraveLocalSearchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolBraveLocalSearch, args)
+	return c.c.CallTool(ctx, toolBraveLocalSearch, args)
 }
 
 // BraveNewsSearch calls the tool "brave_news_search".
@@ -113,7 +130,7 @@ func (c *Client) BraveLocalSearch(ctx context.Context, args BraveLocalSearchArgs
 //	    - "The [New York Times](https://www.nytimes.com/2025/06/27/us/technology/ev-sales.html) reports that Tesla's EV sales have increased by 20%".
 //	    - "According to [BBC News](https://www.bbc.com/news/world-europe-65910000), the UK government has announced a new policy to support renewable energy".
 func (c *Client) BraveNewsSearch(ctx context.Context, args BraveNewsSearchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolBraveNewsSearch, args)
+	return c.c.CallTool(ctx, toolBraveNewsSearch, args)
 }
 
 // BravePlaceSearch calls the tool "brave_place_search".
@@ -135,7 +152,7 @@ func (c *Client) BraveNewsSearch(ctx context.Context, args BraveNewsSearchArgs) 
 //	    - 'location' format: US -- '<city> <state> <country>' (e.g. 'san francisco ca united states'); non-US -- '<city> <country>' (e.g. 'tokyo japan'). Capitalization and commas don't matter.
 //	    - 'count' caps results (max 50, default 20). 'radius' (meters) biases toward closer results; it does NOT hard-limit the search area.
 func (c *Client) BravePlaceSearch(ctx context.Context, args BravePlaceSearchArgs) (*BravePlaceSearchResult, error) {
-	return composition.CallAs[*BravePlaceSearchResult](ctx, c.s, toolBravePlaceSearch, args)
+	return composition.CallAs[*BravePlaceSearchResult](ctx, c.c, toolBravePlaceSearch, args)
 }
 
 // BraveSummarizer calls the tool "brave_summarizer".
@@ -155,7 +172,7 @@ func (c *Client) BravePlaceSearch(ctx context.Context, args BravePlaceSearchArgs
 //
 //	Requirements: Must first perform a web search using brave_web_search with summary=true parameter. Requires a Pro AI subscription to access the summarizer functionality.
 func (c *Client) BraveSummarizer(ctx context.Context, args BraveSummarizerArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolBraveSummarizer, args)
+	return c.c.CallTool(ctx, toolBraveSummarizer, args)
 }
 
 // BraveVideoSearch calls the tool "brave_video_search".
@@ -170,7 +187,7 @@ func (c *Client) BraveSummarizer(ctx context.Context, args BraveSummarizerArgs) 
 //
 //	Returns a JSON list of video-related results with title, url, description, duration, and thumbnail_url.
 func (c *Client) BraveVideoSearch(ctx context.Context, args BraveVideoSearchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolBraveVideoSearch, args)
+	return c.c.CallTool(ctx, toolBraveVideoSearch, args)
 }
 
 // BraveWebSearch calls the tool "brave_web_search".
@@ -190,5 +207,5 @@ func (c *Client) BraveVideoSearch(ctx context.Context, args BraveVideoSearchArgs
 //
 //	When the "results_filter" parameter is empty, JSON results may also contain FAQ, Discussions, News, and Video results.
 func (c *Client) BraveWebSearch(ctx context.Context, args BraveWebSearchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolBraveWebSearch, args)
+	return c.c.CallTool(ctx, toolBraveWebSearch, args)
 }

@@ -13,9 +13,10 @@ import (
 )
 
 // Client calls the tools of the MCP server "everything" through a
-// composition.Session. It is safe for concurrent use if the session is.
+// composition.Caller: a Session, or the server's binding in a Registry. It is
+// safe for concurrent use if the Caller is.
 type Client struct {
-	s *composition.Session
+	c composition.Caller
 }
 
 // ServerDigest is the digest of the server's tools (sha256 over their
@@ -24,34 +25,52 @@ type Client struct {
 const ServerDigest = "sha256:c972adcbfc9c14b2cffe890cddba22ceff646954f8ea56c4f462fbc64b75057c"
 
 // DigestCheck returns a composition.Connect option that compares the live
-// server's tools with ServerDigest, so a contract that changed since this
-// package was generated is noticed at Connect (DigestWarn or DigestFail).
-// Sessions of the other protocol era skip the comparison with a warning.
+// server's tools with ServerDigest and each tool with the digest its
+// descriptor pins, at Connect and whenever the server sends
+// notifications/tools/list_changed. With DigestFail a call of a tool that
+// changed since this package was generated fails with a
+// *composition.ToolChangedError while the other tools keep working; with
+// DigestWarn each change is a warning. Sessions of the other protocol era
+// skip the comparison with a warning.
 func DigestCheck(mode composition.DigestMode) composition.Option {
-	return composition.WithDigestCheckAt(ServerDigest, "2025-11-25", mode)
+	return composition.WithDigestCheckAt(ServerDigest, "2025-11-25", mode,
+		toolEcho, toolGetAnnotatedMessage, toolGetEnv, toolGetResourceLinks,
+		toolGetResourceReference, toolGetStructuredContent, toolGetSum, toolGetTinyImage,
+		toolGzipFileAsResource, toolSimulateResearchQuery, toolToggleSimulatedLogging,
+		toolToggleSubscriberUpdates, toolTriggerLongRunningOperation)
 }
 
-// NewClient returns a Client that calls tools through s.
-func NewClient(s *composition.Session) *Client {
-	return &Client{s: s}
+// NewClient returns a Client that calls tools through c: a
+// *composition.Session, a server of a composition.Registry (r.Server(id),
+// for a server registered under another id than "everything"),
+// or a test's own composition.Caller.
+func NewClient(c composition.Caller) *Client {
+	return &Client{c: c}
+}
+
+// FromRegistry returns a Client that calls tools on the server with id
+// "everything" in r: connected on first use, reconnected when its
+// session is lost (see composition.Registry.Server).
+func FromRegistry(r *composition.Registry) *Client {
+	return &Client{c: r.Server("everything")}
 }
 
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolEcho                        = composition.Tool{Name: "echo", Types: types, InputDoc: "echo#inputSchema"}
-	toolGetAnnotatedMessage         = composition.Tool{Name: "get-annotated-message", Types: types, InputDoc: "get-annotated-message#inputSchema"}
-	toolGetEnv                      = composition.Tool{Name: "get-env", Types: types, InputDoc: "get-env#inputSchema"}
-	toolGetResourceLinks            = composition.Tool{Name: "get-resource-links", Types: types, InputDoc: "get-resource-links#inputSchema"}
-	toolGetResourceReference        = composition.Tool{Name: "get-resource-reference", Types: types, InputDoc: "get-resource-reference#inputSchema"}
-	toolGetStructuredContent        = composition.Tool{Name: "get-structured-content", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "get-structured-content#inputSchema", OutputDoc: "get-structured-content#outputSchema"}
-	toolGetSum                      = composition.Tool{Name: "get-sum", Types: types, InputDoc: "get-sum#inputSchema"}
-	toolGetTinyImage                = composition.Tool{Name: "get-tiny-image", Types: types, InputDoc: "get-tiny-image#inputSchema"}
-	toolGzipFileAsResource          = composition.Tool{Name: "gzip-file-as-resource", Types: types, InputDoc: "gzip-file-as-resource#inputSchema"}
-	toolSimulateResearchQuery       = composition.Tool{Name: "simulate-research-query", Types: types, InputDoc: "simulate-research-query#inputSchema"}
-	toolToggleSimulatedLogging      = composition.Tool{Name: "toggle-simulated-logging", Types: types, InputDoc: "toggle-simulated-logging#inputSchema"}
-	toolToggleSubscriberUpdates     = composition.Tool{Name: "toggle-subscriber-updates", Types: types, InputDoc: "toggle-subscriber-updates#inputSchema"}
-	toolTriggerLongRunningOperation = composition.Tool{Name: "trigger-long-running-operation", Types: types, InputDoc: "trigger-long-running-operation#inputSchema"}
+	toolEcho                        = composition.Tool{Name: "echo", Types: types, InputDoc: "echo#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:7f44ccc849658890126f40e521000825b08a7f09a6f290a43d02db4e8eec6e2b"}
+	toolGetAnnotatedMessage         = composition.Tool{Name: "get-annotated-message", Types: types, InputDoc: "get-annotated-message#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:33c589b1069c55cba23225a122758008ada8f6959c181ccc3374c1901db0fb7f"}
+	toolGetEnv                      = composition.Tool{Name: "get-env", Types: types, InputDoc: "get-env#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:4f50e93bc4caa234f9cfcb55e5a2dc7f01549a67379ef3ae1c7dcbaa0438cad1"}
+	toolGetResourceLinks            = composition.Tool{Name: "get-resource-links", Types: types, InputDoc: "get-resource-links#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:71bb1c74fa7b1f2fa67d46340e6ed8b1b30efdf15febbc2fb0c3391581451e83"}
+	toolGetResourceReference        = composition.Tool{Name: "get-resource-reference", Types: types, InputDoc: "get-resource-reference#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:0e0bc5de61c5239e68b14b616b82fc475bb463f80e6288c33fff949a7053b3f8"}
+	toolGetStructuredContent        = composition.Tool{Name: "get-structured-content", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "get-structured-content#inputSchema", OutputDoc: "get-structured-content#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:5a604731383feb5bdb90ec49119f20ee2254b17a8405c10bf5def2ff3540db2e"}
+	toolGetSum                      = composition.Tool{Name: "get-sum", Types: types, InputDoc: "get-sum#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:d720dc64eb73dcec4352ec209ee3c9fbbae2939e265b45f37c8b8b0b115e1ea7"}
+	toolGetTinyImage                = composition.Tool{Name: "get-tiny-image", Types: types, InputDoc: "get-tiny-image#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:3e7e3397d097d89eb8440f3e8c45abf4b4fdd9114ac84c1cf130f555f9bc2e95"}
+	toolGzipFileAsResource          = composition.Tool{Name: "gzip-file-as-resource", Types: types, InputDoc: "gzip-file-as-resource#inputSchema", Idempotent: true, Digest: "sha256:8376d5ceda945d5e10ab8f9e4b75f83417931d2438eabd3198464f3ff519094c"}
+	toolSimulateResearchQuery       = composition.Tool{Name: "simulate-research-query", Types: types, InputDoc: "simulate-research-query#inputSchema", Digest: "sha256:e494a3249ad69e0370ae8f25f4a5dbeb13ff31cb7c5ca86009a98d79adc53510"}
+	toolToggleSimulatedLogging      = composition.Tool{Name: "toggle-simulated-logging", Types: types, InputDoc: "toggle-simulated-logging#inputSchema", Digest: "sha256:a78d315cf37def309a4c36d6765fcddbd8383c85b939308cb47c7110d7fca592"}
+	toolToggleSubscriberUpdates     = composition.Tool{Name: "toggle-subscriber-updates", Types: types, InputDoc: "toggle-subscriber-updates#inputSchema", Digest: "sha256:e742f7476ce7e72781c707c5fe5223385546f4604f5dc8a6df623754182eebbd"}
+	toolTriggerLongRunningOperation = composition.Tool{Name: "trigger-long-running-operation", Types: types, InputDoc: "trigger-long-running-operation#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:e0d9626dffefbdde30ebce5e5b922e8861a0416c6131bfc627fc44de17a3c19b"}
 )
 
 // Echo calls the tool "echo".
@@ -60,7 +79,7 @@ var (
 //
 // Echoes back the input string
 func (c *Client) Echo(ctx context.Context, args EchoArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolEcho, args)
+	return c.c.CallTool(ctx, toolEcho, args)
 }
 
 // GetAnnotatedMessage calls the tool "get-annotated-message".
@@ -69,7 +88,7 @@ func (c *Client) Echo(ctx context.Context, args EchoArgs) (*composition.Result, 
 //
 // Demonstrates how annotations can be used to provide metadata about content.
 func (c *Client) GetAnnotatedMessage(ctx context.Context, args GetAnnotatedMessageArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetAnnotatedMessage, args)
+	return c.c.CallTool(ctx, toolGetAnnotatedMessage, args)
 }
 
 // GetEnv calls the tool "get-env".
@@ -78,7 +97,7 @@ func (c *Client) GetAnnotatedMessage(ctx context.Context, args GetAnnotatedMessa
 //
 // Returns all environment variables, helpful for debugging MCP server configuration
 func (c *Client) GetEnv(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetEnv, nil)
+	return c.c.CallTool(ctx, toolGetEnv, nil)
 }
 
 // GetResourceLinks calls the tool "get-resource-links".
@@ -87,7 +106,7 @@ func (c *Client) GetEnv(ctx context.Context) (*composition.Result, error) {
 //
 // Returns up to ten resource links that reference different types of resources
 func (c *Client) GetResourceLinks(ctx context.Context, args GetResourceLinksArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetResourceLinks, args)
+	return c.c.CallTool(ctx, toolGetResourceLinks, args)
 }
 
 // GetResourceReference calls the tool "get-resource-reference".
@@ -96,7 +115,7 @@ func (c *Client) GetResourceLinks(ctx context.Context, args GetResourceLinksArgs
 //
 // Returns a resource reference that can be used by MCP clients
 func (c *Client) GetResourceReference(ctx context.Context, args GetResourceReferenceArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetResourceReference, args)
+	return c.c.CallTool(ctx, toolGetResourceReference, args)
 }
 
 // GetStructuredContent calls the tool "get-structured-content".
@@ -105,7 +124,7 @@ func (c *Client) GetResourceReference(ctx context.Context, args GetResourceRefer
 //
 // Returns structured content along with an output schema for client data validation
 func (c *Client) GetStructuredContent(ctx context.Context, args GetStructuredContentArgs) (*GetStructuredContentResult, error) {
-	return composition.CallAs[*GetStructuredContentResult](ctx, c.s, toolGetStructuredContent, args)
+	return composition.CallAs[*GetStructuredContentResult](ctx, c.c, toolGetStructuredContent, args)
 }
 
 // GetSum calls the tool "get-sum".
@@ -114,7 +133,7 @@ func (c *Client) GetStructuredContent(ctx context.Context, args GetStructuredCon
 //
 // Returns the sum of two numbers
 func (c *Client) GetSum(ctx context.Context, args GetSumArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetSum, args)
+	return c.c.CallTool(ctx, toolGetSum, args)
 }
 
 // GetTinyImage calls the tool "get-tiny-image".
@@ -123,7 +142,7 @@ func (c *Client) GetSum(ctx context.Context, args GetSumArgs) (*composition.Resu
 //
 // Returns a tiny MCP logo image.
 func (c *Client) GetTinyImage(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetTinyImage, nil)
+	return c.c.CallTool(ctx, toolGetTinyImage, nil)
 }
 
 // GzipFileAsResource calls the tool "gzip-file-as-resource".
@@ -132,7 +151,7 @@ func (c *Client) GetTinyImage(ctx context.Context) (*composition.Result, error) 
 //
 // Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
 func (c *Client) GzipFileAsResource(ctx context.Context, args GzipFileAsResourceArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGzipFileAsResource, args)
+	return c.c.CallTool(ctx, toolGzipFileAsResource, args)
 }
 
 // SimulateResearchQuery calls the tool "simulate-research-query".
@@ -141,7 +160,7 @@ func (c *Client) GzipFileAsResource(ctx context.Context, args GzipFileAsResource
 //
 // Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
 func (c *Client) SimulateResearchQuery(ctx context.Context, args SimulateResearchQueryArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolSimulateResearchQuery, args)
+	return c.c.CallTool(ctx, toolSimulateResearchQuery, args)
 }
 
 // ToggleSimulatedLogging calls the tool "toggle-simulated-logging".
@@ -150,7 +169,7 @@ func (c *Client) SimulateResearchQuery(ctx context.Context, args SimulateResearc
 //
 // Toggles simulated, random-leveled logging on or off.
 func (c *Client) ToggleSimulatedLogging(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolToggleSimulatedLogging, nil)
+	return c.c.CallTool(ctx, toolToggleSimulatedLogging, nil)
 }
 
 // ToggleSubscriberUpdates calls the tool "toggle-subscriber-updates".
@@ -159,7 +178,7 @@ func (c *Client) ToggleSimulatedLogging(ctx context.Context) (*composition.Resul
 //
 // Toggles simulated resource subscription updates on or off.
 func (c *Client) ToggleSubscriberUpdates(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolToggleSubscriberUpdates, nil)
+	return c.c.CallTool(ctx, toolToggleSubscriberUpdates, nil)
 }
 
 // TriggerLongRunningOperation calls the tool "trigger-long-running-operation".
@@ -168,5 +187,5 @@ func (c *Client) ToggleSubscriberUpdates(ctx context.Context) (*composition.Resu
 //
 // Demonstrates a long running operation with progress updates.
 func (c *Client) TriggerLongRunningOperation(ctx context.Context, args TriggerLongRunningOperationArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolTriggerLongRunningOperation, args)
+	return c.c.CallTool(ctx, toolTriggerLongRunningOperation, args)
 }

@@ -13,9 +13,10 @@ import (
 )
 
 // Client calls the tools of the MCP server "github-mcp-server" through a
-// composition.Session. It is safe for concurrent use if the session is.
+// composition.Caller: a Session, or the server's binding in a Registry. It is
+// safe for concurrent use if the Caller is.
 type Client struct {
-	s *composition.Session
+	c composition.Caller
 }
 
 // ServerDigest is the digest of the server's tools (sha256 over their
@@ -24,106 +25,145 @@ type Client struct {
 const ServerDigest = "sha256:6d8d57c19f7d014feee74d4525065664ecb14731bb0b4549bdb2b8e49839aa62"
 
 // DigestCheck returns a composition.Connect option that compares the live
-// server's tools with ServerDigest, so a contract that changed since this
-// package was generated is noticed at Connect (DigestWarn or DigestFail).
-// Sessions of the other protocol era skip the comparison with a warning.
+// server's tools with ServerDigest and each tool with the digest its
+// descriptor pins, at Connect and whenever the server sends
+// notifications/tools/list_changed. With DigestFail a call of a tool that
+// changed since this package was generated fails with a
+// *composition.ToolChangedError while the other tools keep working; with
+// DigestWarn each change is a warning. Sessions of the other protocol era
+// skip the comparison with a warning.
 func DigestCheck(mode composition.DigestMode) composition.Option {
-	return composition.WithDigestCheckAt(ServerDigest, "2026-07-28", mode)
+	return composition.WithDigestCheckAt(ServerDigest, "2026-07-28", mode,
+		toolActionsGet, toolActionsList, toolActionsRunTrigger,
+		toolAddCommentToPendingReview, toolAddIssueComment, toolAddReplyToPullRequestComment,
+		toolAssignCopilotToIssue, toolAssignCopilotToIssueWithIntent, toolCreateBranch,
+		toolCreateGist, toolCreateOrUpdateFile, toolCreatePullRequest, toolCreateRepository,
+		toolDeleteFile, toolDiscussionCommentWrite, toolDismissNotification,
+		toolForkRepository, toolGetCodeQualityFinding, toolGetCodeScanningAlert,
+		toolGetCommit, toolGetDependabotAlert, toolGetDiscussion, toolGetDiscussionComments,
+		toolGetFileContents, toolGetGist, toolGetGlobalSecurityAdvisory, toolGetJobLogs,
+		toolGetLabel, toolGetLatestRelease, toolGetMe, toolGetNotificationDetails,
+		toolGetReleaseByTag, toolGetRepositoryTree, toolGetSecretScanningAlert, toolGetTag,
+		toolGetTeamMembers, toolGetTeams, toolIssueRead, toolIssueWrite, toolLabelWrite,
+		toolListBranches, toolListCodeScanningAlerts, toolListCommits,
+		toolListDependabotAlerts, toolListDiscussionCategories, toolListDiscussions,
+		toolListGists, toolListGlobalSecurityAdvisories, toolListIssueFields,
+		toolListIssueTypes, toolListIssues, toolListLabel, toolListNotifications,
+		toolListOrgRepositorySecurityAdvisories, toolListPullRequests, toolListReleases,
+		toolListRepositoryCollaborators, toolListRepositorySecurityAdvisories,
+		toolListSecretScanningAlerts, toolListStarredRepositories, toolListTags,
+		toolManageNotificationSubscription, toolManageRepositoryNotificationSubscription,
+		toolMarkAllNotificationsRead, toolMergePullRequest, toolProjectsGet,
+		toolProjectsList, toolProjectsWrite, toolPullRequestRead, toolPullRequestReviewWrite,
+		toolPushFiles, toolRequestCopilotReview, toolSearchCode, toolSearchCommits,
+		toolSearchIssues, toolSearchOrgs, toolSearchPullRequests, toolSearchRepositories,
+		toolSearchUsers, toolStarRepository, toolSubIssueWrite, toolUnstarRepository,
+		toolUpdateGist, toolUpdatePullRequest, toolUpdatePullRequestBranch)
 }
 
-// NewClient returns a Client that calls tools through s.
-func NewClient(s *composition.Session) *Client {
-	return &Client{s: s}
+// NewClient returns a Client that calls tools through c: a
+// *composition.Session, a server of a composition.Registry (r.Server(id),
+// for a server registered under another id than "github-mcp-server"),
+// or a test's own composition.Caller.
+func NewClient(c composition.Caller) *Client {
+	return &Client{c: c}
+}
+
+// FromRegistry returns a Client that calls tools on the server with id
+// "github-mcp-server" in r: connected on first use, reconnected when its
+// session is lost (see composition.Registry.Server).
+func FromRegistry(r *composition.Registry) *Client {
+	return &Client{c: r.Server("github-mcp-server")}
 }
 
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolActionsGet                               = composition.Tool{Name: "actions_get", Types: types, InputDoc: "actions_get#inputSchema"}
-	toolActionsList                              = composition.Tool{Name: "actions_list", Types: types, InputDoc: "actions_list#inputSchema"}
-	toolActionsRunTrigger                        = composition.Tool{Name: "actions_run_trigger", Types: types, InputDoc: "actions_run_trigger#inputSchema"}
-	toolAddCommentToPendingReview                = composition.Tool{Name: "add_comment_to_pending_review", Types: types, InputDoc: "add_comment_to_pending_review#inputSchema"}
-	toolAddIssueComment                          = composition.Tool{Name: "add_issue_comment", Types: types, InputDoc: "add_issue_comment#inputSchema"}
-	toolAddReplyToPullRequestComment             = composition.Tool{Name: "add_reply_to_pull_request_comment", Types: types, InputDoc: "add_reply_to_pull_request_comment#inputSchema"}
-	toolAssignCopilotToIssue                     = composition.Tool{Name: "assign_copilot_to_issue", Types: types, InputDoc: "assign_copilot_to_issue#inputSchema"}
-	toolAssignCopilotToIssueWithIntent           = composition.Tool{Name: "assign_copilot_to_issue_with_intent", Types: types, InputDoc: "assign_copilot_to_issue_with_intent#inputSchema"}
-	toolCreateBranch                             = composition.Tool{Name: "create_branch", Types: types, InputDoc: "create_branch#inputSchema"}
-	toolCreateGist                               = composition.Tool{Name: "create_gist", Types: types, InputDoc: "create_gist#inputSchema"}
-	toolCreateOrUpdateFile                       = composition.Tool{Name: "create_or_update_file", Types: types, InputDoc: "create_or_update_file#inputSchema"}
-	toolCreatePullRequest                        = composition.Tool{Name: "create_pull_request", Types: types, InputDoc: "create_pull_request#inputSchema"}
-	toolCreateRepository                         = composition.Tool{Name: "create_repository", Types: types, InputDoc: "create_repository#inputSchema"}
-	toolDeleteFile                               = composition.Tool{Name: "delete_file", Types: types, InputDoc: "delete_file#inputSchema"}
-	toolDiscussionCommentWrite                   = composition.Tool{Name: "discussion_comment_write", Types: types, InputDoc: "discussion_comment_write#inputSchema"}
-	toolDismissNotification                      = composition.Tool{Name: "dismiss_notification", Types: types, InputDoc: "dismiss_notification#inputSchema"}
-	toolForkRepository                           = composition.Tool{Name: "fork_repository", Types: types, InputDoc: "fork_repository#inputSchema"}
-	toolGetCodeQualityFinding                    = composition.Tool{Name: "get_code_quality_finding", Types: types, InputDoc: "get_code_quality_finding#inputSchema"}
-	toolGetCodeScanningAlert                     = composition.Tool{Name: "get_code_scanning_alert", Types: types, InputDoc: "get_code_scanning_alert#inputSchema"}
-	toolGetCommit                                = composition.Tool{Name: "get_commit", Types: types, InputDoc: "get_commit#inputSchema"}
-	toolGetDependabotAlert                       = composition.Tool{Name: "get_dependabot_alert", Types: types, InputDoc: "get_dependabot_alert#inputSchema"}
-	toolGetDiscussion                            = composition.Tool{Name: "get_discussion", Types: types, InputDoc: "get_discussion#inputSchema"}
-	toolGetDiscussionComments                    = composition.Tool{Name: "get_discussion_comments", Types: types, InputDoc: "get_discussion_comments#inputSchema"}
-	toolGetFileContents                          = composition.Tool{Name: "get_file_contents", Types: types, InputDoc: "get_file_contents#inputSchema"}
-	toolGetGist                                  = composition.Tool{Name: "get_gist", Types: types, InputDoc: "get_gist#inputSchema"}
-	toolGetGlobalSecurityAdvisory                = composition.Tool{Name: "get_global_security_advisory", Types: types, InputDoc: "get_global_security_advisory#inputSchema"}
-	toolGetJobLogs                               = composition.Tool{Name: "get_job_logs", Types: types, InputDoc: "get_job_logs#inputSchema"}
-	toolGetLabel                                 = composition.Tool{Name: "get_label", Types: types, InputDoc: "get_label#inputSchema"}
-	toolGetLatestRelease                         = composition.Tool{Name: "get_latest_release", Types: types, InputDoc: "get_latest_release#inputSchema"}
-	toolGetMe                                    = composition.Tool{Name: "get_me", Types: types, InputDoc: "get_me#inputSchema"}
-	toolGetNotificationDetails                   = composition.Tool{Name: "get_notification_details", Types: types, InputDoc: "get_notification_details#inputSchema"}
-	toolGetReleaseByTag                          = composition.Tool{Name: "get_release_by_tag", Types: types, InputDoc: "get_release_by_tag#inputSchema"}
-	toolGetRepositoryTree                        = composition.Tool{Name: "get_repository_tree", Types: types, InputDoc: "get_repository_tree#inputSchema"}
-	toolGetSecretScanningAlert                   = composition.Tool{Name: "get_secret_scanning_alert", Types: types, InputDoc: "get_secret_scanning_alert#inputSchema"}
-	toolGetTag                                   = composition.Tool{Name: "get_tag", Types: types, InputDoc: "get_tag#inputSchema"}
-	toolGetTeamMembers                           = composition.Tool{Name: "get_team_members", Types: types, InputDoc: "get_team_members#inputSchema"}
-	toolGetTeams                                 = composition.Tool{Name: "get_teams", Types: types, InputDoc: "get_teams#inputSchema"}
-	toolIssueRead                                = composition.Tool{Name: "issue_read", Types: types, InputDoc: "issue_read#inputSchema"}
-	toolIssueWrite                               = composition.Tool{Name: "issue_write", Types: types, InputDoc: "issue_write#inputSchema"}
-	toolLabelWrite                               = composition.Tool{Name: "label_write", Types: types, InputDoc: "label_write#inputSchema"}
-	toolListBranches                             = composition.Tool{Name: "list_branches", Types: types, InputDoc: "list_branches#inputSchema"}
-	toolListCodeScanningAlerts                   = composition.Tool{Name: "list_code_scanning_alerts", Types: types, InputDoc: "list_code_scanning_alerts#inputSchema"}
-	toolListCommits                              = composition.Tool{Name: "list_commits", Types: types, InputDoc: "list_commits#inputSchema"}
-	toolListDependabotAlerts                     = composition.Tool{Name: "list_dependabot_alerts", Types: types, InputDoc: "list_dependabot_alerts#inputSchema"}
-	toolListDiscussionCategories                 = composition.Tool{Name: "list_discussion_categories", Types: types, InputDoc: "list_discussion_categories#inputSchema"}
-	toolListDiscussions                          = composition.Tool{Name: "list_discussions", Types: types, InputDoc: "list_discussions#inputSchema"}
-	toolListGists                                = composition.Tool{Name: "list_gists", Types: types, InputDoc: "list_gists#inputSchema"}
-	toolListGlobalSecurityAdvisories             = composition.Tool{Name: "list_global_security_advisories", Types: types, InputDoc: "list_global_security_advisories#inputSchema"}
-	toolListIssueFields                          = composition.Tool{Name: "list_issue_fields", Types: types, InputDoc: "list_issue_fields#inputSchema"}
-	toolListIssueTypes                           = composition.Tool{Name: "list_issue_types", Types: types, InputDoc: "list_issue_types#inputSchema"}
-	toolListIssues                               = composition.Tool{Name: "list_issues", Types: types, InputDoc: "list_issues#inputSchema"}
-	toolListLabel                                = composition.Tool{Name: "list_label", Types: types, InputDoc: "list_label#inputSchema"}
-	toolListNotifications                        = composition.Tool{Name: "list_notifications", Types: types, InputDoc: "list_notifications#inputSchema"}
-	toolListOrgRepositorySecurityAdvisories      = composition.Tool{Name: "list_org_repository_security_advisories", Types: types, InputDoc: "list_org_repository_security_advisories#inputSchema"}
-	toolListPullRequests                         = composition.Tool{Name: "list_pull_requests", Types: types, InputDoc: "list_pull_requests#inputSchema"}
-	toolListReleases                             = composition.Tool{Name: "list_releases", Types: types, InputDoc: "list_releases#inputSchema"}
-	toolListRepositoryCollaborators              = composition.Tool{Name: "list_repository_collaborators", Types: types, InputDoc: "list_repository_collaborators#inputSchema"}
-	toolListRepositorySecurityAdvisories         = composition.Tool{Name: "list_repository_security_advisories", Types: types, InputDoc: "list_repository_security_advisories#inputSchema"}
-	toolListSecretScanningAlerts                 = composition.Tool{Name: "list_secret_scanning_alerts", Types: types, InputDoc: "list_secret_scanning_alerts#inputSchema"}
-	toolListStarredRepositories                  = composition.Tool{Name: "list_starred_repositories", Types: types, InputDoc: "list_starred_repositories#inputSchema"}
-	toolListTags                                 = composition.Tool{Name: "list_tags", Types: types, InputDoc: "list_tags#inputSchema"}
-	toolManageNotificationSubscription           = composition.Tool{Name: "manage_notification_subscription", Types: types, InputDoc: "manage_notification_subscription#inputSchema"}
-	toolManageRepositoryNotificationSubscription = composition.Tool{Name: "manage_repository_notification_subscription", Types: types, InputDoc: "manage_repository_notification_subscription#inputSchema"}
-	toolMarkAllNotificationsRead                 = composition.Tool{Name: "mark_all_notifications_read", Types: types, InputDoc: "mark_all_notifications_read#inputSchema"}
-	toolMergePullRequest                         = composition.Tool{Name: "merge_pull_request", Types: types, InputDoc: "merge_pull_request#inputSchema"}
-	toolProjectsGet                              = composition.Tool{Name: "projects_get", Types: types, InputDoc: "projects_get#inputSchema"}
-	toolProjectsList                             = composition.Tool{Name: "projects_list", Types: types, InputDoc: "projects_list#inputSchema"}
-	toolProjectsWrite                            = composition.Tool{Name: "projects_write", Types: types, InputDoc: "projects_write#inputSchema"}
-	toolPullRequestRead                          = composition.Tool{Name: "pull_request_read", Types: types, InputDoc: "pull_request_read#inputSchema"}
-	toolPullRequestReviewWrite                   = composition.Tool{Name: "pull_request_review_write", Types: types, InputDoc: "pull_request_review_write#inputSchema"}
-	toolPushFiles                                = composition.Tool{Name: "push_files", Types: types, InputDoc: "push_files#inputSchema"}
-	toolRequestCopilotReview                     = composition.Tool{Name: "request_copilot_review", Types: types, InputDoc: "request_copilot_review#inputSchema"}
-	toolSearchCode                               = composition.Tool{Name: "search_code", Types: types, InputDoc: "search_code#inputSchema"}
-	toolSearchCommits                            = composition.Tool{Name: "search_commits", Types: types, InputDoc: "search_commits#inputSchema"}
-	toolSearchIssues                             = composition.Tool{Name: "search_issues", Types: types, InputDoc: "search_issues#inputSchema"}
-	toolSearchOrgs                               = composition.Tool{Name: "search_orgs", Types: types, InputDoc: "search_orgs#inputSchema"}
-	toolSearchPullRequests                       = composition.Tool{Name: "search_pull_requests", Types: types, InputDoc: "search_pull_requests#inputSchema"}
-	toolSearchRepositories                       = composition.Tool{Name: "search_repositories", Types: types, InputDoc: "search_repositories#inputSchema"}
-	toolSearchUsers                              = composition.Tool{Name: "search_users", Types: types, InputDoc: "search_users#inputSchema"}
-	toolStarRepository                           = composition.Tool{Name: "star_repository", Types: types, InputDoc: "star_repository#inputSchema"}
-	toolSubIssueWrite                            = composition.Tool{Name: "sub_issue_write", Types: types, InputDoc: "sub_issue_write#inputSchema"}
-	toolUnstarRepository                         = composition.Tool{Name: "unstar_repository", Types: types, InputDoc: "unstar_repository#inputSchema"}
-	toolUpdateGist                               = composition.Tool{Name: "update_gist", Types: types, InputDoc: "update_gist#inputSchema"}
-	toolUpdatePullRequest                        = composition.Tool{Name: "update_pull_request", Types: types, InputDoc: "update_pull_request#inputSchema"}
-	toolUpdatePullRequestBranch                  = composition.Tool{Name: "update_pull_request_branch", Types: types, InputDoc: "update_pull_request_branch#inputSchema"}
+	toolActionsGet                               = composition.Tool{Name: "actions_get", Types: types, InputDoc: "actions_get#inputSchema", ReadOnly: true, Digest: "sha256:601dfa84296fe6358ac8035ad28c60ae35d73544936318f0fba02265f273dca2"}
+	toolActionsList                              = composition.Tool{Name: "actions_list", Types: types, InputDoc: "actions_list#inputSchema", ReadOnly: true, Digest: "sha256:2ddbcb321c65559ced41f513ae9e3245128eebaa537de9517e9f680610340608"}
+	toolActionsRunTrigger                        = composition.Tool{Name: "actions_run_trigger", Types: types, InputDoc: "actions_run_trigger#inputSchema", Digest: "sha256:45bf02ec37d288e298a167acae452add5f06a7b83477da4a8c8058b3d58e2daf"}
+	toolAddCommentToPendingReview                = composition.Tool{Name: "add_comment_to_pending_review", Types: types, InputDoc: "add_comment_to_pending_review#inputSchema", Digest: "sha256:356c79d4c33df05d104b737eae963d6b42a7e33a8c954d3327bbde9d983581c3"}
+	toolAddIssueComment                          = composition.Tool{Name: "add_issue_comment", Types: types, InputDoc: "add_issue_comment#inputSchema", Digest: "sha256:a7446318948c3b7dbc5c52b27e420db191f0f663cb551011a0ab9a55201712d9"}
+	toolAddReplyToPullRequestComment             = composition.Tool{Name: "add_reply_to_pull_request_comment", Types: types, InputDoc: "add_reply_to_pull_request_comment#inputSchema", Digest: "sha256:f914f4f4ef46d928fb4a848478bb3212c9e7f7e69012639755bedc6a23aa3734"}
+	toolAssignCopilotToIssue                     = composition.Tool{Name: "assign_copilot_to_issue", Types: types, InputDoc: "assign_copilot_to_issue#inputSchema", Idempotent: true, Digest: "sha256:bfbebeb052342e88f7419c8ab8d3248e662695fbc335c47d63c03ea1f6ec939d"}
+	toolAssignCopilotToIssueWithIntent           = composition.Tool{Name: "assign_copilot_to_issue_with_intent", Types: types, InputDoc: "assign_copilot_to_issue_with_intent#inputSchema", Idempotent: true, Digest: "sha256:e1f1a90be3179e3858d8187ac7fb53f7a0cca2031674d2171f57838676512c63"}
+	toolCreateBranch                             = composition.Tool{Name: "create_branch", Types: types, InputDoc: "create_branch#inputSchema", Digest: "sha256:bb4eff4ebd0ce2309a64ccd14a83135fcb2456610b977acc4829bf0ecce3eec5"}
+	toolCreateGist                               = composition.Tool{Name: "create_gist", Types: types, InputDoc: "create_gist#inputSchema", Digest: "sha256:3a831ae2dea18e75260ddd0b271da0ff8371c9c1d1c8e0d0387ee6d70f94cf5f"}
+	toolCreateOrUpdateFile                       = composition.Tool{Name: "create_or_update_file", Types: types, InputDoc: "create_or_update_file#inputSchema", Digest: "sha256:98e4734ff2d0369a943d777897600340d2f0b467016a1157e1184f0985a5cccf"}
+	toolCreatePullRequest                        = composition.Tool{Name: "create_pull_request", Types: types, InputDoc: "create_pull_request#inputSchema", Digest: "sha256:6349566d46d263d8f29baa8a7108ff3af4c8fb2b6b6b58dd94a17a1e05883940"}
+	toolCreateRepository                         = composition.Tool{Name: "create_repository", Types: types, InputDoc: "create_repository#inputSchema", Digest: "sha256:d28e5dbd7f6df4bad4c631358be0b2004184a78e3cf32afe1528705ea497895a"}
+	toolDeleteFile                               = composition.Tool{Name: "delete_file", Types: types, InputDoc: "delete_file#inputSchema", Digest: "sha256:2edc882cbcb39ef9c2cce33d6fb9ab08bdbf91744ec789680ed8cd49f8623b4c"}
+	toolDiscussionCommentWrite                   = composition.Tool{Name: "discussion_comment_write", Types: types, InputDoc: "discussion_comment_write#inputSchema", Digest: "sha256:1b8cbd4f97a3e30e50aee1cc14f111efe0b6d60a220048092b0003f2a2df21a8"}
+	toolDismissNotification                      = composition.Tool{Name: "dismiss_notification", Types: types, InputDoc: "dismiss_notification#inputSchema", Digest: "sha256:9fd76ac9400002667f8148bad1e5efcc0972e9e3a95397f6f4d90e4ae5515960"}
+	toolForkRepository                           = composition.Tool{Name: "fork_repository", Types: types, InputDoc: "fork_repository#inputSchema", Digest: "sha256:301c23ccb710e33f2e819520e570c4ad3488f3d6ee4c4bc6619a24fe70ddd55c"}
+	toolGetCodeQualityFinding                    = composition.Tool{Name: "get_code_quality_finding", Types: types, InputDoc: "get_code_quality_finding#inputSchema", ReadOnly: true, Digest: "sha256:244619c828e4b4edccc498b9a3dbb068bd8a9387f0ee085f4fdb400605ebae9d"}
+	toolGetCodeScanningAlert                     = composition.Tool{Name: "get_code_scanning_alert", Types: types, InputDoc: "get_code_scanning_alert#inputSchema", ReadOnly: true, Digest: "sha256:20f48794329b9184078ce66539fd8f67830c457de5fe8807ea62c70b34f5a5fe"}
+	toolGetCommit                                = composition.Tool{Name: "get_commit", Types: types, InputDoc: "get_commit#inputSchema", ReadOnly: true, Digest: "sha256:f5f0698dfbf42dadc6d18702d54459588c2b569f39061dfbc898ef61147c8e64"}
+	toolGetDependabotAlert                       = composition.Tool{Name: "get_dependabot_alert", Types: types, InputDoc: "get_dependabot_alert#inputSchema", ReadOnly: true, Digest: "sha256:a4ace7167912bd27b130e51cf121cf907ba4a801b7677ba4ec0f7c3c0dca1230"}
+	toolGetDiscussion                            = composition.Tool{Name: "get_discussion", Types: types, InputDoc: "get_discussion#inputSchema", ReadOnly: true, Digest: "sha256:343ddc0859f0f4dcdce09b37fb9d18ec20a0044b796346f774d860c84743efdf"}
+	toolGetDiscussionComments                    = composition.Tool{Name: "get_discussion_comments", Types: types, InputDoc: "get_discussion_comments#inputSchema", ReadOnly: true, Digest: "sha256:673ad92166e9897fd06ec52cbf0b222fddb96beede0fc163dd6ef103a7d61468"}
+	toolGetFileContents                          = composition.Tool{Name: "get_file_contents", Types: types, InputDoc: "get_file_contents#inputSchema", ReadOnly: true, Digest: "sha256:37ab6d6cd6da6cb17c63534cdcfd55759e5dbc48d5c91cbba49c64cf9f4526d6"}
+	toolGetGist                                  = composition.Tool{Name: "get_gist", Types: types, InputDoc: "get_gist#inputSchema", ReadOnly: true, Digest: "sha256:870d34125e3b38f33ab704ec591f725395df3892a6b3f122721c7d92a3bfc3ca"}
+	toolGetGlobalSecurityAdvisory                = composition.Tool{Name: "get_global_security_advisory", Types: types, InputDoc: "get_global_security_advisory#inputSchema", ReadOnly: true, Digest: "sha256:8538b9ea8c356cf7fd9950a0c06878a0bc64046f3256d8026507e29d8a06ff68"}
+	toolGetJobLogs                               = composition.Tool{Name: "get_job_logs", Types: types, InputDoc: "get_job_logs#inputSchema", ReadOnly: true, Digest: "sha256:25333cbc9c4ca59b24aa4ee5f0923412955483d53f2c92a7c34337dba8bd73ae"}
+	toolGetLabel                                 = composition.Tool{Name: "get_label", Types: types, InputDoc: "get_label#inputSchema", ReadOnly: true, Digest: "sha256:d653919cd8c1da90ddbb0028b0b338cade7a8a74e2405c40eb812b30246bb13d"}
+	toolGetLatestRelease                         = composition.Tool{Name: "get_latest_release", Types: types, InputDoc: "get_latest_release#inputSchema", ReadOnly: true, Digest: "sha256:d27ca415830ed787118788fff4e76f4f111ea94d29650f70a16b3ebb2600416c"}
+	toolGetMe                                    = composition.Tool{Name: "get_me", Types: types, InputDoc: "get_me#inputSchema", ReadOnly: true, Digest: "sha256:1c5b98ed9b3d3d374b3b7a2f2c7d009b7a5b5eaee02bf53c05fca87d2b473638"}
+	toolGetNotificationDetails                   = composition.Tool{Name: "get_notification_details", Types: types, InputDoc: "get_notification_details#inputSchema", ReadOnly: true, Digest: "sha256:00372698aea075ec1fc6555fab1603c266c50064b292791a4ec52ec228dff8c9"}
+	toolGetReleaseByTag                          = composition.Tool{Name: "get_release_by_tag", Types: types, InputDoc: "get_release_by_tag#inputSchema", ReadOnly: true, Digest: "sha256:f45841a264a91152b0d5ea102568d6ed41ac8878ec09a0d57ef724efd9c9ce5d"}
+	toolGetRepositoryTree                        = composition.Tool{Name: "get_repository_tree", Types: types, InputDoc: "get_repository_tree#inputSchema", ReadOnly: true, Digest: "sha256:2624555af2ff5a518776567b665f93b26106386c29406baabac01d88cd90f45f"}
+	toolGetSecretScanningAlert                   = composition.Tool{Name: "get_secret_scanning_alert", Types: types, InputDoc: "get_secret_scanning_alert#inputSchema", ReadOnly: true, Digest: "sha256:6783d3b83613279e6252774d6315ec02a39c85b9d17cd94bc3a082e937c686a6"}
+	toolGetTag                                   = composition.Tool{Name: "get_tag", Types: types, InputDoc: "get_tag#inputSchema", ReadOnly: true, Digest: "sha256:c01afc122ecd4cf829ea9d727af53c5e051ad4ad6eee308c139fdd32f8ba861e"}
+	toolGetTeamMembers                           = composition.Tool{Name: "get_team_members", Types: types, InputDoc: "get_team_members#inputSchema", ReadOnly: true, Digest: "sha256:6bae5a810b2223b992efc5463a9270303c60bce63d169057554f8d3bf4a7fe4c"}
+	toolGetTeams                                 = composition.Tool{Name: "get_teams", Types: types, InputDoc: "get_teams#inputSchema", ReadOnly: true, Digest: "sha256:ea2536a17700157ff37c0492f199fdcbf44935d3cc20c17335de5b5e9c2ae497"}
+	toolIssueRead                                = composition.Tool{Name: "issue_read", Types: types, InputDoc: "issue_read#inputSchema", ReadOnly: true, Digest: "sha256:f6e785464d9e479d02d8d11ad683152d547bd9028d129c588e827097269edf56"}
+	toolIssueWrite                               = composition.Tool{Name: "issue_write", Types: types, InputDoc: "issue_write#inputSchema", Digest: "sha256:1b39da50e9ec45b1f705548c51de04e85e502fb47326abc56173ce6e2db8a4e3"}
+	toolLabelWrite                               = composition.Tool{Name: "label_write", Types: types, InputDoc: "label_write#inputSchema", Digest: "sha256:a734815f2f702f1be84e2cef548433edd4c8578bc24e45dfb4ed09b644e03681"}
+	toolListBranches                             = composition.Tool{Name: "list_branches", Types: types, InputDoc: "list_branches#inputSchema", ReadOnly: true, Digest: "sha256:dc682d42d124840ab59909184ecb1033765100451468e8b1316fe1d8326e1a15"}
+	toolListCodeScanningAlerts                   = composition.Tool{Name: "list_code_scanning_alerts", Types: types, InputDoc: "list_code_scanning_alerts#inputSchema", ReadOnly: true, Digest: "sha256:95c5b014e4e6543dab52fa6e69a4241ded41b749fa1d573d6b1a088404a98c01"}
+	toolListCommits                              = composition.Tool{Name: "list_commits", Types: types, InputDoc: "list_commits#inputSchema", ReadOnly: true, Digest: "sha256:1319cb12f7de449dcedb8e909cc45c655b5201cf8e8dce621e8b7feb97d34bfc"}
+	toolListDependabotAlerts                     = composition.Tool{Name: "list_dependabot_alerts", Types: types, InputDoc: "list_dependabot_alerts#inputSchema", ReadOnly: true, Digest: "sha256:9c6c9755884d727ab3a2a0185e89623626b69a602d4a865ba3609d95ffa54faa"}
+	toolListDiscussionCategories                 = composition.Tool{Name: "list_discussion_categories", Types: types, InputDoc: "list_discussion_categories#inputSchema", ReadOnly: true, Digest: "sha256:14405604ffd96f0e4e1666e844d49856e87898f69dbf02dd1c82a67381092ade"}
+	toolListDiscussions                          = composition.Tool{Name: "list_discussions", Types: types, InputDoc: "list_discussions#inputSchema", ReadOnly: true, Digest: "sha256:c44ad5728915c1339c1ca67c880298105b626ecca96060bbea7b3095406b83e0"}
+	toolListGists                                = composition.Tool{Name: "list_gists", Types: types, InputDoc: "list_gists#inputSchema", ReadOnly: true, Digest: "sha256:fa383fd61388c55f27944560755a12d18b51d9922d2e9aa146ed43902df8d7a2"}
+	toolListGlobalSecurityAdvisories             = composition.Tool{Name: "list_global_security_advisories", Types: types, InputDoc: "list_global_security_advisories#inputSchema", ReadOnly: true, Digest: "sha256:ad7a76d8a19c92154080605f70f582625aa931f967722c4a0247d3a2f18f7245"}
+	toolListIssueFields                          = composition.Tool{Name: "list_issue_fields", Types: types, InputDoc: "list_issue_fields#inputSchema", ReadOnly: true, Digest: "sha256:27ec9b04a4f198275365519ea2531548352473c71184344f6cdcbef1e53d342c"}
+	toolListIssueTypes                           = composition.Tool{Name: "list_issue_types", Types: types, InputDoc: "list_issue_types#inputSchema", ReadOnly: true, Digest: "sha256:0855003f1809b55c9cae9d1cfd64908aefc1070d693eca49a732eec70f9706a7"}
+	toolListIssues                               = composition.Tool{Name: "list_issues", Types: types, InputDoc: "list_issues#inputSchema", ReadOnly: true, Digest: "sha256:69b8f91b6e5318f5396c8982be86246f8a7d6f04318306bbbd30322421f653d0"}
+	toolListLabel                                = composition.Tool{Name: "list_label", Types: types, InputDoc: "list_label#inputSchema", ReadOnly: true, Digest: "sha256:0e5ca72b0e59572ef15024cfc871c821e88565973e5ece5d96ad567e1f991b00"}
+	toolListNotifications                        = composition.Tool{Name: "list_notifications", Types: types, InputDoc: "list_notifications#inputSchema", ReadOnly: true, Digest: "sha256:a1f60cf32410ef345612142138527572a32ef6f3a3566889419c3c9890dc51c0"}
+	toolListOrgRepositorySecurityAdvisories      = composition.Tool{Name: "list_org_repository_security_advisories", Types: types, InputDoc: "list_org_repository_security_advisories#inputSchema", ReadOnly: true, Digest: "sha256:013b189b3087706723ee0dc1b99b9b8a76b22cda644b2f1d57c66ac5a5904c7a"}
+	toolListPullRequests                         = composition.Tool{Name: "list_pull_requests", Types: types, InputDoc: "list_pull_requests#inputSchema", ReadOnly: true, Digest: "sha256:0e6642a2e1ca69a4d109c48dc80b7db8db9333b13144f016d47b8ec48ca1da54"}
+	toolListReleases                             = composition.Tool{Name: "list_releases", Types: types, InputDoc: "list_releases#inputSchema", ReadOnly: true, Digest: "sha256:9960f6c48fb0ab4ebec546b9d427edbbf61741f75e6b1dbc6d7a96d62f662b3e"}
+	toolListRepositoryCollaborators              = composition.Tool{Name: "list_repository_collaborators", Types: types, InputDoc: "list_repository_collaborators#inputSchema", ReadOnly: true, Digest: "sha256:cd997376de91c17f4cee52254a7230e67141297d12c3e30238b31e5e1407d99f"}
+	toolListRepositorySecurityAdvisories         = composition.Tool{Name: "list_repository_security_advisories", Types: types, InputDoc: "list_repository_security_advisories#inputSchema", ReadOnly: true, Digest: "sha256:98a4c15a6cb4c2d438a9169939db86ec28dfb1ee2b28b943837783a02954da04"}
+	toolListSecretScanningAlerts                 = composition.Tool{Name: "list_secret_scanning_alerts", Types: types, InputDoc: "list_secret_scanning_alerts#inputSchema", ReadOnly: true, Digest: "sha256:ebf02e3045bdaf5a6ca7e1bc518347bc9e3dc3110ed5b2cdfc87f9cf66b12e15"}
+	toolListStarredRepositories                  = composition.Tool{Name: "list_starred_repositories", Types: types, InputDoc: "list_starred_repositories#inputSchema", ReadOnly: true, Digest: "sha256:28706f9d81c4169efb459b76dee8474d2225314a6a8f7092c319fb9dceed4b62"}
+	toolListTags                                 = composition.Tool{Name: "list_tags", Types: types, InputDoc: "list_tags#inputSchema", ReadOnly: true, Digest: "sha256:30fff089318ec544ee2730163b569b7583e80ef48bb988094739cbcf2589dde6"}
+	toolManageNotificationSubscription           = composition.Tool{Name: "manage_notification_subscription", Types: types, InputDoc: "manage_notification_subscription#inputSchema", Digest: "sha256:40c63cffcdb9525c70db984ca45f692b46d2583f06d27b79134cc060c70655f2"}
+	toolManageRepositoryNotificationSubscription = composition.Tool{Name: "manage_repository_notification_subscription", Types: types, InputDoc: "manage_repository_notification_subscription#inputSchema", Digest: "sha256:83203ef128532093a0ab698acf4777945ab9ac80d05323d05300a6264a85e104"}
+	toolMarkAllNotificationsRead                 = composition.Tool{Name: "mark_all_notifications_read", Types: types, InputDoc: "mark_all_notifications_read#inputSchema", Digest: "sha256:ac636db5f973b2c3c1d8cc1074be5e9a5ac082fb65ff09c23f874786258057c1"}
+	toolMergePullRequest                         = composition.Tool{Name: "merge_pull_request", Types: types, InputDoc: "merge_pull_request#inputSchema", Digest: "sha256:07ed560c21a4be6b5796292db4f2a4d1d88908b0bad88e3206de4d5b4c0633da"}
+	toolProjectsGet                              = composition.Tool{Name: "projects_get", Types: types, InputDoc: "projects_get#inputSchema", ReadOnly: true, Digest: "sha256:b15f0fc4eeb87239af4c7e56cdb0915c871483a22ff9a7348cd744512e9ad523"}
+	toolProjectsList                             = composition.Tool{Name: "projects_list", Types: types, InputDoc: "projects_list#inputSchema", ReadOnly: true, Digest: "sha256:55b6522dc37b42fa9ebed5bb97fe2ee2b0ef42ca4687309985fce6a2ac50a6ad"}
+	toolProjectsWrite                            = composition.Tool{Name: "projects_write", Types: types, InputDoc: "projects_write#inputSchema", Digest: "sha256:1c30e542137b117a548bd27760947fd36a765e9bf54b4200c5654dfd261d27b2"}
+	toolPullRequestRead                          = composition.Tool{Name: "pull_request_read", Types: types, InputDoc: "pull_request_read#inputSchema", ReadOnly: true, Digest: "sha256:31dc8110146260fd0c7babf53d650aa6f0655190a4790cf4441a7835d9488374"}
+	toolPullRequestReviewWrite                   = composition.Tool{Name: "pull_request_review_write", Types: types, InputDoc: "pull_request_review_write#inputSchema", Digest: "sha256:cd3af24546ce2ccaf2a0933bdbad5d6e689a23acc4216a5c742939395157a4a4"}
+	toolPushFiles                                = composition.Tool{Name: "push_files", Types: types, InputDoc: "push_files#inputSchema", Digest: "sha256:b7d814b57db43ab2c4151c1e509ba3bd55374330bbf1d833ff80a60c7fd3d02d"}
+	toolRequestCopilotReview                     = composition.Tool{Name: "request_copilot_review", Types: types, InputDoc: "request_copilot_review#inputSchema", Digest: "sha256:b304a4b93819ead01223ba8ea206d980d012ec0c16ac1aa5e67ffc76feb5d584"}
+	toolSearchCode                               = composition.Tool{Name: "search_code", Types: types, InputDoc: "search_code#inputSchema", ReadOnly: true, Digest: "sha256:3d90a0857b8fefb2d1c5f08213bedc8f86268b8bf42591185adf3906d7918633"}
+	toolSearchCommits                            = composition.Tool{Name: "search_commits", Types: types, InputDoc: "search_commits#inputSchema", ReadOnly: true, Digest: "sha256:3896215908d0ed12648bc1af45c8ee39eb439015dab407b6f004421b72e2712f"}
+	toolSearchIssues                             = composition.Tool{Name: "search_issues", Types: types, InputDoc: "search_issues#inputSchema", ReadOnly: true, Digest: "sha256:ad55983aa344f5fee67f3c816460d82472bd7ac6dadae2fc81791b58648484e5"}
+	toolSearchOrgs                               = composition.Tool{Name: "search_orgs", Types: types, InputDoc: "search_orgs#inputSchema", ReadOnly: true, Digest: "sha256:287ddc523c0a0d2de3ecf1c984caf723872bc659269a27514732bbd53bdfef76"}
+	toolSearchPullRequests                       = composition.Tool{Name: "search_pull_requests", Types: types, InputDoc: "search_pull_requests#inputSchema", ReadOnly: true, Digest: "sha256:16734a3ca98c23f19a7ca82695adecc19b9239b66d477733fc098dd4ca8d831a"}
+	toolSearchRepositories                       = composition.Tool{Name: "search_repositories", Types: types, InputDoc: "search_repositories#inputSchema", ReadOnly: true, Digest: "sha256:6e07ceb9e1e050abc618098c50fcc8ceb8e7533dc44c07cf2955a9105aec191e"}
+	toolSearchUsers                              = composition.Tool{Name: "search_users", Types: types, InputDoc: "search_users#inputSchema", ReadOnly: true, Digest: "sha256:32e56d38be758ea45bc5328ef16ff36136b419688b03551c7c3102f2b0ec4c65"}
+	toolStarRepository                           = composition.Tool{Name: "star_repository", Types: types, InputDoc: "star_repository#inputSchema", Digest: "sha256:ad45ad21f18031bfd3fc6a5d693f35e50223646f645c98a79db832a893b0f18d"}
+	toolSubIssueWrite                            = composition.Tool{Name: "sub_issue_write", Types: types, InputDoc: "sub_issue_write#inputSchema", Digest: "sha256:4247ad4d0187d5fd07fbfa85993d3feecce947d38ca68807dfa71879db7d88f8"}
+	toolUnstarRepository                         = composition.Tool{Name: "unstar_repository", Types: types, InputDoc: "unstar_repository#inputSchema", Digest: "sha256:c4a14d16e7e3bfd8d9ca5b3b65fe4f3a0396e2c6de9f3db840a414885fa16538"}
+	toolUpdateGist                               = composition.Tool{Name: "update_gist", Types: types, InputDoc: "update_gist#inputSchema", Digest: "sha256:ee99bb90d1126d96f16f375ae5013ef38eea53f337a304353461772727ef0977"}
+	toolUpdatePullRequest                        = composition.Tool{Name: "update_pull_request", Types: types, InputDoc: "update_pull_request#inputSchema", Digest: "sha256:d785fce491d4b6cf94ecb480c3ce648269802d5c566a22528dc47807f09478be"}
+	toolUpdatePullRequestBranch                  = composition.Tool{Name: "update_pull_request_branch", Types: types, InputDoc: "update_pull_request_branch#inputSchema", Digest: "sha256:b47eb854b79ee6509122a327807ab4bb848204178a1bf9b5b70abe7ab16bedb1"}
 )
 
 // ActionsGet calls the tool "actions_get".
@@ -131,7 +171,7 @@ var (
 // Get details about specific GitHub Actions resources.
 // Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.
 func (c *Client) ActionsGet(ctx context.Context, args ActionsGetArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolActionsGet, args)
+	return c.c.CallTool(ctx, toolActionsGet, args)
 }
 
 // ActionsList calls the tool "actions_list".
@@ -139,35 +179,35 @@ func (c *Client) ActionsGet(ctx context.Context, args ActionsGetArgs) (*composit
 // Tools for listing GitHub Actions resources.
 // Use this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.
 func (c *Client) ActionsList(ctx context.Context, args ActionsListArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolActionsList, args)
+	return c.c.CallTool(ctx, toolActionsList, args)
 }
 
 // ActionsRunTrigger calls the tool "actions_run_trigger".
 //
 // Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.
 func (c *Client) ActionsRunTrigger(ctx context.Context, args ActionsRunTriggerArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolActionsRunTrigger, args)
+	return c.c.CallTool(ctx, toolActionsRunTrigger, args)
 }
 
 // AddCommentToPendingReview calls the tool "add_comment_to_pending_review".
 //
 // Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).
 func (c *Client) AddCommentToPendingReview(ctx context.Context, args AddCommentToPendingReviewArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolAddCommentToPendingReview, args)
+	return c.c.CallTool(ctx, toolAddCommentToPendingReview, args)
 }
 
 // AddIssueComment calls the tool "add_issue_comment".
 //
 // Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.
 func (c *Client) AddIssueComment(ctx context.Context, args AddIssueCommentArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolAddIssueComment, args)
+	return c.c.CallTool(ctx, toolAddIssueComment, args)
 }
 
 // AddReplyToPullRequestComment calls the tool "add_reply_to_pull_request_comment".
 //
 // Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.
 func (c *Client) AddReplyToPullRequestComment(ctx context.Context, args AddReplyToPullRequestCommentArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolAddReplyToPullRequestComment, args)
+	return c.c.CallTool(ctx, toolAddReplyToPullRequestComment, args)
 }
 
 // AssignCopilotToIssue calls the tool "assign_copilot_to_issue".
@@ -180,7 +220,7 @@ func (c *Client) AddReplyToPullRequestComment(ctx context.Context, args AddReply
 // More information can be found at:
 // - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
 func (c *Client) AssignCopilotToIssue(ctx context.Context, args AssignCopilotToIssueArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolAssignCopilotToIssue, args)
+	return c.c.CallTool(ctx, toolAssignCopilotToIssue, args)
 }
 
 // AssignCopilotToIssueWithIntent calls the tool "assign_copilot_to_issue_with_intent".
@@ -193,21 +233,21 @@ func (c *Client) AssignCopilotToIssue(ctx context.Context, args AssignCopilotToI
 // More information can be found at:
 // - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
 func (c *Client) AssignCopilotToIssueWithIntent(ctx context.Context, args AssignCopilotToIssueWithIntentArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolAssignCopilotToIssueWithIntent, args)
+	return c.c.CallTool(ctx, toolAssignCopilotToIssueWithIntent, args)
 }
 
 // CreateBranch calls the tool "create_branch".
 //
 // Create a new branch in a GitHub repository
 func (c *Client) CreateBranch(ctx context.Context, args CreateBranchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolCreateBranch, args)
+	return c.c.CallTool(ctx, toolCreateBranch, args)
 }
 
 // CreateGist calls the tool "create_gist".
 //
 // Create a new gist
 func (c *Client) CreateGist(ctx context.Context, args CreateGistArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolCreateGist, args)
+	return c.c.CallTool(ctx, toolCreateGist, args)
 }
 
 // CreateOrUpdateFile calls the tool "create_or_update_file".
@@ -220,28 +260,28 @@ func (c *Client) CreateGist(ctx context.Context, args CreateGistArgs) (*composit
 //
 // SHA MUST be provided for existing file updates.
 func (c *Client) CreateOrUpdateFile(ctx context.Context, args CreateOrUpdateFileArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolCreateOrUpdateFile, args)
+	return c.c.CallTool(ctx, toolCreateOrUpdateFile, args)
 }
 
 // CreatePullRequest calls the tool "create_pull_request".
 //
 // Create a new pull request in a GitHub repository.
 func (c *Client) CreatePullRequest(ctx context.Context, args CreatePullRequestArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolCreatePullRequest, args)
+	return c.c.CallTool(ctx, toolCreatePullRequest, args)
 }
 
 // CreateRepository calls the tool "create_repository".
 //
 // Create a new GitHub repository in your account or specified organization
 func (c *Client) CreateRepository(ctx context.Context, args CreateRepositoryArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolCreateRepository, args)
+	return c.c.CallTool(ctx, toolCreateRepository, args)
 }
 
 // DeleteFile calls the tool "delete_file".
 //
 // Delete a file from a GitHub repository
 func (c *Client) DeleteFile(ctx context.Context, args DeleteFileArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolDeleteFile, args)
+	return c.c.CallTool(ctx, toolDeleteFile, args)
 }
 
 // DiscussionCommentWrite calls the tool "discussion_comment_write".
@@ -249,84 +289,84 @@ func (c *Client) DeleteFile(ctx context.Context, args DeleteFileArgs) (*composit
 // Write operations for discussion comments.
 // Supports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.
 func (c *Client) DiscussionCommentWrite(ctx context.Context, args DiscussionCommentWriteArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolDiscussionCommentWrite, args)
+	return c.c.CallTool(ctx, toolDiscussionCommentWrite, args)
 }
 
 // DismissNotification calls the tool "dismiss_notification".
 //
 // Dismiss a notification by marking it as read or done
 func (c *Client) DismissNotification(ctx context.Context, args DismissNotificationArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolDismissNotification, args)
+	return c.c.CallTool(ctx, toolDismissNotification, args)
 }
 
 // ForkRepository calls the tool "fork_repository".
 //
 // Fork a GitHub repository to your account or specified organization
 func (c *Client) ForkRepository(ctx context.Context, args ForkRepositoryArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolForkRepository, args)
+	return c.c.CallTool(ctx, toolForkRepository, args)
 }
 
 // GetCodeQualityFinding calls the tool "get_code_quality_finding".
 //
 // Get details of a specific code quality finding in a GitHub repository.
 func (c *Client) GetCodeQualityFinding(ctx context.Context, args GetCodeQualityFindingArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetCodeQualityFinding, args)
+	return c.c.CallTool(ctx, toolGetCodeQualityFinding, args)
 }
 
 // GetCodeScanningAlert calls the tool "get_code_scanning_alert".
 //
 // Get details of a specific code scanning alert in a GitHub repository.
 func (c *Client) GetCodeScanningAlert(ctx context.Context, args GetCodeScanningAlertArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetCodeScanningAlert, args)
+	return c.c.CallTool(ctx, toolGetCodeScanningAlert, args)
 }
 
 // GetCommit calls the tool "get_commit".
 //
 // Get details for a commit from a GitHub repository
 func (c *Client) GetCommit(ctx context.Context, args GetCommitArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetCommit, args)
+	return c.c.CallTool(ctx, toolGetCommit, args)
 }
 
 // GetDependabotAlert calls the tool "get_dependabot_alert".
 //
 // Get details of a specific dependabot alert in a GitHub repository.
 func (c *Client) GetDependabotAlert(ctx context.Context, args GetDependabotAlertArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetDependabotAlert, args)
+	return c.c.CallTool(ctx, toolGetDependabotAlert, args)
 }
 
 // GetDiscussion calls the tool "get_discussion".
 //
 // Get a specific discussion by ID
 func (c *Client) GetDiscussion(ctx context.Context, args GetDiscussionArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetDiscussion, args)
+	return c.c.CallTool(ctx, toolGetDiscussion, args)
 }
 
 // GetDiscussionComments calls the tool "get_discussion_comments".
 //
 // Get comments from a discussion
 func (c *Client) GetDiscussionComments(ctx context.Context, args GetDiscussionCommentsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetDiscussionComments, args)
+	return c.c.CallTool(ctx, toolGetDiscussionComments, args)
 }
 
 // GetFileContents calls the tool "get_file_contents".
 //
 // Get the contents of a file or directory from a GitHub repository
 func (c *Client) GetFileContents(ctx context.Context, args GetFileContentsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetFileContents, args)
+	return c.c.CallTool(ctx, toolGetFileContents, args)
 }
 
 // GetGist calls the tool "get_gist".
 //
 // Get gist content of a particular gist, by gist ID
 func (c *Client) GetGist(ctx context.Context, args GetGistArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetGist, args)
+	return c.c.CallTool(ctx, toolGetGist, args)
 }
 
 // GetGlobalSecurityAdvisory calls the tool "get_global_security_advisory".
 //
 // Get a global security advisory
 func (c *Client) GetGlobalSecurityAdvisory(ctx context.Context, args GetGlobalSecurityAdvisoryArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetGlobalSecurityAdvisory, args)
+	return c.c.CallTool(ctx, toolGetGlobalSecurityAdvisory, args)
 }
 
 // GetJobLogs calls the tool "get_job_logs".
@@ -335,273 +375,273 @@ func (c *Client) GetGlobalSecurityAdvisory(ctx context.Context, args GetGlobalSe
 // Use this tool to retrieve logs for a specific job or all failed jobs in a workflow run.
 // For single job logs, provide job_id. For all failed jobs in a run, provide run_id with failed_only=true.
 func (c *Client) GetJobLogs(ctx context.Context, args GetJobLogsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetJobLogs, args)
+	return c.c.CallTool(ctx, toolGetJobLogs, args)
 }
 
 // GetLabel calls the tool "get_label".
 //
 // Get a specific label from a repository.
 func (c *Client) GetLabel(ctx context.Context, args GetLabelArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetLabel, args)
+	return c.c.CallTool(ctx, toolGetLabel, args)
 }
 
 // GetLatestRelease calls the tool "get_latest_release".
 //
 // Get the latest release in a GitHub repository
 func (c *Client) GetLatestRelease(ctx context.Context, args GetLatestReleaseArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetLatestRelease, args)
+	return c.c.CallTool(ctx, toolGetLatestRelease, args)
 }
 
 // GetMe calls the tool "get_me".
 //
 // Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when information is missing to build other tool calls.
 func (c *Client) GetMe(ctx context.Context) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetMe, nil)
+	return c.c.CallTool(ctx, toolGetMe, nil)
 }
 
 // GetNotificationDetails calls the tool "get_notification_details".
 //
 // Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.
 func (c *Client) GetNotificationDetails(ctx context.Context, args GetNotificationDetailsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetNotificationDetails, args)
+	return c.c.CallTool(ctx, toolGetNotificationDetails, args)
 }
 
 // GetReleaseByTag calls the tool "get_release_by_tag".
 //
 // Get a specific release by its tag name in a GitHub repository
 func (c *Client) GetReleaseByTag(ctx context.Context, args GetReleaseByTagArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetReleaseByTag, args)
+	return c.c.CallTool(ctx, toolGetReleaseByTag, args)
 }
 
 // GetRepositoryTree calls the tool "get_repository_tree".
 //
 // Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA
 func (c *Client) GetRepositoryTree(ctx context.Context, args GetRepositoryTreeArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetRepositoryTree, args)
+	return c.c.CallTool(ctx, toolGetRepositoryTree, args)
 }
 
 // GetSecretScanningAlert calls the tool "get_secret_scanning_alert".
 //
 // Get details of a specific secret scanning alert in a GitHub repository.
 func (c *Client) GetSecretScanningAlert(ctx context.Context, args GetSecretScanningAlertArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetSecretScanningAlert, args)
+	return c.c.CallTool(ctx, toolGetSecretScanningAlert, args)
 }
 
 // GetTag calls the tool "get_tag".
 //
 // Get details about a specific git tag in a GitHub repository
 func (c *Client) GetTag(ctx context.Context, args GetTagArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetTag, args)
+	return c.c.CallTool(ctx, toolGetTag, args)
 }
 
 // GetTeamMembers calls the tool "get_team_members".
 //
 // Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials
 func (c *Client) GetTeamMembers(ctx context.Context, args GetTeamMembersArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetTeamMembers, args)
+	return c.c.CallTool(ctx, toolGetTeamMembers, args)
 }
 
 // GetTeams calls the tool "get_teams".
 //
 // Get details of the teams the user is a member of. Limited to organizations accessible with current credentials
 func (c *Client) GetTeams(ctx context.Context, args GetTeamsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolGetTeams, args)
+	return c.c.CallTool(ctx, toolGetTeams, args)
 }
 
 // IssueRead calls the tool "issue_read".
 //
 // Get information about a specific issue in a GitHub repository.
 func (c *Client) IssueRead(ctx context.Context, args IssueReadArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolIssueRead, args)
+	return c.c.CallTool(ctx, toolIssueRead, args)
 }
 
 // IssueWrite calls the tool "issue_write".
 //
 // Create a new or update an existing issue in a GitHub repository.
 func (c *Client) IssueWrite(ctx context.Context, args IssueWriteArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolIssueWrite, args)
+	return c.c.CallTool(ctx, toolIssueWrite, args)
 }
 
 // LabelWrite calls the tool "label_write".
 //
 // Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.
 func (c *Client) LabelWrite(ctx context.Context, args LabelWriteArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolLabelWrite, args)
+	return c.c.CallTool(ctx, toolLabelWrite, args)
 }
 
 // ListBranches calls the tool "list_branches".
 //
 // List branches in a GitHub repository
 func (c *Client) ListBranches(ctx context.Context, args ListBranchesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListBranches, args)
+	return c.c.CallTool(ctx, toolListBranches, args)
 }
 
 // ListCodeScanningAlerts calls the tool "list_code_scanning_alerts".
 //
 // List code scanning alerts in a GitHub repository.
 func (c *Client) ListCodeScanningAlerts(ctx context.Context, args ListCodeScanningAlertsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListCodeScanningAlerts, args)
+	return c.c.CallTool(ctx, toolListCodeScanningAlerts, args)
 }
 
 // ListCommits calls the tool "list_commits".
 //
 // Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
 func (c *Client) ListCommits(ctx context.Context, args ListCommitsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListCommits, args)
+	return c.c.CallTool(ctx, toolListCommits, args)
 }
 
 // ListDependabotAlerts calls the tool "list_dependabot_alerts".
 //
 // List dependabot alerts in a GitHub repository.
 func (c *Client) ListDependabotAlerts(ctx context.Context, args ListDependabotAlertsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListDependabotAlerts, args)
+	return c.c.CallTool(ctx, toolListDependabotAlerts, args)
 }
 
 // ListDiscussionCategories calls the tool "list_discussion_categories".
 //
 // List discussion categories with their id and name, for a repository or organisation.
 func (c *Client) ListDiscussionCategories(ctx context.Context, args ListDiscussionCategoriesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListDiscussionCategories, args)
+	return c.c.CallTool(ctx, toolListDiscussionCategories, args)
 }
 
 // ListDiscussions calls the tool "list_discussions".
 //
 // List discussions for a repository or organisation.
 func (c *Client) ListDiscussions(ctx context.Context, args ListDiscussionsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListDiscussions, args)
+	return c.c.CallTool(ctx, toolListDiscussions, args)
 }
 
 // ListGists calls the tool "list_gists".
 //
 // List gists for a user
 func (c *Client) ListGists(ctx context.Context, args ListGistsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListGists, args)
+	return c.c.CallTool(ctx, toolListGists, args)
 }
 
 // ListGlobalSecurityAdvisories calls the tool "list_global_security_advisories".
 //
 // List global security advisories from GitHub.
 func (c *Client) ListGlobalSecurityAdvisories(ctx context.Context, args ListGlobalSecurityAdvisoriesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListGlobalSecurityAdvisories, args)
+	return c.c.CallTool(ctx, toolListGlobalSecurityAdvisories, args)
 }
 
 // ListIssueFields calls the tool "list_issue_fields".
 //
 // List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.
 func (c *Client) ListIssueFields(ctx context.Context, args ListIssueFieldsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListIssueFields, args)
+	return c.c.CallTool(ctx, toolListIssueFields, args)
 }
 
 // ListIssueTypes calls the tool "list_issue_types".
 //
 // List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.
 func (c *Client) ListIssueTypes(ctx context.Context, args ListIssueTypesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListIssueTypes, args)
+	return c.c.CallTool(ctx, toolListIssueTypes, args)
 }
 
 // ListIssues calls the tool "list_issues".
 //
 // List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
 func (c *Client) ListIssues(ctx context.Context, args ListIssuesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListIssues, args)
+	return c.c.CallTool(ctx, toolListIssues, args)
 }
 
 // ListLabel calls the tool "list_label".
 //
 // List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first
 func (c *Client) ListLabel(ctx context.Context, args ListLabelArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListLabel, args)
+	return c.c.CallTool(ctx, toolListLabel, args)
 }
 
 // ListNotifications calls the tool "list_notifications".
 //
 // Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.
 func (c *Client) ListNotifications(ctx context.Context, args ListNotificationsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListNotifications, args)
+	return c.c.CallTool(ctx, toolListNotifications, args)
 }
 
 // ListOrgRepositorySecurityAdvisories calls the tool "list_org_repository_security_advisories".
 //
 // List repository security advisories for a GitHub organization.
 func (c *Client) ListOrgRepositorySecurityAdvisories(ctx context.Context, args ListOrgRepositorySecurityAdvisoriesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListOrgRepositorySecurityAdvisories, args)
+	return c.c.CallTool(ctx, toolListOrgRepositorySecurityAdvisories, args)
 }
 
 // ListPullRequests calls the tool "list_pull_requests".
 //
 // List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.
 func (c *Client) ListPullRequests(ctx context.Context, args ListPullRequestsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListPullRequests, args)
+	return c.c.CallTool(ctx, toolListPullRequests, args)
 }
 
 // ListReleases calls the tool "list_releases".
 //
 // List releases in a GitHub repository
 func (c *Client) ListReleases(ctx context.Context, args ListReleasesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListReleases, args)
+	return c.c.CallTool(ctx, toolListReleases, args)
 }
 
 // ListRepositoryCollaborators calls the tool "list_repository_collaborators".
 //
 // List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.
 func (c *Client) ListRepositoryCollaborators(ctx context.Context, args ListRepositoryCollaboratorsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListRepositoryCollaborators, args)
+	return c.c.CallTool(ctx, toolListRepositoryCollaborators, args)
 }
 
 // ListRepositorySecurityAdvisories calls the tool "list_repository_security_advisories".
 //
 // List repository security advisories for a GitHub repository.
 func (c *Client) ListRepositorySecurityAdvisories(ctx context.Context, args ListRepositorySecurityAdvisoriesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListRepositorySecurityAdvisories, args)
+	return c.c.CallTool(ctx, toolListRepositorySecurityAdvisories, args)
 }
 
 // ListSecretScanningAlerts calls the tool "list_secret_scanning_alerts".
 //
 // List secret scanning alerts in a GitHub repository.
 func (c *Client) ListSecretScanningAlerts(ctx context.Context, args ListSecretScanningAlertsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListSecretScanningAlerts, args)
+	return c.c.CallTool(ctx, toolListSecretScanningAlerts, args)
 }
 
 // ListStarredRepositories calls the tool "list_starred_repositories".
 //
 // List starred repositories
 func (c *Client) ListStarredRepositories(ctx context.Context, args ListStarredRepositoriesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListStarredRepositories, args)
+	return c.c.CallTool(ctx, toolListStarredRepositories, args)
 }
 
 // ListTags calls the tool "list_tags".
 //
 // List git tags in a GitHub repository
 func (c *Client) ListTags(ctx context.Context, args ListTagsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolListTags, args)
+	return c.c.CallTool(ctx, toolListTags, args)
 }
 
 // ManageNotificationSubscription calls the tool "manage_notification_subscription".
 //
 // Manage a notification subscription: ignore, watch, or delete a notification thread subscription.
 func (c *Client) ManageNotificationSubscription(ctx context.Context, args ManageNotificationSubscriptionArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolManageNotificationSubscription, args)
+	return c.c.CallTool(ctx, toolManageNotificationSubscription, args)
 }
 
 // ManageRepositoryNotificationSubscription calls the tool "manage_repository_notification_subscription".
 //
 // Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.
 func (c *Client) ManageRepositoryNotificationSubscription(ctx context.Context, args ManageRepositoryNotificationSubscriptionArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolManageRepositoryNotificationSubscription, args)
+	return c.c.CallTool(ctx, toolManageRepositoryNotificationSubscription, args)
 }
 
 // MarkAllNotificationsRead calls the tool "mark_all_notifications_read".
 //
 // Mark all notifications as read
 func (c *Client) MarkAllNotificationsRead(ctx context.Context, args MarkAllNotificationsReadArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolMarkAllNotificationsRead, args)
+	return c.c.CallTool(ctx, toolMarkAllNotificationsRead, args)
 }
 
 // MergePullRequest calls the tool "merge_pull_request".
 //
 // Merge a pull request in a GitHub repository.
 func (c *Client) MergePullRequest(ctx context.Context, args MergePullRequestArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolMergePullRequest, args)
+	return c.c.CallTool(ctx, toolMergePullRequest, args)
 }
 
 // ProjectsGet calls the tool "projects_get".
@@ -609,7 +649,7 @@ func (c *Client) MergePullRequest(ctx context.Context, args MergePullRequestArgs
 // Get details about specific GitHub Projects resources.
 // Use this tool to get details about individual projects, project fields, and project items by their unique IDs.
 func (c *Client) ProjectsGet(ctx context.Context, args ProjectsGetArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolProjectsGet, args)
+	return c.c.CallTool(ctx, toolProjectsGet, args)
 }
 
 // ProjectsList calls the tool "projects_list".
@@ -617,21 +657,21 @@ func (c *Client) ProjectsGet(ctx context.Context, args ProjectsGetArgs) (*compos
 // Tools for listing GitHub Projects resources.
 // Use this tool to list projects for a user or organization, or list project fields and items for a specific project.
 func (c *Client) ProjectsList(ctx context.Context, args ProjectsListArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolProjectsList, args)
+	return c.c.CallTool(ctx, toolProjectsList, args)
 }
 
 // ProjectsWrite calls the tool "projects_write".
 //
 // Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, create status updates, and add iteration fields.
 func (c *Client) ProjectsWrite(ctx context.Context, args ProjectsWriteArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolProjectsWrite, args)
+	return c.c.CallTool(ctx, toolProjectsWrite, args)
 }
 
 // PullRequestRead calls the tool "pull_request_read".
 //
 // Get information on a specific pull request in GitHub repository.
 func (c *Client) PullRequestRead(ctx context.Context, args PullRequestReadArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolPullRequestRead, args)
+	return c.c.CallTool(ctx, toolPullRequestRead, args)
 }
 
 // PullRequestReviewWrite calls the tool "pull_request_review_write".
@@ -645,110 +685,110 @@ func (c *Client) PullRequestRead(ctx context.Context, args PullRequestReadArgs) 
 // - resolve_thread: Resolve a review thread. Requires only "threadId" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.
 // - unresolve_thread: Unresolve a previously resolved review thread. Requires only "threadId" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.
 func (c *Client) PullRequestReviewWrite(ctx context.Context, args PullRequestReviewWriteArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolPullRequestReviewWrite, args)
+	return c.c.CallTool(ctx, toolPullRequestReviewWrite, args)
 }
 
 // PushFiles calls the tool "push_files".
 //
 // Push multiple files to a GitHub repository in a single commit
 func (c *Client) PushFiles(ctx context.Context, args PushFilesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolPushFiles, args)
+	return c.c.CallTool(ctx, toolPushFiles, args)
 }
 
 // RequestCopilotReview calls the tool "request_copilot_review".
 //
 // Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.
 func (c *Client) RequestCopilotReview(ctx context.Context, args RequestCopilotReviewArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolRequestCopilotReview, args)
+	return c.c.CallTool(ctx, toolRequestCopilotReview, args)
 }
 
 // SearchCode calls the tool "search_code".
 //
 // Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
 func (c *Client) SearchCode(ctx context.Context, args SearchCodeArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolSearchCode, args)
+	return c.c.CallTool(ctx, toolSearchCode, args)
 }
 
 // SearchCommits calls the tool "search_commits".
 //
 // Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.
 func (c *Client) SearchCommits(ctx context.Context, args SearchCommitsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolSearchCommits, args)
+	return c.c.CallTool(ctx, toolSearchCommits, args)
 }
 
 // SearchIssues calls the tool "search_issues".
 //
 // Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
 func (c *Client) SearchIssues(ctx context.Context, args SearchIssuesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolSearchIssues, args)
+	return c.c.CallTool(ctx, toolSearchIssues, args)
 }
 
 // SearchOrgs calls the tool "search_orgs".
 //
 // Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.
 func (c *Client) SearchOrgs(ctx context.Context, args SearchOrgsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolSearchOrgs, args)
+	return c.c.CallTool(ctx, toolSearchOrgs, args)
 }
 
 // SearchPullRequests calls the tool "search_pull_requests".
 //
 // Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr
 func (c *Client) SearchPullRequests(ctx context.Context, args SearchPullRequestsArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolSearchPullRequests, args)
+	return c.c.CallTool(ctx, toolSearchPullRequests, args)
 }
 
 // SearchRepositories calls the tool "search_repositories".
 //
 // Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.
 func (c *Client) SearchRepositories(ctx context.Context, args SearchRepositoriesArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolSearchRepositories, args)
+	return c.c.CallTool(ctx, toolSearchRepositories, args)
 }
 
 // SearchUsers calls the tool "search_users".
 //
 // Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.
 func (c *Client) SearchUsers(ctx context.Context, args SearchUsersArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolSearchUsers, args)
+	return c.c.CallTool(ctx, toolSearchUsers, args)
 }
 
 // StarRepository calls the tool "star_repository".
 //
 // Star a GitHub repository
 func (c *Client) StarRepository(ctx context.Context, args StarRepositoryArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolStarRepository, args)
+	return c.c.CallTool(ctx, toolStarRepository, args)
 }
 
 // SubIssueWrite calls the tool "sub_issue_write".
 //
 // Add a sub-issue to a parent issue in a GitHub repository.
 func (c *Client) SubIssueWrite(ctx context.Context, args SubIssueWriteArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolSubIssueWrite, args)
+	return c.c.CallTool(ctx, toolSubIssueWrite, args)
 }
 
 // UnstarRepository calls the tool "unstar_repository".
 //
 // Unstar a GitHub repository
 func (c *Client) UnstarRepository(ctx context.Context, args UnstarRepositoryArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolUnstarRepository, args)
+	return c.c.CallTool(ctx, toolUnstarRepository, args)
 }
 
 // UpdateGist calls the tool "update_gist".
 //
 // Update an existing gist
 func (c *Client) UpdateGist(ctx context.Context, args UpdateGistArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolUpdateGist, args)
+	return c.c.CallTool(ctx, toolUpdateGist, args)
 }
 
 // UpdatePullRequest calls the tool "update_pull_request".
 //
 // Update an existing pull request in a GitHub repository.
 func (c *Client) UpdatePullRequest(ctx context.Context, args UpdatePullRequestArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolUpdatePullRequest, args)
+	return c.c.CallTool(ctx, toolUpdatePullRequest, args)
 }
 
 // UpdatePullRequestBranch calls the tool "update_pull_request_branch".
 //
 // Update the branch of a pull request with the latest changes from the base branch.
 func (c *Client) UpdatePullRequestBranch(ctx context.Context, args UpdatePullRequestBranchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolUpdatePullRequestBranch, args)
+	return c.c.CallTool(ctx, toolUpdatePullRequestBranch, args)
 }

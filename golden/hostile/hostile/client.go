@@ -14,14 +14,25 @@ import (
 )
 
 // Client calls the tools of the MCP server "hostile" through a
-// composition.Session. It is safe for concurrent use if the session is.
+// composition.Caller: a Session, or the server's binding in a Registry. It is
+// safe for concurrent use if the Caller is.
 type Client struct {
-	s *composition.Session
+	c composition.Caller
 }
 
-// NewClient returns a Client that calls tools through s.
-func NewClient(s *composition.Session) *Client {
-	return &Client{s: s}
+// NewClient returns a Client that calls tools through c: a
+// *composition.Session, a server of a composition.Registry (r.Server(id),
+// for a server registered under another id than "hostile"),
+// or a test's own composition.Caller.
+func NewClient(c composition.Caller) *Client {
+	return &Client{c: c}
+}
+
+// FromRegistry returns a Client that calls tools on the server with id
+// "hostile" in r: connected on first use, reconnected when its
+// session is lost (see composition.Registry.Server).
+func FromRegistry(r *composition.Registry) *Client {
+	return &Client{c: r.Server("hostile")}
 }
 
 // The tools of the server, as the Client's methods call them: name, schema
@@ -38,31 +49,31 @@ var (
 
 // Count calls the tool "count".
 func (c *Client) Count(ctx context.Context) (int64, error) {
-	return composition.CallAs[int64](ctx, c.s, toolCount, nil)
+	return composition.CallAs[int64](ctx, c.c, toolCount, nil)
 }
 
 // Fetch calls the tool "fetch".
 //
 // A union told apart by which required property is present.
 func (c *Client) Fetch(ctx context.Context, args FetchArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolFetch, args)
+	return c.c.CallTool(ctx, toolFetch, args)
 }
 
 // Find calls the tool "find".
 func (c *Client) Find(ctx context.Context, args FindArgs) (map[string]json.RawMessage, error) {
-	return composition.CallAs[map[string]json.RawMessage](ctx, c.s, toolFind, args)
+	return composition.CallAs[map[string]json.RawMessage](ctx, c.c, toolFind, args)
 }
 
 // Point calls the tool "point".
 //
 // A tuple in, a tuple out.
 func (c *Client) Point(ctx context.Context, args PointArgs) (*PointResult, error) {
-	return composition.CallAs[*PointResult](ctx, c.s, toolPoint, args)
+	return composition.CallAs[*PointResult](ctx, c.c, toolPoint, args)
 }
 
 // ReadNote calls the tool "read-note".
 func (c *Client) ReadNote(ctx context.Context) ([]string, error) {
-	return composition.CallAs[[]string](ctx, c.s, toolReadNote, nil)
+	return composition.CallAs[[]string](ctx, c.c, toolReadNote, nil)
 }
 
 // ReadNote2 calls the tool "read_note".
@@ -70,12 +81,12 @@ func (c *Client) ReadNote(ctx context.Context) ([]string, error) {
 // Reads a note.
 // Second line with */ and `backticks`.
 func (c *Client) ReadNote2(ctx context.Context, args ReadNote2Args) (*ReadNote2Result, error) {
-	return composition.CallAs[*ReadNote2Result](ctx, c.s, toolReadNote2, args)
+	return composition.CallAs[*ReadNote2Result](ctx, c.c, toolReadNote2, args)
 }
 
 // Strict calls the tool "strict".
 //
 // A closed object in, a constrained list out.
 func (c *Client) Strict(ctx context.Context, args StrictArgs) (StrictResult, error) {
-	return composition.CallAs[StrictResult](ctx, c.s, toolStrict, args)
+	return composition.CallAs[StrictResult](ctx, c.c, toolStrict, args)
 }

@@ -14,9 +14,10 @@ import (
 )
 
 // Client calls the tools of the MCP server "sqlite-explorer" through a
-// composition.Session. It is safe for concurrent use if the session is.
+// composition.Caller: a Session, or the server's binding in a Registry. It is
+// safe for concurrent use if the Caller is.
 type Client struct {
-	s *composition.Session
+	c composition.Caller
 }
 
 // ServerDigest is the digest of the server's tools (sha256 over their
@@ -25,27 +26,43 @@ type Client struct {
 const ServerDigest = "sha256:ccd95414c0a3b5ee2925a238dbdc2d76ac44f23d56a5ca5696744bca94c38d5b"
 
 // DigestCheck returns a composition.Connect option that compares the live
-// server's tools with ServerDigest, so a contract that changed since this
-// package was generated is noticed at Connect (DigestWarn or DigestFail).
-// Sessions of the other protocol era skip the comparison with a warning.
+// server's tools with ServerDigest and each tool with the digest its
+// descriptor pins, at Connect and whenever the server sends
+// notifications/tools/list_changed. With DigestFail a call of a tool that
+// changed since this package was generated fails with a
+// *composition.ToolChangedError while the other tools keep working; with
+// DigestWarn each change is a warning. Sessions of the other protocol era
+// skip the comparison with a warning.
 func DigestCheck(mode composition.DigestMode) composition.Option {
-	return composition.WithDigestCheckAt(ServerDigest, "2025-06-18", mode)
+	return composition.WithDigestCheckAt(ServerDigest, "2025-06-18", mode,
+		toolCountRows, toolDescribeTable, toolFindRow, toolInsertRow, toolListTables,
+		toolQuery)
 }
 
-// NewClient returns a Client that calls tools through s.
-func NewClient(s *composition.Session) *Client {
-	return &Client{s: s}
+// NewClient returns a Client that calls tools through c: a
+// *composition.Session, a server of a composition.Registry (r.Server(id),
+// for a server registered under another id than "sqlite-explorer"),
+// or a test's own composition.Caller.
+func NewClient(c composition.Caller) *Client {
+	return &Client{c: c}
+}
+
+// FromRegistry returns a Client that calls tools on the server with id
+// "sqlite-explorer" in r: connected on first use, reconnected when its
+// session is lost (see composition.Registry.Server).
+func FromRegistry(r *composition.Registry) *Client {
+	return &Client{c: r.Server("sqlite-explorer")}
 }
 
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolCountRows     = composition.Tool{Name: "count_rows", Types: types, InputDoc: "count_rows#inputSchema", OutputDoc: "count_rows#outputSchema", ResultPointer: "/properties/result"}
-	toolDescribeTable = composition.Tool{Name: "describe_table", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "describe_table#inputSchema", OutputDoc: "describe_table#outputSchema"}
-	toolFindRow       = composition.Tool{Name: "find_row", Output: composition.Output{CanBeObject: true}, Types: types, InputDoc: "find_row#inputSchema", OutputDoc: "find_row#outputSchema", ResultPointer: "/properties/result"}
-	toolInsertRow     = composition.Tool{Name: "insert_row", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "insert_row#inputSchema", OutputDoc: "insert_row#outputSchema"}
-	toolListTables    = composition.Tool{Name: "list_tables", Types: types, InputDoc: "list_tables#inputSchema", OutputDoc: "list_tables#outputSchema", ResultPointer: "/properties/result"}
-	toolQuery         = composition.Tool{Name: "query", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "query#inputSchema", OutputDoc: "query#outputSchema"}
+	toolCountRows     = composition.Tool{Name: "count_rows", Types: types, InputDoc: "count_rows#inputSchema", OutputDoc: "count_rows#outputSchema", ResultPointer: "/properties/result", ReadOnly: true, Idempotent: true, Digest: "sha256:fb91bcfd6f0dad4855ea0f53a5d94ed9cf6de635b9367d648bc16d15c16a9dfe"}
+	toolDescribeTable = composition.Tool{Name: "describe_table", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "describe_table#inputSchema", OutputDoc: "describe_table#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:a2e0e86be24dee43af0842f79e443598a02f9c3c4393b170280cd3ccdffe62eb"}
+	toolFindRow       = composition.Tool{Name: "find_row", Output: composition.Output{CanBeObject: true}, Types: types, InputDoc: "find_row#inputSchema", OutputDoc: "find_row#outputSchema", ResultPointer: "/properties/result", ReadOnly: true, Idempotent: true, Digest: "sha256:d61f3f3cbacfab6ae4a0e80480906fc4d7c9adc62ff4005553033850042ff52c"}
+	toolInsertRow     = composition.Tool{Name: "insert_row", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "insert_row#inputSchema", OutputDoc: "insert_row#outputSchema", Digest: "sha256:e7c42097f501140b94ac422fe9e53a1bd629457e6a2d44f5fdfa628aeaa580e2"}
+	toolListTables    = composition.Tool{Name: "list_tables", Types: types, InputDoc: "list_tables#inputSchema", OutputDoc: "list_tables#outputSchema", ResultPointer: "/properties/result", ReadOnly: true, Idempotent: true, Digest: "sha256:6ea3fd9419895cc930c81d9c847bfa6eae31db9b0bb4b4a4044570567e4a1ce0"}
+	toolQuery         = composition.Tool{Name: "query", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "query#inputSchema", OutputDoc: "query#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:28aa8c6fd08c8769176ba254372a07a575fc319660e162ebfeefbf2261f69d88"}
 )
 
 // CountRows calls the tool "count_rows".
@@ -54,7 +71,7 @@ var (
 //
 // Count the rows of a table.
 func (c *Client) CountRows(ctx context.Context, args CountRowsArgs) (int64, error) {
-	return composition.CallAs[int64](ctx, c.s, toolCountRows, args)
+	return composition.CallAs[int64](ctx, c.c, toolCountRows, args)
 }
 
 // DescribeTable calls the tool "describe_table".
@@ -63,7 +80,7 @@ func (c *Client) CountRows(ctx context.Context, args CountRowsArgs) (int64, erro
 //
 // Describe a table's columns: name, declared type, NOT NULL, primary key.
 func (c *Client) DescribeTable(ctx context.Context, args DescribeTableArgs) (*DescribeTableResult, error) {
-	return composition.CallAs[*DescribeTableResult](ctx, c.s, toolDescribeTable, args)
+	return composition.CallAs[*DescribeTableResult](ctx, c.c, toolDescribeTable, args)
 }
 
 // FindRow calls the tool "find_row".
@@ -72,7 +89,7 @@ func (c *Client) DescribeTable(ctx context.Context, args DescribeTableArgs) (*De
 //
 // Fetch one row of a table by its id, as an object of column values; null when there is no such row.
 func (c *Client) FindRow(ctx context.Context, args FindRowArgs) (map[string]json.RawMessage, error) {
-	return composition.CallAs[map[string]json.RawMessage](ctx, c.s, toolFindRow, args)
+	return composition.CallAs[map[string]json.RawMessage](ctx, c.c, toolFindRow, args)
 }
 
 // InsertRow calls the tool "insert_row".
@@ -81,7 +98,7 @@ func (c *Client) FindRow(ctx context.Context, args FindRowArgs) (map[string]json
 //
 // Insert a row into a table and return its id.
 func (c *Client) InsertRow(ctx context.Context, args InsertRowArgs) (*InsertRowResult, error) {
-	return composition.CallAs[*InsertRowResult](ctx, c.s, toolInsertRow, args)
+	return composition.CallAs[*InsertRowResult](ctx, c.c, toolInsertRow, args)
 }
 
 // ListTables calls the tool "list_tables".
@@ -90,7 +107,7 @@ func (c *Client) InsertRow(ctx context.Context, args InsertRowArgs) (*InsertRowR
 //
 // List the names of the database's tables.
 func (c *Client) ListTables(ctx context.Context) ([]string, error) {
-	return composition.CallAs[[]string](ctx, c.s, toolListTables, nil)
+	return composition.CallAs[[]string](ctx, c.c, toolListTables, nil)
 }
 
 // Query calls the tool "query".
@@ -99,5 +116,5 @@ func (c *Client) ListTables(ctx context.Context) ([]string, error) {
 //
 // Execute a read-only SQL statement and return the rows.
 func (c *Client) Query(ctx context.Context, args QueryArgs) (*QueryResult, error) {
-	return composition.CallAs[*QueryResult](ctx, c.s, toolQuery, args)
+	return composition.CallAs[*QueryResult](ctx, c.c, toolQuery, args)
 }

@@ -13,14 +13,25 @@ import (
 )
 
 // Client calls the tools of the MCP server "styles" through a
-// composition.Session. It is safe for concurrent use if the session is.
+// composition.Caller: a Session, or the server's binding in a Registry. It is
+// safe for concurrent use if the Caller is.
 type Client struct {
-	s *composition.Session
+	c composition.Caller
 }
 
-// NewClient returns a Client that calls tools through s.
-func NewClient(s *composition.Session) *Client {
-	return &Client{s: s}
+// NewClient returns a Client that calls tools through c: a
+// *composition.Session, a server of a composition.Registry (r.Server(id),
+// for a server registered under another id than "styles"),
+// or a test's own composition.Caller.
+func NewClient(c composition.Caller) *Client {
+	return &Client{c: c}
+}
+
+// FromRegistry returns a Client that calls tools on the server with id
+// "styles" in r: connected on first use, reconnected when its
+// session is lost (see composition.Registry.Server).
+func FromRegistry(r *composition.Registry) *Client {
+	return &Client{c: r.Server("styles")}
 }
 
 // The tools of the server, as the Client's methods call them: name, schema
@@ -38,40 +49,40 @@ var (
 //
 // The lightweight direct-map shape, normalized with a warning.
 func (c *Client) DirectMap(ctx context.Context, args DirectMapArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolDirectMap, args)
+	return c.c.CallTool(ctx, toolDirectMap, args)
 }
 
 // Draft04Range calls the tool "draft04_range".
 //
 // draft-04: id, definitions, boolean exclusiveMaximum.
 func (c *Client) Draft04Range(ctx context.Context, args Draft04RangeArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolDraft04Range, args)
+	return c.c.CallTool(ctx, toolDraft04Range, args)
 }
 
 // PydanticSearch calls the tool "pydantic_search".
 //
 // Pydantic-style: anyOf with null, $defs, title on every field.
 func (c *Client) PydanticSearch(ctx context.Context, args PydanticSearchArgs) ([]Hit, error) {
-	return composition.CallAs[[]Hit](ctx, c.s, toolPydanticSearch, args)
+	return composition.CallAs[[]Hit](ctx, c.c, toolPydanticSearch, args)
 }
 
 // SchemarsTree calls the tool "schemars_tree".
 //
 // schemars-style: a recursive tree through "#" and $defs.
 func (c *Client) SchemarsTree(ctx context.Context, args SchemarsTreeArgs) (*Node, error) {
-	return composition.CallAs[*Node](ctx, c.s, toolSchemarsTree, args)
+	return composition.CallAs[*Node](ctx, c.c, toolSchemarsTree, args)
 }
 
 // Wide calls the tool "wide".
 //
 // A 200-property object.
 func (c *Client) Wide(ctx context.Context, args WideArgs) (*composition.Result, error) {
-	return c.s.CallTool(ctx, toolWide, args)
+	return c.c.CallTool(ctx, toolWide, args)
 }
 
 // ZodShape calls the tool "zod_shape".
 //
 // zod-style: a const-tagged oneOf, additionalProperties false everywhere.
 func (c *Client) ZodShape(ctx context.Context, args ZodShapeArgs) (*ZodShapeResult, error) {
-	return composition.CallAs[*ZodShapeResult](ctx, c.s, toolZodShape, args)
+	return composition.CallAs[*ZodShapeResult](ctx, c.c, toolZodShape, args)
 }

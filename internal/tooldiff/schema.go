@@ -1,4 +1,4 @@
-package diff
+package tooldiff
 
 import (
 	"fmt"
@@ -34,15 +34,7 @@ func (d Direction) String() string {
 // when old or new is not JSON. Envelopes are not looked for: Compare does
 // that, through the IR.
 func CompareSchema(old, new []byte, d Direction) ([]Change, error) {
-	ov, err := decodeJSON(old)
-	if err != nil {
-		return nil, fmt.Errorf("old schema: %w", err)
-	}
-	nv, err := decodeJSON(new)
-	if err != nil {
-		return nil, fmt.Errorf("new schema: %w", err)
-	}
-	return compareDocs(ov, nv, "", "", d), nil
+	return CompareSchemaAt(old, new, "", "", d)
 }
 
 // maxSteps bounds the sub-schema comparisons of one document pair; the

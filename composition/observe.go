@@ -1,0 +1,118 @@
+package composition
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/mcpbind/mcpbind/internal/redact"
+)
+
+// Call describes one tool call to an [Interceptor] and in log records.
+type Call struct {
+	// Server names the server: its id in a [Registry], else the command of
+	// a stdio server or the URL of an HTTP server without user
+	// information, query or fragment (as [Transport.String]).
+	Server string
+	// Tool is the tool's name as the server lists it.
+	Tool string
+	// Args are the arguments as the caller gave them (a generated Args
+	// value, a map, or nil), before encoding. An interceptor may read them;
+	// mcpbind never logs them.
+	Args any
+}
+
+// Invoker carries out a call: the next interceptor, or at the end of the
+// chain the tools/call request itself (with argument encoding and
+// WithArgsValidation). Its result and error are those of [Session.CallTool].
+type Invoker func(ctx context.Context, call Call) (*Result, error)
+
+// Interceptor wraps every tool call of a session, like a gRPC unary client
+// interceptor: it may look at the call, change ctx (for a tracing span) or
+// the call's Args, call next (or not), and look at or replace the result and
+// error. It must be safe for concurrent use.
+type Interceptor func(ctx context.Context, call Call, next Invoker) (*Result, error)
+
+// observeConfig holds the options of this file; sessions keep a copy.
+type observeConfig struct {
+	logger       *slog.Logger
+	interceptors []Interceptor
+	// server overrides the session's name in Call.Server and log records
+	// (a Registry sets the server's id).
+	server string
+}
+
+// WithLogger makes sessions and registries log to l: every connect and
+// reconnect (server, transport, negotiated protocol version, duration,
+// error), a lost session, and the start (Debug) and end (Debug, or Warn
+// with the error) of every tool call with its server, tool and duration.
+// Records never hold argument values or results; errors are those of the
+// session, redacted of header values, environment values, tokens and URL
+// credentials.
+// Nil (the default) logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return Option{apply: func(c *config) { c.observe.logger = l }}
+}
+
+// WithInterceptor adds an interceptor to every tool call ([Session.CallTool],
+// [Session.CallResult], [Session.Call], generated clients, and calls through
+// a [Registry], once per attempt when a registry retries). Interceptors run in
+// the order given: the first one added is the outermost, and its next runs
+// the second, as with grpc.WithChainUnaryInterceptor. The call records of
+// [WithLogger] enclose the whole chain.
+func WithInterceptor(i Interceptor) Option {
+	return Option{apply: func(c *config) {
+		if i != nil {
+			c.observe.interceptors = append(append([]Interceptor(nil), c.observe.interceptors...), i)
+		}
+	}}
+}
+
+// withServerName sets Call.Server and the name in log records; a Registry
+// passes the server's id.
+func withServerName(name string) Option {
+	return Option{apply: func(c *config) { c.observe.server = name }}
+}
+
+// intercept runs call through the session's interceptors to last, logging
+// its start and end.
+func (s *Session) intercept(ctx context.Context, call Call, last Invoker) (*Result, error) {
+	call.Server = s.observe.name(s.c.Server())
+	inv := last
+	for i := len(s.observe.interceptors) - 1; i >= 0; i-- {
+		ic, next := s.observe.interceptors[i], inv
+		inv = func(ctx context.Context, c Call) (*Result, error) { return ic(ctx, c, next) }
+	}
+	l := s.observe.logger
+	if l == nil {
+		return inv(ctx, call)
+	}
+	start := time.Now()
+	l.LogAttrs(ctx, slog.LevelDebug, "mcp call start", slog.String("server", call.Server), slog.String("tool", call.Tool))
+	res, err := inv(ctx, call)
+	attrs := []slog.Attr{slog.String("server", call.Server), slog.String("tool", call.Tool), slog.Duration("duration", time.Since(start))}
+	if err != nil {
+		l.LogAttrs(ctx, slog.LevelWarn, "mcp call failed", append(attrs, slog.String("error", redact.Text(err.Error(), nil)))...)
+	} else {
+		l.LogAttrs(ctx, slog.LevelDebug, "mcp call end", attrs...)
+	}
+	return res, err
+}
+
+// name is the server's name for calls and logs.
+func (o *observeConfig) name(fallback string) string {
+	if o.server != "" {
+		return o.server
+	}
+	return fallback
+}
+
+// warnLogged records msg as a warning of the session (Warnings,
+// WithWarnings) and logs it at Warn level when there is a logger: the
+// digest checks report changed tool definitions through it.
+func (s *Session) warnLogged(msg string) {
+	s.c.Warn(msg)
+	if l := s.observe.logger; l != nil {
+		l.LogAttrs(context.Background(), slog.LevelWarn, "mcp warning", slog.String("server", s.observe.name(s.c.Server())), slog.String("detail", msg))
+	}
+}

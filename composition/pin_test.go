@@ -1,0 +1,318 @@
+package composition
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpbind/mcpbind/composition/internal/pinserver"
+	"github.com/mcpbind/mcpbind/internal/digest"
+)
+
+// buildPinServer builds composition/internal/pinserver/serve.
+func buildPinServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "pinserver")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	cmd := exec.Command(goTool(), "build", "-o", bin, "./composition/internal/pinserver/serve")
+	cmd.Dir = moduleRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the pin server: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// pinnedBundle is what export records and generate embeds for a server:
+// the server digest, and per tool its digest and its schemas as listed.
+type pinnedBundle struct {
+	server string
+	tools  map[string]Tool
+}
+
+// exportPins lists the tools of a fresh session as `mcpbind export` does
+// (ListToolsRaw) and builds the descriptors a generated package would hold:
+// the digests of internal/digest, which export records under x-mcpbind, and
+// the raw schemas, which generate embeds in the package's SchemaSet.
+func exportPins(ctx context.Context, t *testing.T, tr Transport, opts ...Option) pinnedBundle {
+	t.Helper()
+	s, err := Connect(ctx, tr, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	raw, err := s.ListToolsRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, each, err := digest.All(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{}
+	set := NewSchemaSet(docs)
+	b := pinnedBundle{server: server, tools: map[string]Tool{}}
+	for i, r := range raw {
+		var l struct {
+			Name         string          `json:"name"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		}
+		if err := json.Unmarshal(r, &l); err != nil {
+			t.Fatal(err)
+		}
+		tool := Tool{Name: l.Name, Schemas: set, Digest: each[i]}
+		if l.InputSchema != nil {
+			tool.InputDoc = l.Name + "#inputSchema"
+			docs[tool.InputDoc] = string(l.InputSchema)
+		}
+		if l.OutputSchema != nil {
+			tool.OutputDoc = l.Name + "#outputSchema"
+			docs[tool.OutputDoc] = string(l.OutputSchema)
+			tool.Output = Output{PlainObject: true, CanBeObject: true}
+		}
+		b.tools[l.Name] = tool
+	}
+	return b
+}
+
+// warnings collects WithWarnings messages from any goroutine.
+type pinWarnings chan string
+
+func (w pinWarnings) option() Option { return WithWarnings(func(m string) { w <- m }) }
+
+// waitFor returns the first warning containing every part; it fails the
+// test when ctx ends first.
+func (w pinWarnings) waitFor(ctx context.Context, t *testing.T, parts ...string) string {
+	t.Helper()
+	for {
+		select {
+		case m := <-w:
+			ok := true
+			for _, p := range parts {
+				ok = ok && strings.Contains(m, p)
+			}
+			if ok {
+				return m
+			}
+			t.Logf("warning: %s", m)
+		case <-ctx.Done():
+			t.Fatalf("no warning containing %q: %v", parts, ctx.Err())
+		}
+	}
+}
+
+// TestPinning connects to the pin server over stdio, in sessions of both
+// protocol eras, with tools pinned by their digests; mutate then changes
+// greet's description, then its inputSchema, then removes add, each time
+// sending notifications/tools/list_changed mid-session. Under DigestFail the
+// changed tool's calls fail with a *ToolChangedError naming the tool and
+// the change while the others work; under DigestWarn every call works and
+// each change is a warning.
+func TestPinning(t *testing.T) {
+	bin := buildPinServer(t)
+	transports := []struct {
+		name string
+		new  func(t *testing.T) Transport // a server in its original state
+	}{
+		{"stdio", func(*testing.T) Transport { return Stdio(bin) }},
+		{"http", func(t *testing.T) Transport { return HTTP(startHTTPServer(t, bin)) }},
+		{"in-process", func(*testing.T) Transport { return InProcess(pinserver.New()) }},
+	}
+	for _, tr := range transports {
+		for _, version := range []string{"2025-11-25", ModernProtocolVersion} {
+			for _, mode := range []DigestMode{DigestFail, DigestWarn} {
+				t.Run(tr.name+"/"+version+"/"+mode.String(), func(t *testing.T) {
+					testPinning(t, tr.new(t), version, mode)
+				})
+			}
+		}
+	}
+}
+
+// testPinning is one case of TestPinning: transport, version and mode.
+func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pins := exportPins(ctx, t, tr, WithProtocolVersion(version))
+	warned := make(pinWarnings, 64)
+	s, err := Connect(ctx, tr, WithProtocolVersion(version), warned.option(),
+		WithDigestCheckAt(pins.server, version, mode, pins.tools["greet"], pins.tools["add"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.ProtocolVersion() != version {
+		t.Fatalf("negotiated %s, want %s", s.ProtocolVersion(), version)
+	}
+	if w := s.Warnings(); len(w) != 0 {
+		t.Fatalf("warnings at connect: %q", w)
+	}
+	greet := func() error {
+		var out struct{ Greeting string }
+		err := s.Call(ctx, pins.tools["greet"], map[string]string{"name": "Ada"}, &out)
+		if err == nil && out.Greeting != "hello, Ada" {
+			t.Errorf("greet: %+v", out)
+		}
+		return err
+	}
+	add := func() error {
+		var out struct{ Sum int64 }
+		err := s.Call(ctx, pins.tools["add"], map[string]int{"a": 2, "b": 3}, &out)
+		if err == nil && out.Sum != 5 {
+			t.Errorf("add: %+v", out)
+		}
+		return err
+	}
+	mutate := func(change string) {
+		t.Helper()
+		if _, err := s.CallResult(ctx, "mutate", map[string]string{"change": change}); err != nil {
+			t.Fatalf("mutate %s: %v", change, err)
+		}
+	}
+	// changed asserts what a call of a changed tool does in this mode; want
+	// is every change as "class where code", most severe first.
+	changed := func(call func() error, tool string, removed bool, want ...string) {
+		t.Helper()
+		err := call()
+		if mode == DigestWarn {
+			if err != nil {
+				t.Errorf("%s under DigestWarn: %v", tool, err)
+			}
+			return
+		}
+		var tc *ToolChangedError
+		if !errors.As(err, &tc) {
+			t.Fatalf("%s: want a *ToolChangedError, got %v", tool, err)
+		}
+		if tc.Tool != tool || tc.Server != tr.String() || tc.Removed != removed || tc.Pinned != pins.tools[tool].Digest {
+			t.Errorf("error %+v", tc)
+		}
+		var got []string
+		for _, c := range tc.Changes {
+			got = append(got, string(c.Class)+" "+string(c.Where)+" "+c.Code)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("changes %q, want %q (%+v)", got, want, tc.Changes)
+		}
+		if msg := err.Error(); !strings.Contains(msg, tr.String()) || !strings.Contains(msg, `tool "`+tool+`"`) || !removed && !strings.Contains(msg, tc.Changes[0].Message) {
+			t.Errorf("message %q", msg)
+		}
+		t.Logf("%s: %v", tool, err)
+	}
+
+	if err := greet(); err != nil {
+		t.Fatal(err)
+	}
+	if err := add(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A rug pull: greet's description changes.
+	mutate("description")
+	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "the tool's own fields"))
+	changed(greet, "greet", false, "cosmetic tool tool-fields-changed")
+	if err := add(); err != nil {
+		t.Errorf("add after greet changed: %v", err)
+	}
+
+	// greet's inputSchema gains a required property, and its description is
+	// the original again: only the schema changed.
+	mutate("input")
+	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "breaking input"))
+	changed(func() error {
+		_, err := s.CallResult(ctx, "greet", map[string]string{"name": "Ada", "language": "en"})
+		return err
+	}, "greet", false, "breaking input property-added")
+
+	// add is removed.
+	mutate("remove")
+	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "add" was removed`))
+	if mode == DigestFail {
+		changed(add, "add", true, "breaking tool tool-removed")
+	} else if err := add(); err == nil || errors.As(err, new(*ToolChangedError)) {
+		t.Errorf("add after its removal under DigestWarn: want the server's error, got %v", err)
+	}
+}
+
+// TestPinningAtConnect pins one tool with a digest the server no longer
+// matches: Connect succeeds in both modes (the server digest differs, but
+// per-tool digests decide), under DigestFail only that tool's calls fail,
+// and under DigestWarn Connect warns about it.
+func TestPinningAtConnect(t *testing.T) {
+	bin := buildPinServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pins := exportPins(ctx, t, Stdio(bin))
+	stale := pins.tools["greet"]
+	stale.Digest = digest.Of([]byte("the greet of an older export"))
+	for _, mode := range []DigestMode{DigestFail, DigestWarn} {
+		s, err := Connect(ctx, Stdio(bin), WithDigestCheckAt(digest.Of([]byte("an older server")), "", mode, stale, pins.tools["add"]))
+		if err != nil {
+			t.Fatalf("%v: %v", mode, err)
+		}
+		defer s.Close()
+		_, err = s.CallResult(ctx, "greet", map[string]string{"name": "Ada"})
+		var tc *ToolChangedError
+		if got := errors.As(err, &tc); got != (mode == DigestFail) {
+			t.Errorf("%v: greet: %v", mode, err)
+		}
+		if tc != nil && (tc.Live != pins.tools["greet"].Digest || len(tc.Changes) != 1 || tc.Changes[0].Code != "tool-fields-changed") {
+			t.Errorf("%v: %+v", mode, tc)
+		}
+		if _, err := s.CallResult(ctx, "add", map[string]int{"a": 1, "b": 2}); err != nil {
+			t.Errorf("%v: add: %v", mode, err)
+		}
+		w := s.Warnings()
+		if len(w) != 1 || !strings.Contains(w[0], `tool "greet" changed`) {
+			t.Errorf("%v: warnings %q", mode, w)
+		}
+	}
+}
+
+// TestPinningReconnect changes greet while no session is connected, as a
+// server restarted with another contract does between a registry's
+// reconnects: the next session's Connect compares the tools again, so
+// greet's calls fail from the start under DigestFail, add keeps working,
+// and Connect itself succeeds although the server digest differs.
+func TestPinningReconnect(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := pinserver.New()
+	pins := exportPins(ctx, t, InProcess(srv))
+	first, err := Connect(ctx, InProcess(srv), WithDigestCheckAt(pins.server, ModernProtocolVersion, DigestFail, pins.tools["greet"], pins.tools["add"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.CallResult(ctx, "greet", map[string]string{"name": "Ada"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.CallResult(ctx, "mutate", map[string]string{"change": "description"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Close()
+
+	s, err := Connect(ctx, InProcess(srv), WithDigestCheckAt(pins.server, ModernProtocolVersion, DigestFail, pins.tools["greet"], pins.tools["add"]))
+	if err != nil {
+		t.Fatalf("reconnect: %v", err)
+	}
+	defer s.Close()
+	var tc *ToolChangedError
+	if _, err := s.CallResult(ctx, "greet", map[string]string{"name": "Ada"}); !errors.As(err, &tc) || tc.Tool != "greet" || tc.Changes[0].Code != "tool-fields-changed" {
+		t.Errorf("greet after reconnect: %v", err)
+	}
+	if _, err := s.CallResult(ctx, "add", map[string]int{"a": 1, "b": 2}); err != nil {
+		t.Errorf("add after reconnect: %v", err)
+	}
+	if w := s.Warnings(); len(w) != 1 || !strings.Contains(w[0], `tool "greet" changed`) {
+		t.Errorf("warnings %q", w)
+	}
+}

@@ -1,0 +1,667 @@
+package composition
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/redact"
+)
+
+// Registry holds the downstream MCP servers of a program by id: from a
+// servers config file ([LoadRegistry], the file `mcpbind export --config`
+// reads) or added in code ([Registry.Add]). A server is connected on first
+// use ([Registry.Session], a call through [Registry.Server]) or all at once by
+// [Registry.Connect]; at most one connect per server is in flight, and
+// concurrent callers wait for it. A session that is lost (its stdio process
+// exited, its HTTP session or stream ended) is reconnected in the background
+// with bounded exponential backoff ([WithBackoff]). All methods are safe for
+// concurrent use. [Registry.Close] closes every session.
+type Registry struct {
+	opts []Option
+	// life bounds background connects; Close cancels it.
+	life   context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	closed  bool
+	servers map[string]*regServer
+}
+
+// ErrRegistryClosed is returned for a use of a [Registry] after Close.
+var ErrRegistryClosed = errors.New("composition: the registry is closed")
+
+// Reconnect backoff defaults: the first reconnect attempt after a lost
+// session waits DefaultBackoffBase, each failed attempt doubles the wait, up
+// to DefaultBackoffMax.
+const (
+	DefaultBackoffBase = 100 * time.Millisecond
+	DefaultBackoffMax  = 5 * time.Second
+)
+
+// DefaultConnectTimeout bounds one connect attempt of a registry server,
+// unless its config file entry gives a timeout.
+const DefaultConnectTimeout = 30 * time.Second
+
+// backoff is the WithBackoff setting (zero: the defaults).
+type backoff struct{ base, max time.Duration }
+
+// WithBackoff sets a registry's reconnect backoff: the wait before the
+// first reconnect attempt after a lost session is base, and each failed
+// attempt doubles it, up to max. A failed first connect makes the next
+// caller's attempt wait in the same way. Values <= 0 keep the defaults
+// ([DefaultBackoffBase], [DefaultBackoffMax]); max below base is raised to
+// base. Connect ignores it.
+func WithBackoff(base, max time.Duration) Option {
+	return Option{apply: func(c *config) { c.backoff = backoff{base: base, max: max} }}
+}
+
+// delay is the wait before an attempt that follows failures failed ones.
+func (b backoff) delay(failures int) time.Duration {
+	base, limit := b.base, b.max
+	if base <= 0 {
+		base = DefaultBackoffBase
+	}
+	if limit <= 0 {
+		limit = DefaultBackoffMax
+	}
+	limit = max(limit, base)
+	d := base
+	for range failures {
+		if d >= limit/2 {
+			return limit
+		}
+		d *= 2
+	}
+	return d
+}
+
+// ServerState is the state of a registry server in [ServerStatus].
+type ServerState string
+
+// The states of a registry server.
+const (
+	// StateIdle: not connected yet (connected on first use).
+	StateIdle ServerState = "idle"
+	// StateConnecting: the first connect is in flight.
+	StateConnecting ServerState = "connecting"
+	// StateConnected: a session is open.
+	StateConnected ServerState = "connected"
+	// StateReconnecting: the session was lost; reconnect attempts go on
+	// with backoff until one succeeds or the registry is closed.
+	StateReconnecting ServerState = "reconnecting"
+	// StateFailed: the last connect attempt failed; the next use tries
+	// again after the backoff.
+	StateFailed ServerState = "failed"
+	// StateClosed: the registry is closed.
+	StateClosed ServerState = "closed"
+)
+
+// ServerStatus is a snapshot of one registry server, from [Registry.Status].
+type ServerStatus struct {
+	// ID is the server's id in the registry.
+	ID string
+	// Server names it: its command or URL, as [Transport.String], with
+	// configured secrets masked.
+	Server string
+	// Transport is the transport of the current session
+	// ([TransportStdio], …), "" when not connected.
+	Transport string
+	// State is the server's state.
+	State ServerState
+	// ProtocolVersion is the version the current (or last) session
+	// negotiated, "" before the first connect.
+	ProtocolVersion string
+	// Reconnects counts the sessions opened after a lost one.
+	Reconnects int
+	// LastError is the last connect failure or the reason the last session
+	// was lost ("" when none), redacted of configured secrets and URL
+	// credentials.
+	LastError string
+}
+
+// regServer is one server of a registry.
+type regServer struct {
+	r       *Registry
+	id      string
+	t       Transport
+	opts    []Option
+	timeout time.Duration
+	// secrets are values from the config file (expanded variables) that
+	// Status and logs must not show.
+	secrets []string
+
+	mu         sync.Mutex
+	sess       *Session
+	pending    chan struct{} // closed when the connect attempt in flight ends
+	state      ServerState
+	version    string
+	reconnects int
+	failures   int // consecutive failed attempts
+	lastErr    error
+	log        *slog.Logger // WithLogger, from the options of the last connect
+}
+
+// NewRegistry returns an empty registry. opts apply to every server's
+// sessions (before the server's own options): typically [WithLogger],
+// [WithInterceptor], [WithBackoff], [WithArgsValidation].
+func NewRegistry(opts ...Option) *Registry {
+	life, cancel := context.WithCancel(context.Background())
+	return &Registry{opts: slices.Clone(opts), life: life, cancel: cancel, servers: map[string]*regServer{}}
+}
+
+// Add adds the server id, reached through t, with options of its own (a
+// generated DigestCheck, headers, …). It connects nothing. The id must be a
+// valid bundle server id; adding one twice, or after Close, is an error.
+func (r *Registry) Add(id string, t Transport, opts ...Option) error {
+	return r.add(&regServer{id: id, t: t, opts: slices.Clone(opts)})
+}
+
+func (r *Registry) add(s *regServer) error {
+	if err := bundle.CheckID(s.id); err != nil {
+		return fmt.Errorf("composition: registry: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrRegistryClosed
+	}
+	if _, dup := r.servers[s.id]; dup {
+		return fmt.Errorf("composition: registry: server %q is already added", s.id)
+	}
+	s.r, s.state = r, StateIdle
+	r.servers[s.id] = s
+	return nil
+}
+
+// Use adds options for the server id, applied from its next connect on: a
+// generated package's DigestCheck for a server read from a config file, for
+// example. Call it before the server is first used.
+func (r *Registry) Use(id string, opts ...Option) error {
+	s, err := r.lookup(id)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.opts = append(s.opts, opts...)
+	s.mu.Unlock()
+	return nil
+}
+
+// lookup returns the server id.
+func (r *Registry) lookup(id string) (*regServer, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, ErrRegistryClosed
+	}
+	s, ok := r.servers[id]
+	if !ok {
+		return nil, fmt.Errorf("composition: registry: no server %q (servers: %s)", id, strings.Join(slices.Sorted(maps.Keys(r.servers)), ", "))
+	}
+	return s, nil
+}
+
+// Session returns the open session of the server id, connecting it first
+// when needed (or waiting for the connect in flight, bounded by ctx). A
+// failed connect returns its *[ConnectError]. A session returned here does
+// not reconnect by itself; calls through [Registry.Server] do.
+func (r *Registry) Session(ctx context.Context, id string) (*Session, error) {
+	s, err := r.lookup(id)
+	if err != nil {
+		return nil, err
+	}
+	return s.session(ctx)
+}
+
+// Connect connects every server not yet connected, concurrently, and
+// returns the failures joined (each a *[ConnectError] naming its server).
+func (r *Registry) Connect(ctx context.Context) error {
+	r.mu.Lock()
+	servers := slices.Collect(maps.Values(r.servers))
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return ErrRegistryClosed
+	}
+	errs := make([]error, len(servers))
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		wg.Go(func() {
+			if _, err := s.session(ctx); err != nil {
+				errs[i] = fmt.Errorf("server %q: %w", s.id, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Status returns a snapshot of every server, sorted by id.
+func (r *Registry) Status() []ServerStatus {
+	r.mu.Lock()
+	servers := slices.Collect(maps.Values(r.servers))
+	closed := r.closed
+	r.mu.Unlock()
+	out := make([]ServerStatus, 0, len(servers))
+	for _, s := range servers {
+		s.mu.Lock()
+		st := ServerStatus{ID: s.id, Server: redact.Text(s.t.String(), s.secrets), State: s.state, ProtocolVersion: s.version, Reconnects: s.reconnects}
+		if s.sess != nil {
+			st.Transport = s.sess.Transport()
+		}
+		if s.lastErr != nil {
+			st.LastError = s.redact(s.lastErr)
+		}
+		s.mu.Unlock()
+		if closed {
+			st.State = StateClosed
+		}
+		out = append(out, st)
+	}
+	slices.SortFunc(out, func(a, b ServerStatus) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Close closes every session, stops reconnecting and waits for background
+// connects to end. Later uses fail with [ErrRegistryClosed]. It returns the
+// sessions' Close errors joined; calling it again returns nil.
+func (r *Registry) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	servers := slices.Collect(maps.Values(r.servers))
+	r.mu.Unlock()
+	r.cancel()
+	var errs []error
+	for _, s := range servers {
+		s.mu.Lock()
+		sess := s.sess
+		s.sess, s.state = nil, StateClosed
+		s.mu.Unlock()
+		if sess != nil {
+			if err := sess.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("server %q: %w", s.id, err))
+			}
+		}
+	}
+	r.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// spawn runs f in a goroutine that Close waits for; it reports false (and
+// runs nothing) once the registry is closed.
+func (r *Registry) spawn(f func()) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// isClosed reports whether Close was called.
+func (r *Registry) isClosed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
+}
+
+// alive reports whether s is neither closed nor known to be lost.
+func alive(s *Session) bool {
+	select {
+	case <-s.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+// session returns the server's open session, starting a connect when none
+// is open or in flight and waiting (bounded by ctx) for the attempt in
+// flight; when that attempt fails, its error is returned.
+func (s *regServer) session(ctx context.Context) (*Session, error) {
+	for waited := false; ; waited = true {
+		s.mu.Lock()
+		if s.r.isClosed() {
+			s.mu.Unlock()
+			return nil, ErrRegistryClosed
+		}
+		if cur := s.sess; cur != nil {
+			if alive(cur) {
+				s.mu.Unlock()
+				return cur, nil
+			}
+			s.lostLocked(cur, cur.Err())
+		}
+		if waited {
+			err := s.lastErr
+			s.mu.Unlock()
+			if err == nil {
+				err = ErrSessionLost
+			}
+			return nil, s.redactErr(err)
+		}
+		if s.pending == nil && !s.startLocked(false) {
+			s.mu.Unlock()
+			return nil, ErrRegistryClosed
+		}
+		ch := s.pending
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("composition: server %q: waiting for its connect: %w", s.id, ctx.Err())
+		}
+	}
+}
+
+// startLocked starts a connect loop (s.mu held): one attempt for a first
+// connect, attempts until success for a reconnect.
+func (s *regServer) startLocked(reconnect bool) bool {
+	ch := make(chan struct{})
+	if !s.r.spawn(func() { s.run(reconnect) }) {
+		return false
+	}
+	s.pending = ch
+	s.state = StateConnecting
+	if reconnect {
+		s.state = StateReconnecting
+	}
+	return true
+}
+
+// connectOptions are the options of the server's sessions: the registry's,
+// the server's own, and its id as the name in calls and logs.
+func (s *regServer) connectOptions() []Option {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Concat(s.r.opts, s.opts, []Option{withServerName(s.id)})
+}
+
+// run makes connect attempts, each after its backoff, until one succeeds,
+// the registry closes or, for a first connect, one fails.
+func (s *regServer) run(reconnect bool) {
+	opts := s.connectOptions()
+	cfg, _ := newConfig(opts)
+	log := cfg.observe.logger
+	s.mu.Lock()
+	s.log = log
+	s.mu.Unlock()
+	timeout := s.timeout
+	if timeout <= 0 {
+		timeout = DefaultConnectTimeout
+	}
+	for {
+		s.mu.Lock()
+		failures := s.failures
+		s.mu.Unlock()
+		if reconnect || failures > 0 {
+			n := failures
+			if !reconnect {
+				n--
+			}
+			t := time.NewTimer(cfg.backoff.delay(n))
+			select {
+			case <-t.C:
+			case <-s.r.life.Done():
+				t.Stop()
+			}
+		}
+		if s.r.life.Err() != nil {
+			s.finish(ErrRegistryClosed)
+			return
+		}
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(s.r.life, timeout)
+		sess, err := Connect(ctx, s.t, opts...)
+		cancel()
+		if err == nil && s.r.life.Err() != nil {
+			_ = sess.Close()
+			err = ErrRegistryClosed
+		}
+		if log != nil {
+			attrs := []slog.Attr{slog.String("server", s.id), slog.Duration("duration", time.Since(start))}
+			msg := "mcp connect"
+			if reconnect {
+				msg = "mcp reconnect"
+				attrs = append(attrs, slog.Int("attempt", failures+1))
+			}
+			if err != nil {
+				log.LogAttrs(s.r.life, slog.LevelWarn, msg+" failed", append(attrs, slog.String("error", s.redact(err)))...)
+			} else {
+				log.LogAttrs(s.r.life, slog.LevelInfo, msg, append(attrs, slog.String("transport", sess.Transport()), slog.String("protocolVersion", sess.ProtocolVersion()))...)
+			}
+		}
+
+		s.mu.Lock()
+		ch := s.pending
+		if err == nil {
+			s.sess, s.version, s.failures, s.state, s.pending = sess, sess.ProtocolVersion(), 0, StateConnected, nil
+			if reconnect {
+				s.reconnects++
+			}
+			close(ch)
+			s.mu.Unlock()
+			if !s.r.spawn(func() { s.watch(sess) }) {
+				// Closed meanwhile: Close may have missed this session.
+				s.mu.Lock()
+				if s.sess == sess {
+					s.sess = nil
+				}
+				s.mu.Unlock()
+				_ = sess.Close()
+			}
+			return
+		}
+		s.lastErr = err
+		s.failures++
+		if !reconnect || s.r.life.Err() != nil {
+			s.state, s.pending = StateFailed, nil
+			close(ch)
+			s.mu.Unlock()
+			return
+		}
+		s.pending = make(chan struct{})
+		close(ch)
+		s.mu.Unlock()
+	}
+}
+
+// finish ends a connect loop that made no attempt, with err.
+func (s *regServer) finish(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastErr, s.state = err, StateFailed
+	if s.pending != nil {
+		close(s.pending)
+		s.pending = nil
+	}
+}
+
+// watch notices when sess is lost and starts reconnecting.
+func (s *regServer) watch(sess *Session) {
+	select {
+	case <-sess.Done():
+		s.lost(sess, sess.Err())
+	case <-s.r.life.Done():
+	}
+}
+
+// lost records that sess is lost (because of cause) and starts reconnecting,
+// unless that happened already.
+func (s *regServer) lost(sess *Session, cause error) {
+	s.mu.Lock()
+	s.lostLocked(sess, cause)
+	s.mu.Unlock()
+}
+
+func (s *regServer) lostLocked(sess *Session, cause error) {
+	if s.sess != sess {
+		return
+	}
+	if cause == nil {
+		cause = ErrSessionLost
+	}
+	if le := new(SessionLostError); errors.As(cause, &le) && le.Err != nil {
+		cause = le.Err // why, without the request's fate
+	}
+	s.sess, s.lastErr = nil, cause
+	if s.log != nil {
+		s.log.LogAttrs(s.r.life, slog.LevelWarn, "mcp session lost", slog.String("server", s.id), slog.String("error", s.redact(cause)))
+	}
+	if !s.r.spawn(func() { _ = sess.Close() }) {
+		go func() { _ = sess.Close() }()
+	}
+	if s.pending == nil {
+		s.startLocked(true)
+	}
+}
+
+// logger is the server's WithLogger logger of its last connect, or nil.
+func (s *regServer) logger() *slog.Logger {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log
+}
+
+// redact is err's message without the server's secrets.
+func (s *regServer) redact(err error) string {
+	return redact.Text(err.Error(), s.secrets)
+}
+
+// redactErr is err with the server's secrets masked in its message (values
+// from the config file that the session's own redaction does not know, such
+// as a variable expanded into the command); errors.Is and errors.As see err.
+func (s *regServer) redactErr(err error) error {
+	if msg := s.redact(err); msg != err.Error() {
+		return &redactedError{msg: msg, err: err}
+	}
+	return err
+}
+
+// redactedError shows msg and unwraps to err.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// Server returns the [Caller] of the server id, for a generated client's
+// FromRegistry. Its calls connect the server when needed and wait for a
+// connect in flight. When a call fails because its session was lost (a
+// *[SessionLostError]), the registry reconnects and sends the call once more
+// on the new session if that is safe: the request was not sent (Sent is
+// false), or tool.ReadOnly or tool.Idempotent says that running it twice is
+// harmless. Otherwise, or when reconnecting fails, the call fails with a
+// *[CallLostError] saying whether it may have run. An unknown id fails at
+// call time.
+func (r *Registry) Server(id string) Caller {
+	return &serverCaller{r: r, id: id}
+}
+
+// serverCaller is the Caller of one registry server.
+type serverCaller struct {
+	r  *Registry
+	id string
+}
+
+// CallTool implements Caller.
+func (c *serverCaller) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) {
+	s, err := c.r.lookup(c.id)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := s.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sess.CallTool(ctx, tool, args)
+	var le *SessionLostError
+	if !errors.As(err, &le) {
+		return res, err
+	}
+	s.lost(sess, err)
+	lostErr := &CallLostError{Server: c.id, Tool: tool.Name, MayHaveRun: le.Sent, Err: err}
+	if le.Sent && !tool.ReadOnly && !tool.Idempotent {
+		return nil, lostErr
+	}
+	if sess, err = s.session(ctx); err != nil {
+		lostErr.Reconnect = err
+		return nil, lostErr
+	}
+	if log := s.logger(); log != nil {
+		log.LogAttrs(ctx, slog.LevelInfo, "mcp call sent again after reconnect", slog.String("server", c.id), slog.String("tool", tool.Name), slog.Bool("mayHaveRun", le.Sent))
+	}
+	res, err = sess.CallTool(ctx, tool, args)
+	if errors.As(err, &le) {
+		s.lost(sess, err)
+		lostErr.Retried, lostErr.MayHaveRun, lostErr.Err = true, lostErr.MayHaveRun || le.Sent, err
+		return nil, lostErr
+	}
+	return res, err
+}
+
+// CallLostError is returned by a call through a [Registry] whose session was
+// lost and that was not completed on a new session: the tool is neither
+// read-only nor idempotent and the request may have reached the server,
+// reconnecting failed, or the call was sent again and that session was lost
+// too. errors.Is(err, ErrSessionLost) is true for it; errors.As finds the
+// *[SessionLostError] of the last loss.
+type CallLostError struct {
+	// Server is the server's id in the registry.
+	Server string
+	// Tool is the tool's name.
+	Tool string
+	// MayHaveRun is true when a request reached, or may have reached, the
+	// server before the session was lost: the call may or may not have
+	// run. False means it certainly did not run.
+	MayHaveRun bool
+	// Retried is true when the call was sent again on a new session.
+	Retried bool
+	// Err is the error of the last attempt (a *SessionLostError inside).
+	Err error
+	// Reconnect is the error of reconnecting to send the call again, or
+	// nil.
+	Reconnect error
+}
+
+// Error says whether the call may have run, and why it was not (or not
+// successfully) sent again.
+func (e *CallLostError) Error() string {
+	msg := fmt.Sprintf("composition: server %q: tool %q: the session was lost before the call was sent, so it did not run", e.Server, e.Tool)
+	if e.MayHaveRun {
+		msg = fmt.Sprintf("composition: server %q: tool %q: the session was lost during the call, which may or may not have run", e.Server, e.Tool)
+	}
+	switch {
+	case e.Reconnect != nil:
+		return fmt.Sprintf("%s; reconnecting to send it again failed: %v (the session was lost: %v)", msg, e.Reconnect, e.Err)
+	case e.Retried:
+		return fmt.Sprintf("%s; it was sent again after reconnecting and that session was lost too: %v", msg, e.Err)
+	}
+	return fmt.Sprintf("%s; not sent again because the tool is neither read-only nor idempotent (readOnlyHint, idempotentHint): %v", msg, e.Err)
+}
+
+// Is reports whether target is ErrSessionLost.
+func (e *CallLostError) Is(target error) bool { return target == ErrSessionLost }
+
+// Unwrap returns Err and Reconnect.
+func (e *CallLostError) Unwrap() []error { return []error{e.Err, e.Reconnect} }

@@ -1,0 +1,327 @@
+package composition
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Server side of a generated package (mcpbind generate --server): the
+// generated Register function lists the bundle's tools on an mcp-go server
+// and answers them through a generated Handler interface. The code here does
+// the work, so each generated tool is one line: [Handle] or [HandleNoArgs]
+// with the tool's descriptor, its tool object as exported, and the handler
+// method.
+
+// ServedTool is one tool a generated Register adds to an mcp-go server: the
+// tool object as exported and the handler method that answers it. Make one
+// with [Handle] or [HandleNoArgs]; [Serve] registers them.
+type ServedTool struct {
+	tool     Tool
+	toolJSON string
+	// run decodes the arguments (raw JSON, "{}" when absent) and calls the
+	// handler; it returns the handler's value (a natural result, or a
+	// *Result for a tool without outputSchema), or an *argsError.
+	run func(ctx context.Context, args json.RawMessage) (any, error)
+}
+
+// Handle serves the tool described by tool, whose tools/list object is
+// toolJSON (the tool exactly as the bundle holds it), with f: arguments are
+// decoded into an A with tool.Types (required and closed properties, exact
+// names, defaults), f's value is sent as the result. Generated Register
+// functions call it with a Handler method value: Handle(toolQuery, "…",
+// h.Query).
+func Handle[A, R any](tool Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool {
+	return ServedTool{tool: tool, toolJSON: toolJSON, run: func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var args A
+		if err := tool.decodeArgs(raw, &args); err != nil {
+			return nil, err
+		}
+		return f(ctx, args)
+	}}
+}
+
+// HandleNoArgs is Handle for a tool without input properties, whose
+// handler method takes no arguments (as the generated client's method
+// sends none). Arguments a client sends anyway are ignored unless
+// [WithServerArgsValidation] rejects them.
+func HandleNoArgs[R any](tool Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool {
+	return ServedTool{tool: tool, toolJSON: toolJSON, run: func(ctx context.Context, _ json.RawMessage) (any, error) {
+		return f(ctx)
+	}}
+}
+
+// ServerOption configures [Serve] (and so a generated Register).
+type ServerOption struct {
+	apply func(*serveConfig)
+}
+
+// serveConfig is what the ServerOptions set.
+type serveConfig struct {
+	validateArgs, validateResults bool
+}
+
+// WithServerArgsValidation makes the served tools validate each call's
+// arguments against the tool's inputSchema before decoding them; a value
+// that does not match is refused like an argument that does not decode
+// (see [Serve]). Validation honours the request's context, and its
+// "pattern" matches share the budget [DefaultPatternBudget]. Off by
+// default: the Args types already enforce required and closed properties.
+// It is the server-side counterpart of [WithArgsValidation].
+func WithServerArgsValidation() ServerOption {
+	return ServerOption{apply: func(c *serveConfig) { c.validateArgs = true }}
+}
+
+// WithServerResultValidation makes the served tools validate each natural
+// result (before any envelope) against the tool's natural output schema
+// before sending it; a handler value that does not match is sent as a
+// tool error (isError: true) naming the JSON pointer, so a handler cannot
+// break the contract silently. Off by default.
+func WithServerResultValidation() ServerOption {
+	return ServerOption{apply: func(c *serveConfig) { c.validateResults = true }}
+}
+
+// Serve adds tools to s, as a generated Register does. Each tool is listed
+// with its tool object exactly as exported (name, title, description,
+// annotations, _meta, icons, execution, inputSchema and outputSchema as
+// mcp-go's mcp.Tool carries them; top-level members mcp.Tool does not model
+// are not sent, and "annotations" is always sent, {} when the tool object
+// has none), in the era of each request (the protocol version of a
+// 2026-07-28 request, or the one the session negotiated:
+// server.RequestProtocolVersion):
+//
+//   - toward 2026-07-28 and later: the natural outputSchema (the inner
+//     schema of an envelope the bundle recorded), and results as their
+//     natural JSON value, whatever it is (SEP-2106);
+//   - toward earlier versions, for a tool whose natural output schema root
+//     is not a plain "type":"object" schema: the envelope
+//     {"type":"object","properties":{"result":S},"required":["result"]}
+//     (the bundle's own when it recorded one; otherwise built with $refs
+//     re-pointed under #/properties/result), and results as {"result": v}
+//     — what TypeScript SDK v2 servers do, since those versions require an
+//     object outputSchema and structuredContent;
+//   - a tool the bundle says always wraps (Output.AlwaysWraps) is listed
+//     and answered wrapped in every version.
+//
+// A result is sent as structuredContent and as the same JSON in one text
+// block (a nil pointer, slice or map as null). A tool without outputSchema sends the handler's *Result as it is.
+// An error from the handler becomes a result with isError: true whose text
+// is the error's text (a *ToolError's Text, or its whole Result when it
+// carries one).
+//
+// Arguments that do not decode into the tool's Args type (or, with
+// [WithServerArgsValidation], do not match its inputSchema) get a result
+// with isError: true whose text names the tool and the JSON pointer (RFC
+// 6901) of the offending value: protocol version 2025-11-25 reports input
+// validation errors as tool execution errors (SEP-1303), and mcp-go answers
+// every handler error with -32603, so a -32602 error is not available to a
+// tool handler.
+//
+// The era rewrite of tools/list is a server.ToolFilterFunc added to s; it
+// touches only the tools passed here. Serve fails, adding nothing, when a
+// tool object is not valid or an outputSchema cannot be re-pointed; it
+// reports mcp-go's refusal of a tool (a name taken by a task tool, bad
+// x-mcp-header annotations) as an error instead of a panic.
+func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) (err error) {
+	var cfg serveConfig
+	for _, o := range opts {
+		if o.apply != nil {
+			o.apply(&cfg)
+		}
+	}
+	entries := make([]server.ServerTool, 0, len(tools))
+	legacy := map[string]json.RawMessage{}
+	for _, st := range tools {
+		l, err := st.listing()
+		if err != nil {
+			return err
+		}
+		if l.legacySchema != nil {
+			legacy[st.tool.Name] = l.legacySchema
+		}
+		entries = append(entries, server.ServerTool{Tool: l.tool, Handler: st.handler(cfg, l)})
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("composition: mcp-go refused the tools: %v", p)
+		}
+	}()
+	s.AddTools(entries...)
+	if len(legacy) > 0 {
+		server.WithToolFilter(legacyListing(legacy))(s)
+	}
+	return nil
+}
+
+// legacyListing returns the tool filter that lists the wrapped output
+// schemas to requests before 2026-07-28.
+func legacyListing(legacy map[string]json.RawMessage) server.ToolFilterFunc {
+	return func(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+		if !legacyRequest(ctx) {
+			return tools
+		}
+		out := make([]mcp.Tool, len(tools))
+		for i, t := range tools {
+			if s, ok := legacy[t.Name]; ok {
+				t.RawOutputSchema = s
+			}
+			out[i] = t
+		}
+		return out
+	}
+}
+
+// legacyRequest reports whether the request being handled uses a protocol
+// version before 2026-07-28: the version a 2026-07-28 request declares in
+// its _meta, or else the one its session negotiated through initialize
+// (server.RequestProtocolVersion); "" counts as legacy.
+func legacyRequest(ctx context.Context) bool {
+	return server.RequestProtocolVersion(ctx) < ModernProtocolVersion
+}
+
+// handler returns the mcp-go handler of st.
+func (st ServedTool) handler(cfg serveConfig, l listing) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw, err := requestArgs(req)
+		if err == nil && cfg.validateArgs {
+			err = st.tool.checkServerArgs(ctx, raw)
+		}
+		if err != nil {
+			return argsErrorResult(st.tool.Name, err), nil
+		}
+		v, err := st.run(ctx, raw)
+		if err != nil {
+			if ae, ok := errors.AsType[*argsError](err); ok {
+				return argsErrorResult(st.tool.Name, ae), nil
+			}
+			return toolErrorResult(err), nil
+		}
+		if st.tool.OutputDoc == "" {
+			if r, ok := v.(*Result); ok {
+				return plainResult(r)
+			}
+		}
+		value, err := st.tool.encodeResult(v)
+		if err == nil && cfg.validateResults {
+			err = st.tool.checkServerResult(ctx, value)
+		}
+		if err != nil {
+			return mcp.NewToolResultError(fmt.Sprintf("tool %q: %v", st.tool.Name, err)), nil
+		}
+		if l.alwaysWraps || (l.legacySchema != nil && legacyRequest(ctx)) {
+			value = append(append([]byte(`{"result":`), value...), '}')
+		}
+		return &mcp.CallToolResult{
+			Content:              []mcp.Content{mcp.NewTextContent(string(value))},
+			StructuredContent:    json.RawMessage(value),
+			RawStructuredContent: value,
+		}, nil
+	}
+}
+
+// requestArgs returns the call's arguments as raw JSON ({} when absent or
+// null).
+func requestArgs(req mcp.CallToolRequest) (json.RawMessage, error) {
+	raw := req.Params.RawArguments
+	if len(raw) == 0 && req.Params.Arguments != nil {
+		var err error
+		if raw, err = json.Marshal(req.Params.Arguments); err != nil {
+			return nil, &argsError{err: err}
+		}
+	}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+		return json.RawMessage(`{}`), nil
+	}
+	return raw, nil
+}
+
+// encodeResult encodes a handler's natural value with the tool's Types.
+func (tool Tool) encodeResult(v any) (json.RawMessage, error) {
+	if tool.Types == nil {
+		return json.Marshal(v)
+	}
+	return tool.Types.Marshal(v)
+}
+
+// plainResult converts a *Result (a tool without outputSchema, or a
+// *ToolError's) into mcp-go's result, keeping its content blocks as they
+// are. Reserved _meta keys (see withoutReservedMeta) are dropped: a Result
+// that a proxy got from its own downstream session carries that session's
+// protocol facts, which are not the tool's to forward.
+func plainResult(r *Result) (*mcp.CallToolResult, error) {
+	if r == nil {
+		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+	}
+	fwd := *r
+	fwd.Meta = withoutReservedMeta(r.Meta)
+	raw, err := json.Marshal(fwd)
+	if err != nil {
+		return nil, fmt.Errorf("composition: encoding the handler's result: %w", err)
+	}
+	rm := json.RawMessage(raw)
+	return mcp.ParseCallToolResult(&rm)
+}
+
+// toolErrorResult is the isError result for a handler's error.
+func toolErrorResult(err error) *mcp.CallToolResult {
+	if te, ok := errors.AsType[*ToolError](err); ok {
+		if te.Result != nil {
+			if r, perr := plainResult(te.Result); perr == nil {
+				r.IsError = true
+				return r
+			}
+		}
+		return mcp.NewToolResultError(te.Text)
+	}
+	return mcp.NewToolResultError(err.Error())
+}
+
+// withoutReservedMeta returns the _meta object meta without the keys MCP
+// reserves for itself (a prefix with a label "modelcontextprotocol" or
+// "mcp", such as "io.modelcontextprotocol/serverInfo": the spec's _meta
+// rules, basic/index "General fields"); nil when nothing is left. A _meta
+// that is not a JSON object is dropped.
+func withoutReservedMeta(meta json.RawMessage) json.RawMessage {
+	if len(meta) == 0 {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return nil
+	}
+	for k := range m {
+		if reservedMetaKey(k) {
+			delete(m, k)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// reservedMetaKey reports whether a _meta key has a prefix (the part before
+// the last "/") one of whose dot-separated labels is "modelcontextprotocol"
+// or "mcp".
+func reservedMetaKey(key string) bool {
+	i := strings.LastIndex(key, "/")
+	if i < 0 {
+		return false
+	}
+	for _, label := range strings.Split(key[:i], ".") {
+		if label == "modelcontextprotocol" || label == "mcp" {
+			return true
+		}
+	}
+	return false
+}

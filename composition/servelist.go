@@ -1,0 +1,203 @@
+package composition
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpbind/mcpbind/internal/envelope"
+	"github.com/mcpbind/mcpbind/internal/rawjson"
+)
+
+// listing is how a served tool is listed in each protocol era.
+type listing struct {
+	// tool is the mcp-go tool listed from 2026-07-28 on (natural
+	// outputSchema), and registered with mcp-go.
+	tool mcp.Tool
+	// legacySchema is the outputSchema listed before 2026-07-28, whose
+	// results are then wrapped as {"result": v}; nil when the tool is
+	// listed and answered alike in both eras.
+	legacySchema json.RawMessage
+	// alwaysWraps: the tool is listed with its envelope and answered
+	// wrapped in every era (Output.AlwaysWraps).
+	alwaysWraps bool
+}
+
+// toolFields are the members of a tool object that mcp.Tool models,
+// besides the schemas (which are kept as raw JSON).
+type toolFields struct {
+	Name         string             `json:"name"`
+	Title        string             `json:"title"`
+	Description  string             `json:"description"`
+	Annotations  mcp.ToolAnnotation `json:"annotations"`
+	Meta         *mcp.Meta          `json:"_meta"`
+	Icons        []mcp.Icon         `json:"icons"`
+	Execution    *mcp.ToolExecution `json:"execution"`
+	DeferLoading bool               `json:"defer_loading"`
+}
+
+// listing builds the tool's listings from its tool object (see Serve for
+// the rules).
+func (st ServedTool) listing() (listing, error) {
+	fail := func(format string, args ...any) (listing, error) {
+		return listing{}, fmt.Errorf("composition: serving tool %q: %s", st.tool.Name, fmt.Sprintf(format, args...))
+	}
+	raw := json.RawMessage(st.toolJSON)
+	members, err := rawjson.Members(raw)
+	if err != nil {
+		return fail("the tool object is not a JSON object: %v", err)
+	}
+	var f toolFields
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return fail("the tool object does not decode: %v", err)
+	}
+	if f.Name != st.tool.Name {
+		return fail("the tool object is named %q", f.Name)
+	}
+	input, err := st.schemaMember(members, "inputSchema", st.tool.InputDoc)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if input == nil {
+		input = json.RawMessage(`{"type":"object"}`) // required by MCP; absent in the bundle
+	}
+	advertised, err := st.schemaMember(members, "outputSchema", st.tool.OutputDoc)
+	if err != nil {
+		return fail("%v", err)
+	}
+	l := listing{tool: mcp.Tool{
+		Name: f.Name, Title: f.Title, Description: f.Description, Annotations: f.Annotations,
+		Meta: f.Meta, Icons: f.Icons, Execution: f.Execution, DeferLoading: f.DeferLoading,
+		RawInputSchema: input,
+	}}
+	if len(bytes.TrimSpace(advertised)) == 0 || string(bytes.TrimSpace(advertised)) == "null" {
+		return l, nil
+	}
+	switch o := st.tool.Output; {
+	case o.AlwaysWraps:
+		l.tool.RawOutputSchema, l.alwaysWraps = advertised, true
+	case st.tool.ResultPointer != "":
+		// The bundle holds the envelope listed before 2026-07-28.
+		natural, ok := envelope.Inner(advertised, true)
+		if !ok {
+			return fail("its outputSchema is not a {\"result\": …} envelope")
+		}
+		l.tool.RawOutputSchema, l.legacySchema = natural, advertised
+	case o.PlainObject || o.HasResultProperty:
+		l.tool.RawOutputSchema = advertised
+	default:
+		wrapped, err := envelope.Wrap(advertised)
+		if err != nil {
+			return fail("wrapping its outputSchema: %v", err)
+		}
+		l.tool.RawOutputSchema, l.legacySchema = advertised, wrapped
+	}
+	return l, nil
+}
+
+// schemaMember returns the tool object's member key (inputSchema or
+// outputSchema). Generated code leaves a schema out of the tool object when
+// it is byte for byte the document doc of the package's SchemaSet; it is
+// taken from there. nil when the tool has no such schema.
+func (st ServedTool) schemaMember(members []rawjson.Member, key, doc string) (json.RawMessage, error) {
+	if v := rawjson.Get(members, key); v != nil || doc == "" {
+		return v, nil
+	}
+	set := st.tool.schemaSet()
+	if set == nil {
+		return nil, fmt.Errorf("its %s is in schema document %q, but the tool has no schemas", key, doc)
+	}
+	text, ok := set.docs[doc]
+	if !ok {
+		return nil, fmt.Errorf("its %s is in schema document %q, which the package does not have", key, doc)
+	}
+	return json.RawMessage(text), nil
+}
+
+// argsError says why a call's arguments were refused: the JSON pointer
+// (RFC 6901) of the offending value, when known, and the cause.
+type argsError struct {
+	pointer string
+	located bool
+	err     error
+}
+
+func (e *argsError) Error() string {
+	if !e.located {
+		return e.err.Error()
+	}
+	ptr := e.pointer
+	if ptr == "" {
+		ptr = "/"
+	}
+	return "at " + ptr + ": " + e.err.Error()
+}
+
+func (e *argsError) Unwrap() error { return e.err }
+
+// locatedArgsError returns an argsError for err, at the pointer of a
+// *ValidationError in it.
+func locatedArgsError(err error) *argsError {
+	if ve, ok := errors.AsType[*ValidationError](err); ok {
+		return &argsError{pointer: ve.Pointer, located: true, err: errors.New(ve.Message)}
+	}
+	return &argsError{err: err}
+}
+
+// argsErrorResult is the isError result for refused arguments.
+func argsErrorResult(tool string, err error) *mcp.CallToolResult {
+	sep := ": "
+	if ae, ok := errors.AsType[*argsError](err); ok && ae.located {
+		sep = " "
+	}
+	return mcp.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q%s%v", tool, sep, err))
+}
+
+// decodeArgs decodes a call's arguments into out (a pointer to the tool's
+// Args type) with the tool's Types. When they do not decode, the
+// inputSchema (if any) locates the offending value for the error; only the
+// failing path pays for that validation.
+func (tool Tool) decodeArgs(raw json.RawMessage, out any) error {
+	err := tool.decode(raw, out)
+	if err == nil {
+		return nil
+	}
+	if set := tool.schemaSet(); set != nil && tool.InputDoc != "" {
+		if verr := set.ValidateJSON(tool.InputDoc, "", raw); verr != nil {
+			if ae := locatedArgsError(verr); ae.located {
+				return ae
+			}
+		}
+	}
+	return &argsError{err: err}
+}
+
+// checkServerArgs validates a call's raw arguments against the tool's
+// inputSchema (WithServerArgsValidation).
+func (tool Tool) checkServerArgs(ctx context.Context, raw json.RawMessage) error {
+	set := tool.schemaSet()
+	if set == nil || tool.InputDoc == "" {
+		return nil
+	}
+	if err := set.ValidateJSONContext(ctx, tool.InputDoc, "", raw); err != nil {
+		return locatedArgsError(err)
+	}
+	return nil
+}
+
+// checkServerResult validates a handler's natural result against the
+// tool's natural output schema (WithServerResultValidation).
+func (tool Tool) checkServerResult(ctx context.Context, value json.RawMessage) error {
+	set := tool.schemaSet()
+	if set == nil || tool.OutputDoc == "" {
+		return nil
+	}
+	if err := set.ValidateJSONContext(ctx, tool.OutputDoc, tool.ResultPointer, value); err != nil {
+		return fmt.Errorf("the handler's result does not match the outputSchema: %w", err)
+	}
+	return nil
+}

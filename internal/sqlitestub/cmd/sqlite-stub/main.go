@@ -1,0 +1,58 @@
+// Command sqlite-stub serves sqlite-explorer's contract over stdio from the
+// code `mcpbind generate --server` generated (package sqlitestub), on a
+// fresh copy of the example's database in --dir (--validate-args turns on
+// composition.WithServerArgsValidation). Tests start it to compare
+// it with the real sqlite-explorer from other clients (the TypeScript SDKs).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
+	"github.com/mcpbind/mcpbind/internal/sqlitestub"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sqlite-stub:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	dir := flag.String("dir", "", "folder of the database file (required)")
+	validate := flag.Bool("validate-args", false, "validate arguments against the inputSchema (composition.WithServerArgsValidation)")
+	flag.Parse()
+	if *dir == "" || flag.NArg() > 0 {
+		return fmt.Errorf("usage: sqlite-stub --dir FOLDER [--validate-args]")
+	}
+	var opts []composition.ServerOption
+	if *validate {
+		opts = append(opts, composition.WithServerArgsValidation())
+	}
+	store, err := explorer.Open(ctx, *dir)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	s, err := sqlitestub.NewServer(sqlitestub.Handler{Store: store}, opts...)
+	if err != nil {
+		return err
+	}
+	err = server.NewStdioServer(s).Listen(ctx, os.Stdin, os.Stdout)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
