@@ -21,7 +21,8 @@
 //	--http ADDR    serve streamable HTTP on ADDR (e.g. 127.0.0.1:0) at the
 //	               path /mcp, instead of stdio.
 //	--log          log the registry's connects, reconnects and downstream
-//	               calls to stderr (log/slog text; never argument values).
+//	               calls (each call's start and end at Debug level, a failure
+//	               at Warn) to stderr as log/slog text; never argument values.
 //
 // The downstream servers are held by one composition.Registry read from the
 // servers config: each is started on the first call that needs it and
@@ -127,7 +128,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// tool's calls (DigestFail) instead of feeding it wrong data.
 	regOpts := []composition.Option{composition.WithStderr(stderr)}
 	if *logCalls {
-		regOpts = append(regOpts, composition.WithLogger(slog.New(slog.NewTextHandler(stderr, nil))))
+		regOpts = append(regOpts, composition.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
 	reg, err := composition.LoadRegistry(*config, regOpts...)
 	if err != nil {
