@@ -18,13 +18,7 @@ import (
 // missing.
 func requireServerMemory(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("insights starts @modelcontextprotocol/server-memory with node, which is missing from PATH: install Node.js 20 or later, then run `npm ci --prefix testservers`")
-	}
-	script := filepath.Join(testenv.ModuleRoot(t), "testservers", "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("@modelcontextprotocol/server-memory is missing (%v): run `npm ci --prefix testservers`", err)
-	}
+	testenv.ServerMemory(t)
 }
 
 // TestTwoLevelsDeep runs analyst against the real insights server, which
