@@ -303,6 +303,18 @@ func TestTableReport(t *testing.T) {
 	if text := toolError(t, err); !strings.Contains(text, "sample_rows must be between 0 and 20, got 21") {
 		t.Errorf("too many sample rows: got %q", text)
 	}
+	// Arguments that do not fit the inputSchema are refused before the
+	// handler runs, in words, with the JSON pointer.
+	for args, want := range map[string]string{
+		`{"sample_rows":"three"}`: "arguments/sample_rows: got string, want integer",
+		`{"tables":"books"}`:      "arguments/tables: got string, want array",
+		`{"table":"books"}`:       "arguments: additional properties 'table' not allowed",
+	} {
+		err := h.call(t, "table_report", json.RawMessage(args), &got)
+		if text := toolError(t, err); text != want {
+			t.Errorf("table_report %s: got %q, want %q", args, text, want)
+		}
+	}
 }
 
 func TestRememberFinding(t *testing.T) {
