@@ -67,7 +67,8 @@ const instructions = `Insights about the tables of a SQLite database (the sqlite
 	`table_report shows row counts and sample rows; remember_finding records an observation about a table; ` +
 	`findings lists what was remembered, with each table's live row count.`
 
-// Downstream is the servers insights calls, through their generated clients.
+// Downstream holds the generated clients of the servers insights calls:
+// bound to a composition.Registry in main, to typed fakes in the tests.
 type Downstream struct {
 	// DB reaches sqlite-explorer.
 	DB *sqliteexplorer.Client
