@@ -10,7 +10,8 @@
 // examples/insights/servers.yaml" (run it from the repository root, after
 // npm ci --prefix testservers); --url talks to an insights already serving
 // streamable HTTP (insights --http 127.0.0.1:8080), and arguments after --
-// name another stdio command.
+// name another stdio command. --protocol-version pins an older protocol
+// version (insights serves both protocol eras).
 //
 // The generated package is checked in and refreshed by go generate, which
 // exports insights' bundle from the running server (it starts the
@@ -51,6 +52,7 @@ func run(ctx context.Context, args []string, w, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	url := fs.String("url", "", "streamable HTTP URL of a running insights server (default: start one over stdio)")
 	config := fs.String("config", filepath.Join("examples", "insights", "servers.yaml"), "the servers config passed to the insights server started over stdio")
+	version := fs.String("protocol-version", "", "pin this protocol version (default: the newest both sides speak)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "give up after this long (the first run compiles the servers)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -65,7 +67,7 @@ func run(ctx context.Context, args []string, w, stderr io.Writer) error {
 	case fs.NArg() > 0:
 		t = composition.Stdio(fs.Arg(0), fs.Args()[1:]...)
 	}
-	s, err := composition.Connect(ctx, t, composition.WithStderr(stderr))
+	s, err := composition.Connect(ctx, t, composition.WithProtocolVersion(*version), composition.WithStderr(stderr))
 	if err != nil {
 		return err
 	}

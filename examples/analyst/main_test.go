@@ -18,19 +18,14 @@ import (
 // missing.
 func requireServerMemory(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("insights starts @modelcontextprotocol/server-memory with node, which is missing from PATH: install Node.js 20 or later, then run `npm ci --prefix testservers`")
-	}
-	script := filepath.Join(testenv.ModuleRoot(t), "testservers", "node_modules", "@modelcontextprotocol", "server-memory", "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("@modelcontextprotocol/server-memory is missing (%v): run `npm ci --prefix testservers`", err)
-	}
+	testenv.ServerMemory(t)
 }
 
 // TestTwoLevelsDeep runs analyst against the real insights server, which
 // calls the real sqlite-explorer and server-memory that
-// examples/insights/servers.yaml starts: over stdio, then over streamable
-// HTTP with the same memory file, so the second run also shows that the
+// examples/insights/servers.yaml starts: over stdio at the newest protocol
+// version, then over streamable HTTP at 2025-06-18 (the initialize era) with
+// the same memory file, so the second run also shows that the
 // findings persisted in server-memory and that remembering one again adds
 // nothing.
 func TestTwoLevelsDeep(t *testing.T) {
@@ -40,7 +35,7 @@ func TestTwoLevelsDeep(t *testing.T) {
 	mem := filepath.Join(t.TempDir(), "memory.jsonl")
 
 	want := []string{
-		"connected to insights 0.1.0 at protocol version 2026-07-28 over ",
+		"connected to insights 0.1.0 at protocol version ",
 		"authors    10 rows  (id, name, born, country)\n",
 		"           1 | \"Jane Austen\" | 1775 | \"United Kingdom\"\n",
 		"books      24 rows  (id, title, author_id, published, genre, copies)\n",
@@ -70,8 +65,8 @@ func TestTwoLevelsDeep(t *testing.T) {
 			t.Fatalf("analyst: %v\nstderr:\n%s", err, stderr.String())
 		}
 		check(t, out.String())
-		if !strings.Contains(out.String(), " over stdio\n") {
-			t.Errorf("want a stdio session; the output is:\n%s", out.String())
+		if !strings.Contains(out.String(), " at protocol version 2026-07-28 over stdio\n") {
+			t.Errorf("want a stdio session at 2026-07-28; the output is:\n%s", out.String())
 		}
 		// The real server-memory wrote the graph where insights told it to.
 		data, err := os.ReadFile(mem)
@@ -88,15 +83,15 @@ func TestTwoLevelsDeep(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		var out, stderr bytes.Buffer
-		if err := run(ctx, []string{"--url", url}, &out, &stderr); err != nil {
+		if err := run(ctx, []string{"--url", url, "--protocol-version", "2025-06-18"}, &out, &stderr); err != nil {
 			t.Fatalf("analyst: %v\nstderr:\n%s", err, stderr.String())
 		}
 		// Same findings as after the stdio run: they persisted, and
 		// remembering them again (remember_finding is idempotent) added
 		// nothing.
 		check(t, out.String())
-		if !strings.Contains(out.String(), " over streamable-http\n") {
-			t.Errorf("want a streamable HTTP session; the output is:\n%s", out.String())
+		if !strings.Contains(out.String(), " at protocol version 2025-06-18 over streamable-http\n") {
+			t.Errorf("want a streamable HTTP session at 2025-06-18; the output is:\n%s", out.String())
 		}
 	})
 }

@@ -7,7 +7,7 @@
 //
 // Usage:
 //
-//	insights [--config FILE] [--memory FILE] [--http ADDR]
+//	insights [--config FILE] [--memory FILE] [--http ADDR] [--log]
 //
 // Flags:
 //
@@ -20,6 +20,19 @@
 //	               else a file in a new temporary folder, removed on exit.
 //	--http ADDR    serve streamable HTTP on ADDR (e.g. 127.0.0.1:0) at the
 //	               path /mcp, instead of stdio.
+//	--log          log the registry's connects, reconnects and downstream
+//	               calls (each call's start and end at Debug level, a failure
+//	               at Warn) to stderr as log/slog text; never argument values.
+//
+// The downstream servers are held by one composition.Registry read from the
+// servers config: each is started on the first call that needs it and
+// started again when it dies. A call that may have reached the server before
+// it died is sent again only when the tool is read-only or idempotent (all of
+// insights' sqlite-explorer calls, server-memory's open_nodes and
+// read_graph); create_entities and add_observations then fail with an error
+// saying they may have run, and so does remember_finding.
+// Their contracts are pinned: a tool whose live definition differs from the
+// bundle the packages were generated from fails its calls (DigestFail).
 //
 // Output contract, as sqlite-explorer's: stdout carries only MCP messages in
 // stdio mode and nothing in HTTP mode; diagnostics (and the downstream
@@ -29,14 +42,14 @@
 //	listening on http://HOST:PORT/mcp
 //
 // The server stops on SIGINT or SIGTERM, and in stdio mode also when stdin
-// is closed; it closes its downstream sessions (and so stops their
-// processes) on the way out.
+// is closed; it closes the registry (and so stops the downstream processes)
+// on the way out.
 //
 // The downstream packages and the bundle they come from are checked in and
 // refreshed by go generate (npm ci --prefix testservers first):
 //
 //go:generate go run github.com/mcpbind/mcpbind/cmd/mcpbind export --config servers.yaml --probe-eras --timeout 5m -o servers.json
-//go:generate go run github.com/mcpbind/mcpbind/cmd/mcpbind generate servers.json -o .
+//go:generate go run github.com/mcpbind/mcpbind/cmd/mcpbind generate --server servers.json -o .
 package main
 
 import (
@@ -45,13 +58,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 
+	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/examples/insights/insights"
+	"github.com/mcpbind/mcpbind/examples/insights/memory"
+	"github.com/mcpbind/mcpbind/examples/insights/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/examples/internal/serve"
 )
 
@@ -73,14 +90,15 @@ func main() {
 	}
 }
 
-// run parses args, connects the downstream servers and serves until ctx
-// ends or, on stdio, stdin closes.
+// run parses args, loads the downstream registry and serves until ctx ends
+// or, on stdio, stdin closes.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("insights", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	config := fs.String("config", filepath.Join("examples", "insights", "servers.yaml"), "servers config naming the downstream servers (sqlite-explorer and memory)")
 	memFile := fs.String("memory", "", "file in which server-memory keeps the findings (default: $"+MemoryFileVar+", else a temporary file removed on exit)")
 	addr := fs.String("http", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:0) at /mcp instead of stdio")
+	logCalls := fs.Bool("log", false, "log connects, reconnects and downstream calls (tool, server, duration, error; never arguments) to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -104,12 +122,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 
-	down, closeDown, err := connectDownstream(ctx, *config, abs, stderr)
+	// One registry for both downstream servers, from the servers.yaml that
+	// go generate exported them with. Each is started on first use and
+	// restarted when its process dies; a changed tool contract fails that
+	// tool's calls (DigestFail) instead of feeding it wrong data.
+	regOpts := []composition.Option{composition.WithStderr(stderr)}
+	if *logCalls {
+		regOpts = append(regOpts, composition.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	}
+	reg, err := composition.LoadRegistry(*config, regOpts...)
 	if err != nil {
 		return err
 	}
-	defer closeDown()
-	mcpServer, err := insights.NewServer(down)
+	defer reg.Close()
+	if err := reg.Use("sqlite-explorer", sqliteexplorer.DigestCheck(composition.DigestFail)); err != nil {
+		return fmt.Errorf("%s: %w", *config, err)
+	}
+	if err := reg.Use("memory", memory.DigestCheck(composition.DigestFail), composition.WithEnv("MEMORY_FILE_PATH="+abs)); err != nil {
+		return fmt.Errorf("%s: %w", *config, err)
+	}
+	mcpServer, err := insights.NewServer(insights.Downstream{
+		DB:     sqliteexplorer.FromRegistry(reg),
+		Memory: memory.FromRegistry(reg),
+	})
 	if err != nil {
 		return err
 	}

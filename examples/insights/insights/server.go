@@ -17,7 +17,9 @@
 //
 // Every result is a JSON object sent as structuredContent and as JSON text.
 // A failure (an unknown table, a downstream server that fails) is a result
-// with isError: true whose text says what went wrong.
+// with isError: true whose text says what went wrong; so are arguments that
+// do not fit the inputSchema, checked before the handler runs
+// (`arguments/sample_rows: got string, want integer`).
 package insights
 
 import (
@@ -36,6 +38,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/examples/insights/memory"
 	"github.com/mcpbind/mcpbind/examples/insights/sqliteexplorer"
+	"github.com/mcpbind/mcpbind/examples/internal/argcheck"
 )
 
 // Name and Version identify the server in serverInfo.
@@ -64,7 +67,8 @@ const instructions = `Insights about the tables of a SQLite database (the sqlite
 	`table_report shows row counts and sample rows; remember_finding records an observation about a table; ` +
 	`findings lists what was remembered, with each table's live row count.`
 
-// Downstream is the servers insights calls, through their generated clients.
+// Downstream holds the generated clients of the servers insights calls:
+// bound to a composition.Registry in main, to typed fakes in the tests.
 type Downstream struct {
 	// DB reaches sqlite-explorer.
 	DB *sqliteexplorer.Client
@@ -75,12 +79,6 @@ type Downstream struct {
 // NewServer returns the insights MCP server, whose tools call d. It fails
 // when a tool's schema cannot be inferred from its Go types.
 func NewServer(d Downstream) (*server.MCPServer, error) {
-	s := server.NewMCPServer(Name, Version,
-		server.WithToolCapabilities(false),
-		server.WithInstructions(instructions),
-		server.WithInputSchemaValidation(),
-		server.WithRecovery(),
-	)
 	tools := []server.ServerTool{
 		{
 			Tool: mcp.NewTool("table_report",
@@ -117,11 +115,23 @@ func NewServer(d Downstream) (*server.MCPServer, error) {
 			Handler: mcp.NewStructuredToolHandler(d.findings),
 		},
 	}
+	var defs []mcp.Tool
 	for _, t := range tools {
 		if t.Tool.RawInputSchema == nil || t.Tool.RawOutputSchema == nil {
 			return nil, fmt.Errorf("tool %s: no schema could be inferred from its Go types", t.Tool.Name)
 		}
+		defs = append(defs, t.Tool)
 	}
+	validation, err := argcheck.Validation(defs)
+	if err != nil {
+		return nil, err
+	}
+	s := server.NewMCPServer(Name, Version,
+		server.WithToolCapabilities(false),
+		server.WithInstructions(instructions),
+		validation,
+		server.WithRecovery(),
+	)
 	s.AddTools(tools...)
 	return s, nil
 }

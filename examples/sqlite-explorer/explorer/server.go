@@ -32,6 +32,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/examples/internal/argcheck"
 )
 
 // Name and Version identify the server in serverInfo.
@@ -62,7 +64,11 @@ func NewServer(store *Store) (*server.MCPServer, error) {
 			legacy[d.tool.Name] = d.legacyOutput
 		}
 	}
-	validation, err := argumentValidation(defs)
+	var tools []mcp.Tool
+	for _, d := range defs {
+		tools = append(tools, d.tool)
+	}
+	validation, err := argcheck.Validation(tools)
 	if err != nil {
 		return nil, err
 	}

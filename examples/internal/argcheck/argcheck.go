@@ -1,4 +1,6 @@
-package explorer
+// Package argcheck validates the arguments of the example servers' tool
+// calls against their input schemas, with messages in words.
+package argcheck
 
 import (
 	"bytes"
@@ -15,36 +17,40 @@ import (
 	"golang.org/x/text/message"
 )
 
-// argumentValidation validates every tools/call's arguments against the
-// tool's inputSchema (github.com/santhosh-tekuri/jsonschema/v6) before its
-// handler runs, and answers invalid arguments, as SEP-1303 asks, with a tool
-// result with isError: true whose text says what is wrong in words
-// (`arguments: missing property 'table'`). It replaces mcp-go's
-// WithInputSchemaValidation, whose message prints a Go value instead.
-func argumentValidation(defs []toolDef) (server.ServerOption, error) {
+// Validation returns a server option that validates every tools/call's
+// arguments against the called tool's inputSchema (one of tools; calls of
+// other tools pass) before its handler runs, with
+// github.com/santhosh-tekuri/jsonschema/v6. Invalid arguments are answered,
+// as SEP-1303 asks, with a tool result with isError: true whose text says
+// what is wrong in words, each problem as "arguments<JSON pointer>: <what>"
+// (`arguments: missing property 'table'`, `arguments/sample_rows: got
+// string, want integer`), joined with "; ". It replaces mcp-go's
+// WithInputSchemaValidation, whose message prints a Go value instead. It
+// fails when a tool's inputSchema does not compile, naming the tool.
+func Validation(tools []mcp.Tool) (server.ServerOption, error) {
 	schemas := map[string]*jsonschema.Schema{}
-	for _, d := range defs {
-		raw, err := json.Marshal(d.tool) // the inputSchema as tools/list sends it
+	for _, tool := range tools {
+		raw, err := json.Marshal(tool) // the inputSchema as tools/list sends it
 		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", d.tool.Name, err)
+			return nil, fmt.Errorf("tool %s: %w", tool.Name, err)
 		}
 		var obj struct {
 			InputSchema json.RawMessage `json:"inputSchema"`
 		}
 		if err := json.Unmarshal(raw, &obj); err != nil {
-			return nil, fmt.Errorf("tool %s: %w", d.tool.Name, err)
+			return nil, fmt.Errorf("tool %s: %w", tool.Name, err)
 		}
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(obj.InputSchema))
 		if err != nil {
-			return nil, fmt.Errorf("tool %s: inputSchema: %w", d.tool.Name, err)
+			return nil, fmt.Errorf("tool %s: inputSchema: %w", tool.Name, err)
 		}
 		c := jsonschema.NewCompiler()
-		url := "urn:sqlite-explorer:" + d.tool.Name
+		url := "urn:tool:" + tool.Name
 		if err := c.AddResource(url, doc); err != nil {
-			return nil, fmt.Errorf("tool %s: inputSchema: %w", d.tool.Name, err)
+			return nil, fmt.Errorf("tool %s: inputSchema: %w", tool.Name, err)
 		}
-		if schemas[d.tool.Name], err = c.Compile(url); err != nil {
-			return nil, fmt.Errorf("tool %s: inputSchema: %w", d.tool.Name, err)
+		if schemas[tool.Name], err = c.Compile(url); err != nil {
+			return nil, fmt.Errorf("tool %s: inputSchema: %w", tool.Name, err)
 		}
 	}
 	p := message.NewPrinter(language.English)
