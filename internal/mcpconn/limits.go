@@ -45,6 +45,7 @@ type LimitError struct {
 	Limit int64
 }
 
+// Error says which limit the server's message exceeded.
 func (e *LimitError) Error() string {
 	if e.Depth {
 		return fmt.Sprintf("the server sent a message nested deeper than %d levels, more than encoding/json decodes", e.Limit)

@@ -39,6 +39,8 @@ type LostError struct {
 	Err error
 }
 
+// Error names the server, says whether the request may have reached it,
+// and why the session is lost.
 func (e *LostError) Error() string {
 	if e.Sent {
 		return fmt.Sprintf("the session with %s was lost while the request was in flight: %v", e.Server, e.Err)

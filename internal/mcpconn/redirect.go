@@ -32,6 +32,8 @@ type RedirectError struct {
 	Status int
 }
 
+// Error names the request's method, the redirect's status and both URLs
+// (without credentials), and why the redirect was refused.
 func (e *RedirectError) Error() string {
 	return fmt.Sprintf("the server redirected a %s (HTTP %d) from %s to %s, another origin; redirects to another scheme, host or port are refused because the request carries credentials (use the redirect's target URL if it is to be trusted)",
 		e.Method, e.Status, e.From, e.To)
