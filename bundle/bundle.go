@@ -33,6 +33,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/mcpbind/mcpbind/internal/serverid"
 )
 
 // Version is the bundle format version this build reads and writes.
@@ -261,16 +263,4 @@ func (b *Bundle) Marshal() ([]byte, error) {
 // CheckID reports whether id is a valid server id: a non-empty ASCII letter
 // or digit, then ASCII letters, digits, '.', '_' or '-' (the pattern of
 // "id" in bundle.schema.json).
-func CheckID(id string) error {
-	if id == "" {
-		return errors.New("empty server id")
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
-			return fmt.Errorf("invalid server id %q: want a letter or digit, then letters, digits, '.', '_' or '-'", id)
-		}
-	}
-	return nil
-}
+func CheckID(id string) error { return serverid.Check(id) }

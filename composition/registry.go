@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/internal/redact"
+	"github.com/mcpbind/mcpbind/internal/serverid"
 )
 
 // Registry holds the downstream MCP servers of a program by id: from a
@@ -166,7 +166,7 @@ func (r *Registry) Add(id string, t Transport, opts ...Option) error {
 }
 
 func (r *Registry) add(s *regServer) error {
-	if err := bundle.CheckID(s.id); err != nil {
+	if err := serverid.Check(s.id); err != nil {
 		return fmt.Errorf("composition: registry: %w", err)
 	}
 	r.mu.Lock()

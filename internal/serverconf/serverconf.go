@@ -20,7 +20,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/serverid"
 )
 
 // A servers config file lists the MCP servers that `mcpbind export --config`
@@ -224,7 +224,7 @@ func (p *configParser) parse(file *ast.File) (*Config, error) {
 		return nil, p.errAt(serversNode, "", "servers is empty: configure at least one server")
 	}
 	for _, e := range servers {
-		if err := bundle.CheckID(e.key); err != nil {
+		if err := serverid.Check(e.key); err != nil {
 			return nil, p.errAt(e.keyNode, "", "server id: %v", err)
 		}
 		sc, err := p.server(e)
