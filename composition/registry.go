@@ -549,21 +549,7 @@ func (s *regServer) redact(err error) string {
 // redactErr is err with the server's secrets masked in its message (values
 // from the config file that the session's own redaction does not know, such
 // as a variable expanded into the command); errors.Is and errors.As see err.
-func (s *regServer) redactErr(err error) error {
-	if msg := s.redact(err); msg != err.Error() {
-		return &redactedError{msg: msg, err: err}
-	}
-	return err
-}
-
-// redactedError shows msg and unwraps to err.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
+func (s *regServer) redactErr(err error) error { return redact.Error(err, s.secrets) }
 
 // Server returns the [Caller] of the server id, for a generated client's
 // FromRegistry. Its calls connect the server when needed and wait for a

@@ -222,22 +222,4 @@ func Redact(msg string, secrets []string) string {
 
 // RedactError returns err with Redact applied to its message, still
 // unwrapping to err for errors.As and errors.Is; nil stays nil.
-func RedactError(err error, secrets []string) error {
-	if err == nil {
-		return nil
-	}
-	msg := Redact(err.Error(), secrets)
-	if msg == err.Error() {
-		return err
-	}
-	return &redactedError{msg: msg, err: err}
-}
-
-// redactedError is an error whose message had secrets removed.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
+func RedactError(err error, secrets []string) error { return redact.Error(err, secrets) }

@@ -151,17 +151,6 @@ func (r *httpRecorder) lastFailure() string {
 // close drops idle connections.
 func (r *httpRecorder) close() { r.next.CloseIdleConnections() }
 
-// redactingError is an error with a rewritten message: without a URL that
-// may carry credentials (redactErr), or without mcp-go's wrapping layers
-// (tidy). Unwrap keeps the original for errors.Is and errors.As.
-type redactingError struct {
-	err error
-	msg string
-}
-
-func (e *redactingError) Error() string { return e.msg }
-func (e *redactingError) Unwrap() error { return e.err }
-
 // redactErr returns err with every occurrence of rawURL (and its forms that
 // net/http prints) in its message replaced by the redacted URL.
 func redactErr(err error, rawURL string) error {
@@ -179,10 +168,7 @@ func redactErr(err error, rawURL string) error {
 	// Any other URL in the message (a redirect target, the endpoint an
 	// HTTP+SSE server named) loses its user information and query too.
 	replaced = redact.URLs(replaced)
-	if replaced == msg {
-		return err
-	}
-	return &redactingError{err: err, msg: replaced}
+	return redact.Wrap(err, replaced)
 }
 
 // urlForms lists how rawURL may appear in messages: as given, as net/url

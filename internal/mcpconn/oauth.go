@@ -555,8 +555,5 @@ func redactSecrets(err error, secrets []string) error {
 			msg = strings.ReplaceAll(msg, s, "***")
 		}
 	}
-	if msg == err.Error() {
-		return err
-	}
-	return &redactingError{err: err, msg: msg}
+	return redact.Wrap(err, msg)
 }

@@ -130,23 +130,13 @@ func tidy(err error) error {
 	if errors.As(err, &ue) {
 		out = strings.TrimPrefix(out, fmt.Sprintf("%s %q: ", ue.Op, ue.URL))
 	}
-	if out == msg {
-		return err
-	}
-	return &redactingError{err: err, msg: out}
+	return redact.Wrap(err, out)
 }
 
 // scrub masks in err's message the configured secrets and the credentials
 // of every URL (internal/redact); Unwrap keeps the original.
 func scrub(err error, secrets []string) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if out := redact.Text(msg, secrets); out != msg {
-		return &redactingError{err: err, msg: out}
-	}
-	return err
+	return redact.Error(err, secrets)
 }
 
 // stderrSection formats a server's stderr tail for the end of a message.
