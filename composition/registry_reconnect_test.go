@@ -7,9 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,7 +32,7 @@ import (
 //     lost.
 func TestRegistryReconnect(t *testing.T) {
 	bin, args := testenv.SQLiteExplorerStdio(t)
-	pidFile := filepath.Join(t.TempDir(), "pid")
+	wrapper, pid := testenv.PIDWrapped(t, append([]string{bin}, args...)...)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	defer func() { t.Logf("registry log:\n%s", logs.String()) }()
@@ -50,25 +47,12 @@ func TestRegistryReconnect(t *testing.T) {
 	}
 	reg := composition.NewRegistry(composition.WithLogger(logger), composition.WithBackoff(20*time.Millisecond, time.Second))
 	defer reg.Close()
-	wrapper := append([]string{"-c", `echo $$ > "$0"; exec "$@"`, pidFile, bin}, args...)
-	if err := reg.Add("sqlite-explorer", composition.Stdio("sh", wrapper...), composition.WithInterceptor(notify)); err != nil {
+	if err := reg.Add("sqlite-explorer", composition.Stdio(wrapper[0], wrapper[1:]...), composition.WithInterceptor(notify)); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	db := sqliteexplorer.FromRegistry(reg)
-	pid := func() int {
-		t.Helper()
-		b, err := os.ReadFile(pidFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
 	countBooks := func() (int64, error) {
 		return db.CountRows(ctx, sqliteexplorer.CountRowsArgs{Table: "books"})
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -64,13 +63,13 @@ func TestDownstreamRestart(t *testing.T) {
 	node, memArgs := testenv.ServerMemory(t)
 	explorer := testenv.Build(t, "./examples/sqlite-explorer")
 	dir := t.TempDir()
-	pidFile := filepath.Join(dir, "pid")
+	wrapped, pid := testenv.PIDWrapped(t, explorer)
 	config := filepath.Join(dir, "servers.yaml")
 	yaml := fmt.Sprintf("servers:\n"+
 		"  sqlite-explorer:\n"+
-		"    command: [sh, -c, 'echo $$$$ > \"$0\"; exec \"$1\"', %q, %q]\n"+
+		"    command: [%q, %q, %q, %q, %q]\n"+
 		"  memory:\n"+
-		"    command: [%q, %q]\n", pidFile, explorer, node, memArgs[0])
+		"    command: [%q, %q]\n", wrapped[0], wrapped[1], strings.ReplaceAll(wrapped[2], "$", "$$"), wrapped[3], wrapped[4], node, memArgs[0])
 	if err := os.WriteFile(config, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -115,18 +114,6 @@ func TestDownstreamRestart(t *testing.T) {
 			t.Fatalf("table_report: %+v", r)
 		}
 		return r
-	}
-	pid := func() int {
-		t.Helper()
-		b, err := os.ReadFile(pidFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil {
-			t.Fatalf("pid file: %v", err)
-		}
-		return n
 	}
 
 	report()
