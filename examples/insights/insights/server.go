@@ -32,13 +32,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/examples/insights/memory"
 	"github.com/mcpbind/mcpbind/examples/insights/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/examples/internal/argcheck"
+	"github.com/mcpbind/mcpbind/examples/internal/toolschema"
 )
 
 // Name and Version identify the server in serverInfo.
@@ -154,25 +154,10 @@ func typedSchemas[In, Out any]() mcp.ToolOption {
 
 // schemaFor returns T's JSON Schema as typedSchemas describes, or nil.
 func schemaFor[T any]() json.RawMessage {
-	s, err := jsonschema.For[T](nil)
+	s, err := toolschema.For[T]()
 	if err != nil {
 		return nil
 	}
-	var walk func(*jsonschema.Schema)
-	walk = func(s *jsonschema.Schema) {
-		if s == nil {
-			return
-		}
-		if slices.Equal(s.Types, []string{"null", "array"}) {
-			s.Types, s.Type = nil, "array"
-		}
-		walk(s.Items)
-		walk(s.AdditionalProperties)
-		for _, p := range s.Properties {
-			walk(p)
-		}
-	}
-	walk(s)
 	out, err := json.Marshal(s)
 	if err != nil {
 		return nil

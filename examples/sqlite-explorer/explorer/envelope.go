@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/examples/internal/toolschema"
 )
 
 // Protocol eras and result envelopes (SEP-2106).
@@ -40,45 +41,23 @@ func modernRequest(ctx context.Context) bool {
 	return mcp.IsModernProtocol(server.RequestProtocolVersion(ctx))
 }
 
-// schemaOf infers the JSON Schema of T with github.com/google/jsonschema-go.
-//
-// One adjustment: jsonschema-go types every Go slice as ["null","array"],
-// because a nil slice marshals as null. These tools never return nil slices,
-// so slices are typed "array" (and list_tables advertises the natural
+// schemaOf infers the JSON Schema of T with toolschema.For (slices typed
+// "array", so list_tables advertises the natural
 // {"type":"array","items":{"type":"string"}}). A nullable root (a Go pointer,
 // ["null", T]) is expressed as {"anyOf":[{…T…},{"type":"null"}]} rather than
 // a type array, because mcp-go's mcp.Tool (and so its client's ListTools)
 // cannot decode a tool whose outputSchema root has a type array.
 func schemaOf[T any]() (*jsonschema.Schema, error) {
-	s, err := jsonschema.For[T](nil)
+	s, err := toolschema.For[T]()
 	if err != nil {
 		return nil, err
 	}
-	nonNullSlices(s)
 	if len(s.Types) == 2 && s.Types[0] == "null" {
 		inner := *s
 		inner.Types, inner.Type = nil, s.Types[1]
 		s = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{&inner, {Type: "null"}}}
 	}
 	return s, nil
-}
-
-// nonNullSlices rewrites every "type":["null","array"] in s to "type":"array".
-func nonNullSlices(s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	if slices.Equal(s.Types, []string{"null", "array"}) {
-		s.Types, s.Type = nil, "array"
-	}
-	nonNullSlices(s.Items)
-	nonNullSlices(s.AdditionalProperties)
-	for _, p := range s.Properties {
-		nonNullSlices(p)
-	}
-	for _, sub := range s.AnyOf {
-		nonNullSlices(sub)
-	}
 }
 
 // isPlainObject reports whether s is a plain "type":"object" schema: not
