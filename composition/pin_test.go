@@ -45,7 +45,7 @@ type pinnedBundle struct {
 // (ListToolsRaw) and builds the descriptors a generated package would hold:
 // the digests of internal/digest, which export records under x-mcpbind, and
 // the raw schemas, which generate embeds in the package's SchemaSet.
-func exportPins(ctx context.Context, t *testing.T, tr Transport, opts ...Option) pinnedBundle {
+func exportPins(ctx context.Context, t testing.TB, tr Transport, opts ...Option) pinnedBundle {
 	t.Helper()
 	s, err := Connect(ctx, tr, opts...)
 	if err != nil {

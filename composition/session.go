@@ -3,6 +3,7 @@ package composition
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/mcpbind/mcpbind/internal/mcpconn"
 )
@@ -41,6 +42,8 @@ type config struct {
 	// holds WithBackoff (registry.go).
 	observe observeConfig
 	backoff backoff
+	// pinRecheck is WithPinRecheck's interval (pin.go); 0: none.
+	pinRecheck time.Duration
 }
 
 // newConfig splits opts into the session's config and the connection's
