@@ -13,7 +13,6 @@ import (
 	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
-
 // hostile returns the stdio transport of internal/hostileserver serving
 // spec (see its package doc: tools with a "behave" member, stderrAtStart,
 // exitAtStart), and the option that hands it the spec file.
