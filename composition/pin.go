@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpbind/mcpbind/internal/digest"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 	"github.com/mcpbind/mcpbind/internal/tooldiff"
 )
 
@@ -74,17 +75,32 @@ type ToolChangedError struct {
 	Changes []ToolChange
 }
 
-// Error names the server, the tool and what changed: per change its class,
-// where, JSON pointer (quoted) and code, such as `breaking input
-// "/properties/language" (property-added)`. It leaves out the changes'
-// messages and values, which may quote the server's new text: a composing
-// server that passes the error on must not pass on the text it guards
-// against. Changes has them.
+// Error names the server, the tool, the class of its most severe change
+// and the count of changes, such as `tool "greet" changed since the bundle
+// was exported: 2 changes, the most severe breaking (property-added)`, with
+// the change code and the digests (our words). It leaves out the changes'
+// JSON pointers, messages and values, which hold the server's own text
+// (property names, descriptions): a composing server that passes the error
+// on must not pass on the text it guards against. Changes has them, and
+// the session's warnings name the pointers.
 func (e *ToolChangedError) Error() string {
-	return "composition: " + e.describe()
+	if e.Removed {
+		return fmt.Sprintf("composition: %s: tool %q was removed: the server no longer lists it (breaking); re-export the bundle and regenerate the client", e.Server, e.Tool)
+	}
+	n := fmt.Sprintf("%d changes, the most severe", len(e.Changes))
+	if len(e.Changes) == 1 {
+		n = "1 change,"
+	}
+	worst := "(none)"
+	if len(e.Changes) > 0 {
+		worst = fmt.Sprintf("%s (%s)", e.Changes[0].Class, e.Changes[0].Code)
+	}
+	return textsafe.Escape(fmt.Sprintf("composition: %s: tool %q changed since the bundle was exported (digest %s, the bundle pinned %s): %s %s; review it (mcpbind diff), re-export the bundle and regenerate the client",
+		e.Server, e.Tool, e.Live, e.Pinned, n, worst))
 }
 
-// describe is the message without the package prefix, for warnings.
+// describe is the detailed message for the session's warnings: per change
+// its class, where, JSON pointer (quoted) and code.
 func (e *ToolChangedError) describe() string {
 	if e.Removed {
 		return fmt.Sprintf("%s: tool %q was removed: the server no longer lists it (breaking); re-export the bundle and regenerate the client", e.Server, e.Tool)

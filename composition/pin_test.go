@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os/exec"
 	"path/filepath"
@@ -217,6 +218,16 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 		}
 		if msg := err.Error(); !strings.Contains(msg, tr.String()) || !strings.Contains(msg, `tool "`+tool+`"`) || !removed && !strings.Contains(msg, "("+tc.Changes[0].Code+")") {
 			t.Errorf("message %q", msg)
+		}
+		// The message names the tool, the class and the count of changes;
+		// the server-chosen pointers (property names) stay in Changes.
+		if msg := err.Error(); !removed && (!strings.Contains(msg, string(tc.Changes[0].Class)) || !strings.Contains(msg, fmt.Sprint(len(tc.Changes))+" change")) {
+			t.Errorf("message %q lacks the class or the count of changes", msg)
+		}
+		for _, c := range tc.Changes {
+			if msg := err.Error(); c.Pointer != "" && strings.Contains(msg, c.Pointer) {
+				t.Errorf("message %q holds the pointer %q", msg, c.Pointer)
+			}
 		}
 		t.Logf("%s: %v", tool, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/internal/redact"
 	"github.com/mcpbind/mcpbind/internal/serverid"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // Registry holds the downstream MCP servers of a program by id: from a
@@ -124,7 +125,9 @@ type ServerStatus struct {
 	Reconnects int
 	// LastError is the last connect failure or the reason the last session
 	// was lost ("" when none), redacted of configured secrets and URL
-	// credentials.
+	// credentials, and escaped (control, bidirectional and line-breaking
+	// characters as "\u202e" and the like). It never holds a stdio
+	// server's stderr (see [StderrTail]).
 	LastError string
 }
 
@@ -445,6 +448,7 @@ func (s *regServer) run(reconnect bool) {
 			}
 			if err != nil {
 				log.LogAttrs(s.r.life, slog.LevelWarn, msg+" failed", append(attrs, slog.String("error", s.redact(err)))...)
+				s.logStderr(log, err, nil)
 			} else {
 				log.LogAttrs(s.r.life, slog.LevelInfo, msg, append(attrs, slog.String("transport", sess.Transport()), slog.String("protocolVersion", sess.ProtocolVersion()))...)
 			}
@@ -525,6 +529,7 @@ func (s *regServer) lostLocked(sess *Session, cause error) {
 	s.sess, s.lastErr = nil, cause
 	if s.log != nil {
 		s.log.LogAttrs(s.r.life, slog.LevelWarn, "mcp session lost", slog.String("server", s.id), slog.String("error", s.redact(cause)))
+		s.logStderr(s.log, cause, sess)
 	}
 	if !s.r.spawn(func() { _ = sess.Close() }) {
 		go func() { _ = sess.Close() }()
@@ -541,9 +546,24 @@ func (s *regServer) logger() *slog.Logger {
 	return s.log
 }
 
-// redact is err's message without the server's secrets.
+// redact is err's message without the server's secrets, escaped
+// (internal/textsafe): the form of LastError and of log attributes.
 func (s *regServer) redact(err error) string {
-	return redact.Text(err.Error(), s.secrets)
+	return textsafe.Escape(redact.Text(err.Error(), s.secrets))
+}
+
+// logStderr logs at level Debug, as "mcp server stderr", the stderr tail
+// that err carries ([StderrTail]) or else the lost session sess has kept,
+// redacted and escaped: for the operator, never in an error message.
+func (s *regServer) logStderr(log *slog.Logger, err error, sess *Session) {
+	tail := StderrTail(err)
+	if tail == "" && sess != nil {
+		tail = sess.c.StderrTail()
+	}
+	if tail != "" {
+		log.LogAttrs(s.r.life, slog.LevelDebug, "mcp server stderr", slog.String("server", s.id),
+			slog.String("stderr", textsafe.Escape(redact.Text(tail, s.secrets))))
+	}
 }
 
 // redactErr is err with the server's secrets masked in its message (values

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/internal/mcpconn"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // ErrSessionLost is matched (errors.Is) by the error of a call that failed
@@ -155,5 +156,6 @@ func (s *Session) Close() error { return s.c.Close() }
 // string, the server repeats a cursor it already gave, or there are more
 // pages than [WithMaxPages] allows (default [DefaultMaxPages]).
 func (s *Session) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
-	return s.c.ListToolsRaw(ctx)
+	tools, err := s.c.ListToolsRaw(ctx)
+	return tools, textsafe.Error(err) // a JSON-RPC error's message is the server's text
 }

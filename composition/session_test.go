@@ -543,7 +543,8 @@ func TestConnectErrors(t *testing.T) {
 		},
 		{
 			name: "exits at once", tr: stdio("sh", "-c", "echo boom >&2; exit 3"), stage: "initialize",
-			want: []string{"exited (exit status 3)", "boom"}, stderr: "boom",
+			// The stderr tail stays in Stderr, out of the message.
+			want: []string{"exited (exit status 3)"}, deny: []string{"boom"}, stderr: "boom",
 		},
 		{
 			name: "garbage then exit", tr: stdio("sh", "-c", "echo 'Welcome to my server!'; printf '\\001\\377 junk'; exit 0"), stage: "initialize",

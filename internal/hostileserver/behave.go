@@ -15,6 +15,8 @@ import (
 // spec entry (never sent to the client). The zero value answers an empty
 // result.
 type behave struct {
+	// Text: answer a result with this text block.
+	Text string `json:"text"`
 	// ErrorText: answer isError: true with this text.
 	ErrorText string `json:"errorText"`
 	// RPCError: answer a JSON-RPC error whose message is this text.
@@ -61,6 +63,8 @@ func (b behave) handler(s *server.MCPServer) server.ToolHandlerFunc {
 		case b.CrashStderr != "":
 			fmt.Fprint(os.Stderr, b.CrashStderr)
 			os.Exit(1)
+		case b.Text != "":
+			return mcp.NewToolResultText(b.Text), nil
 		case b.ErrorText != "":
 			return mcp.NewToolResultError(b.ErrorText), nil
 		case b.RPCError != "":
