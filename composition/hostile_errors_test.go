@@ -3,8 +3,10 @@ package composition
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"log/slog"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +132,32 @@ func TestChildStderrStaysOutOfErrors(t *testing.T) {
 	}
 	if bytes.ContainsAny([]byte(log), "\x1b\x07\x00\r") || strings.ContainsRune(log, 0x202e) {
 		t.Errorf("the log holds control characters raw:\n%q", log)
+	}
+}
+
+// TestStderrTailRedactsEveryForm: a stdio child given a token through
+// WithEnv prints it to stderr as given, case-folded, base64 (both
+// alphabets, inside a Basic header), URL-encoded and cut after 8
+// characters, then exits; the kept stderr tail masks every form.
+func TestStderrTailRedactsEveryForm(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const token = "Zx9/Qp+Lm?Tok=EN7"
+	forms := []string{
+		token, strings.ToLower(token), strings.ToUpper(token),
+		base64.StdEncoding.EncodeToString([]byte(token)), base64.RawURLEncoding.EncodeToString([]byte(token)),
+		"Basic " + base64.StdEncoding.EncodeToString([]byte("user:"+token)),
+		url.QueryEscape(token), url.PathEscape(token), token[:8] + "…",
+	}
+	tr, env := hostile(t, map[string]any{"stderrAtStart": strings.Join(forms, "\n") + "\n", "exitAtStart": true})
+	_, err := Connect(ctx, tr, env, WithEnv("MY_TOKEN="+token))
+	tail := StderrTail(err)
+	if strings.Count(tail, "***") != len(forms) {
+		t.Errorf("want %d masks in the stderr tail, got:\n%s", len(forms), tail)
+	}
+	for _, f := range forms {
+		if strings.Contains(tail, strings.TrimPrefix(f, "Basic ")) {
+			t.Errorf("the stderr tail shows %q:\n%s", f, tail)
+		}
 	}
 }
