@@ -262,6 +262,55 @@ func WithPinRecheck(interval time.Duration) Option {
 	return Option{apply: func(c *config) { c.pinRecheck = interval }}
 }
 
+// ToolStatus is one pinned tool that changed since the bundle was
+// exported, in [Session.ChangedTools] and [ServerStatus.ChangedTools]. It
+// holds our words only (the tool's name comes from the bundle); the
+// details are in the *[ToolChangedError] of its calls.
+type ToolStatus struct {
+	// Tool is the tool's name.
+	Tool string `json:"tool"`
+	// Class is the class of its most severe change.
+	Class ChangeClass `json:"class"`
+	// Changes counts the changes.
+	Changes int `json:"changes"`
+	// Removed is true when the server no longer lists the tool.
+	Removed bool `json:"removed,omitempty"`
+	// Blocked is true when its calls fail with a *[ToolChangedError]
+	// ([DigestFail]); under [DigestWarn] they are sent.
+	Blocked bool `json:"blocked"`
+}
+
+// ChangedTools returns the pinned tools that changed, as the last
+// completed comparison found them (at connect,
+// notifications/tools/list_changed or [WithPinRecheck]), sorted by name;
+// nil when none did or no tool is pinned.
+func (s *Session) ChangedTools() []ToolStatus {
+	out, _ := s.pinStatus()
+	return out
+}
+
+// pinStatus is ChangedTools, and whether calls of pinned tools are
+// blocked: a changed tool under DigestFail, or under DigestFail tools that
+// could not be listed after the server said they changed.
+func (s *Session) pinStatus() (changed []ToolStatus, blocked bool) {
+	ps := s.pins
+	if ps == nil {
+		return nil, false
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	fail := ps.mode == DigestFail
+	for _, name := range sortedKeys(ps.changed) {
+		e := ps.changed[name]
+		st := ToolStatus{Tool: name, Changes: len(e.Changes), Removed: e.Removed, Blocked: fail}
+		if len(e.Changes) > 0 {
+			st.Class = e.Changes[0].Class
+		}
+		changed = append(changed, st)
+	}
+	return changed, fail && (len(changed) > 0 || ps.stale != nil)
+}
+
 // verdict is the warning for a changed tool.
 func (ps *pinSet) verdict(e *ToolChangedError) string {
 	if ps.mode == DigestFail {

@@ -243,6 +243,9 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 	mutate("description")
 	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "cosmetic tool (tool-fields-changed)"))
 	changed(greet, "greet", false, "cosmetic tool tool-fields-changed")
+	if got := s.ChangedTools(); !slices.Equal(got, []ToolStatus{{Tool: "greet", Class: Cosmetic, Changes: 1, Blocked: mode == DigestFail}}) {
+		t.Errorf("ChangedTools %+v", got)
+	}
 	if log := logged.String(); !strings.Contains(log, `level=WARN msg="mcp tool changed"`) || !strings.Contains(log, "tool=greet") ||
 		!strings.Contains(log, "mode="+mode.String()) || !strings.Contains(log, "change=tool-fields-changed") {
 		t.Errorf("log:\n%s", log)
