@@ -10,34 +10,55 @@ import (
 )
 
 // BenchmarkPinnedCallFlood times a call of a pinned tool (DigestFail) over
-// stdio to internal/hostileserver, quiet and under a flood of
+// stdio to internal/hostileserver, on a session and through a Registry (as
+// a composing server calls), quiet and under a flood of
 // notifications/tools/list_changed, and reports the CPU time this process
 // spent per call (user+system, from getrusage) as "cpu-µs/op" and the
 // cores it kept busy meanwhile as "cores".
 func BenchmarkPinnedCallFlood(b *testing.B) {
-	for _, flood := range []bool{false, true} {
-		name := "quiet"
-		if flood {
-			name = "flood"
-		}
-		b.Run(name, func(b *testing.B) {
-			ctx := context.Background()
-			var s *Session
-			if flood {
-				s = floodedSession(ctx, b)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		flood    bool
+		registry bool // through a Registry's Caller, as a composing server calls
+	}{
+		{"quiet", false, false},
+		{"flood", true, false},
+		{"registry-quiet", false, true},
+		{"registry-flood", true, true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			tr, opts := floodPins(ctx, b)
+			var call func() error
+			if tc.registry {
+				reg := NewRegistry()
+				defer reg.Close()
+				if err := reg.Add("flooder", tr, opts...); err != nil {
+					b.Fatal(err)
+				}
+				s, err := reg.Session(ctx, "flooder")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if tc.flood {
+					startFlood(ctx, b, s)
+				}
+				c := reg.Server("flooder")
+				call = func() error { _, err := c.CallTool(ctx, Tool{Name: "pinned"}, nil); return err }
 			} else {
-				tr, env := hostile(b, floodSpec())
-				pins := exportPins(ctx, b, tr, env, WithProtocolVersion("2025-11-25"))
-				var err error
-				s, err = Connect(ctx, tr, env, WithProtocolVersion("2025-11-25"), WithDigestCheckAt(pins.server, "2025-11-25", DigestFail, pins.tools["pinned"]))
+				s, err := Connect(ctx, tr, opts...)
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer s.Close()
+				if tc.flood {
+					startFlood(ctx, b, s)
+				}
+				call = func() error { _, err := s.CallResult(ctx, "pinned", nil); return err }
 			}
 			cpu0, wall0 := cpuTime(b), time.Now()
 			for b.Loop() {
-				if _, err := s.CallResult(ctx, "pinned", nil); err != nil {
+				if err := call(); err != nil {
 					b.Fatal(err)
 				}
 			}

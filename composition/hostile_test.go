@@ -47,14 +47,30 @@ func floodSpec() map[string]any {
 // 200 notifications/tools/list_changed.
 func floodedSession(ctx context.Context, t testing.TB) *Session {
 	t.Helper()
-	tr, env := hostile(t, floodSpec())
-	const version = "2025-11-25"
-	pins := exportPins(ctx, t, tr, env, WithProtocolVersion(version))
-	s, err := Connect(ctx, tr, env, WithProtocolVersion(version), WithDigestCheckAt(pins.server, version, DigestFail, pins.tools["pinned"]))
+	tr, opts := floodPins(ctx, t)
+	s, err := Connect(ctx, tr, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
+	startFlood(ctx, t, s)
+	return s
+}
+
+// floodPins returns the flood server's transport and the options that pin
+// its tool "pinned" under DigestFail, at protocol 2025-11-25.
+func floodPins(ctx context.Context, t testing.TB) (Transport, []Option) {
+	t.Helper()
+	tr, env := hostile(t, floodSpec())
+	const version = "2025-11-25"
+	pins := exportPins(ctx, t, tr, env, WithProtocolVersion(version))
+	return tr, []Option{env, WithProtocolVersion(version), WithDigestCheckAt(pins.server, version, DigestFail, pins.tools["pinned"])}
+}
+
+// startFlood calls the flood server's "flood" tool on s and returns once s
+// has received 200 notifications/tools/list_changed.
+func startFlood(ctx context.Context, t testing.TB, s *Session) {
+	t.Helper()
 	flooding := make(chan struct{})
 	var n atomic.Int64
 	s.c.Client().OnNotification(func(m mcp.JSONRPCNotification) {
@@ -70,5 +86,4 @@ func floodedSession(ctx context.Context, t testing.TB) *Session {
 	case <-ctx.Done():
 		t.Fatalf("the flood did not start: %v", ctx.Err())
 	}
-	return s
 }
