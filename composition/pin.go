@@ -665,7 +665,7 @@ func (s *Session) recheckLoop() {
 		ps.mu.Unlock()
 		switch {
 		case err != nil && !errors.Is(err, context.Canceled) && !wasStale && s.Err() == nil:
-			ps.report(fmt.Sprintf("cannot re-check the digests of server %s's tools after notifications/tools/list_changed: %v", s.c.Server(), err), nil)
+			ps.report(fmt.Sprintf("cannot re-check the digests of server %s's tools (after notifications/tools/list_changed or WithPinRecheck): %v", s.c.Server(), err), nil)
 		case err == nil:
 			ps.reportDelta(s.c.Server(), prev, changed)
 		}
