@@ -92,7 +92,8 @@ type Session struct {
 //
 // Every failure is a *[ConnectError]. For stdio servers its message says
 // whether the process could not be started, exited (with its exit status),
-// or wrote output that is not JSON-RPC, and carries the end of its stderr;
+// or wrote output that is not JSON-RPC, and keeps the end of its stderr in
+// the error's Stderr (out of the message: see [StderrTail]);
 // for HTTP servers it gives the HTTP status of a failed answer.
 func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error) {
 	cfg, connOpts := newConfig(opts)
