@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpbind/mcpbind/internal/redact"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // Result is a tools/call result as the server sent it. Generated code returns
@@ -147,12 +148,16 @@ type ToolError struct {
 	Result *Result
 }
 
-// Error says which tool failed and what it said.
+// Error says which tool failed and what it said, on one line: control,
+// bidirectional and line-breaking characters in the tool's name and text
+// are escaped (internal/textsafe: "\n", "\u001b", "\u202e"), so the
+// message cannot rewrite a terminal or a log line. Text has the text as
+// sent.
 func (e *ToolError) Error() string {
 	if e.Text == "" {
 		return fmt.Sprintf("tool %q reported an error (no text)", e.Tool)
 	}
-	return fmt.Sprintf("tool %q reported an error: %s", e.Tool, e.Text)
+	return textsafe.Escape(fmt.Sprintf("tool %q reported an error: %s", e.Tool, e.Text))
 }
 
 // CallResult calls the tool name with args and returns its result as sent.
@@ -271,7 +276,8 @@ func (s *Session) call(ctx context.Context, name string, args any) (*Result, err
 	}
 	raw, err := s.c.CallToolRaw(ctx, name, argsRaw)
 	if err != nil {
-		return nil, fmt.Errorf("composition: %w", err)
+		// A JSON-RPC error's message is the server's text.
+		return nil, textsafe.Error(fmt.Errorf("composition: %w", err))
 	}
 	var res Result
 	if err := json.Unmarshal(raw, &res); err != nil {
@@ -302,8 +308,8 @@ func marshalArgs(args any) (json.RawMessage, error) {
 
 // truncate shortens server text for a message to at most n bytes (on a rune
 // boundary), marking the cut, after masking URL credentials in it (redact
-// first, cut second).
-func truncate(s string, n int) string { return redact.Cut(s, nil, n) }
+// first, cut second), and escapes it (internal/textsafe).
+func truncate(s string, n int) string { return textsafe.Escape(redact.Cut(s, nil, n)) }
 
 // nonNull is r, or nil when r is absent or JSON null.
 func nonNull(r json.RawMessage) json.RawMessage {

@@ -111,10 +111,23 @@ func InProcess(s *server.MCPServer) Transport {
 //		// exec.ErrNotFound) work through a *ConnectError.
 //		Err error
 //		// Stderr is the end (at most 4 KiB) of what a stdio server wrote to
-//		// stderr before the failure; "" for HTTP servers.
+//		// stderr before the failure; "" for HTTP servers. Error leaves it
+//		// out (see StderrTail).
 //		Stderr string
 //	}
 type ConnectError = mcpconn.ConnectError
+
+// StderrTail returns the end (at most 4 KiB) of a stdio server's stderr
+// that err carries: the Stderr of a *[ConnectError], or what a server whose
+// process exited wrote before a call's *[SessionLostError]; redacted of the
+// values given to [WithEnv] and the like; "" when there is none.
+//
+// No error message holds it: it is the server's text, and a crashing child
+// may print what it inherited (AWS_SECRET_ACCESS_KEY=…, tokens) that no
+// configured value masks. Show it to the operator (a [Registry] logs it at
+// level Debug as "mcp server stderr"), never to a composing server's
+// clients, and escape it for a terminal (the CLI prints it so).
+func StderrTail(err error) string { return mcpconn.StderrTail(err) }
 
 // LimitError is the error of a server message that exceeded a limit: more
 // than [WithMaxResponseBytes] bytes, or arrays and objects nested deeper

@@ -237,6 +237,7 @@ func TestDiscoverProbeFaults(t *testing.T) {
 		version string   // "" when Connect must fail
 		warn    []string // in the one warning; none when empty
 		fail    []string // in the error
+		stderr  string   // in StderrTail(err)
 	}{
 		{
 			name: "exits", tr: Stdio(bin, "-on-discover", "exit"),
@@ -262,8 +263,9 @@ func TestDiscoverProbeFaults(t *testing.T) {
 		{
 			name: "exits on everything", tr: Stdio("sh", "-c", "read line; echo 'bye' >&2; exit 4"),
 			// It exits again when retried: a start-up failure, reported
-			// as it is, with no warning about a retry.
-			fail: []string{"exited (exit status 4)", "bye"},
+			// as it is (its stderr in StderrTail), with no warning about a
+			// retry.
+			fail: []string{"exited (exit status 4)"}, stderr: "bye",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -299,6 +301,9 @@ func TestDiscoverProbeFaults(t *testing.T) {
 					if !strings.Contains(err.Error(), want) {
 						t.Errorf("error does not say %q", want)
 					}
+				}
+				if tail := StderrTail(err); !strings.Contains(tail, tc.stderr) || tc.stderr != "" && strings.Contains(err.Error(), tc.stderr) {
+					t.Errorf("stderr tail %q, want %q in it and not in the error", tail, tc.stderr)
 				}
 				return
 			}

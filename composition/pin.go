@@ -10,10 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpbind/mcpbind/internal/digest"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 	"github.com/mcpbind/mcpbind/internal/tooldiff"
 )
 
@@ -73,17 +75,32 @@ type ToolChangedError struct {
 	Changes []ToolChange
 }
 
-// Error names the server, the tool and what changed: per change its class,
-// where, JSON pointer (quoted) and code, such as `breaking input
-// "/properties/language" (property-added)`. It leaves out the changes'
-// messages and values, which may quote the server's new text: a composing
-// server that passes the error on must not pass on the text it guards
-// against. Changes has them.
+// Error names the server, the tool, the class of its most severe change
+// and the count of changes, such as `tool "greet" changed since the bundle
+// was exported: 2 changes, the most severe breaking (property-added)`, with
+// the change code and the digests (our words). It leaves out the changes'
+// JSON pointers, messages and values, which hold the server's own text
+// (property names, descriptions): a composing server that passes the error
+// on must not pass on the text it guards against. Changes has them, and
+// the session's warnings name the pointers.
 func (e *ToolChangedError) Error() string {
-	return "composition: " + e.describe()
+	if e.Removed {
+		return fmt.Sprintf("composition: %s: tool %q was removed: the server no longer lists it (breaking); re-export the bundle and regenerate the client", e.Server, e.Tool)
+	}
+	n := fmt.Sprintf("%d changes, the most severe", len(e.Changes))
+	if len(e.Changes) == 1 {
+		n = "1 change,"
+	}
+	worst := "(none)"
+	if len(e.Changes) > 0 {
+		worst = fmt.Sprintf("%s (%s)", e.Changes[0].Class, e.Changes[0].Code)
+	}
+	return textsafe.Escape(fmt.Sprintf("composition: %s: tool %q changed since the bundle was exported (digest %s, the bundle pinned %s): %s %s; review it (mcpbind diff), re-export the bundle and regenerate the client",
+		e.Server, e.Tool, e.Live, e.Pinned, n, worst))
 }
 
-// describe is the message without the package prefix, for warnings.
+// describe is the detailed message for the session's warnings: per change
+// its class, where, JSON pointer (quoted) and code.
 func (e *ToolChangedError) describe() string {
 	if e.Removed {
 		return fmt.Sprintf("%s: tool %q was removed: the server no longer lists it (breaking); re-export the bundle and regenerate the client", e.Server, e.Tool)
@@ -115,16 +132,26 @@ type pinSet struct {
 	life     context.Context // ends when the session is closed or lost
 	mu       sync.Mutex
 	changed  map[string]*ToolChangedError
-	// ready is closed when no re-check is under way; a call of a pinned
-	// tool waits for it, so a call made after notifications/tools/list_changed
-	// arrived is judged against the new list.
-	ready   chan struct{}
-	pending bool // another re-check was asked for while one ran
+	// Re-checks coalesce: one runs at a time (running), and requests that
+	// arrive meanwhile fold into one queued re-check (queued). Generations
+	// count the comparisons: started is the one running (or the last
+	// started), done the last completed; doneCh is closed and replaced each
+	// time one completes. A call of a pinned tool waits at most for the
+	// generation that covers the notifications received before it (see
+	// checkPin), never for re-checks asked later.
+	running, queued bool
+	started, done   uint64
+	doneCh          chan struct{}
 	// stale is why the last re-check could not list the tools, or nil.
 	// Under DigestFail a call of a pinned tool then re-checks first and
 	// fails if the tools still cannot be listed: the server said they
 	// changed, and they cannot be compared.
 	stale error
+	// seen is, per pinned tool, the live JSON of the last completed
+	// comparison; a tool listed with the same bytes again keeps its
+	// verdict without being digested and compared again. Only the
+	// comparison that runs uses it.
+	seen map[string]string
 }
 
 // pinned returns the pinned tools of dc by name, or nil when none has a
@@ -161,10 +188,10 @@ func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]To
 		cancel()
 	}()
 	ps := &pinSet{mode: cfg.digest.mode, tools: pins, crossEra: crossEra, warn: s.c.Warn, logger: s.observe.logger, server: s.observe.name(s.c.Server()),
-		life: life, ready: make(chan struct{})}
+		life: life, doneCh: make(chan struct{}), running: true, started: 1}
 	s.pins = ps
 	s.watchToolList()
-	changed, serverDigest, err := s.comparePins(ctx, ps)
+	changed, serverDigest, err := s.comparePins(ctx, ps, nil)
 	if err != nil {
 		if ps.mode == DigestFail {
 			_ = s.Close()
@@ -181,14 +208,107 @@ func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]To
 	}
 	ps.mu.Lock()
 	ps.changed = changed
-	again := ps.pending
-	ps.pending = false
-	close(ps.ready)
+	again := ps.finish()
 	ps.mu.Unlock()
 	if again {
-		s.recheckPins()
+		go s.recheckLoop()
+	}
+	if cfg.pinRecheck > 0 {
+		go s.recheckEvery(cfg.pinRecheck)
 	}
 	return s, nil
+}
+
+// finish records, with ps.mu held, that the running comparison completed,
+// and wakes the calls waiting for it. It reports whether a queued re-check
+// is to run next (it is then counted as started and running).
+func (ps *pinSet) finish() (again bool) {
+	ps.done = ps.started
+	close(ps.doneCh)
+	ps.doneCh = make(chan struct{})
+	if ps.queued && ps.life.Err() == nil {
+		ps.queued = false
+		ps.started++
+		return true
+	}
+	ps.queued, ps.running = false, false
+	return false
+}
+
+// recheckEvery re-checks the pinned tools every interval (WithPinRecheck)
+// until the session ends, for servers that change their tools without
+// sending notifications/tools/list_changed.
+func (s *Session) recheckEvery(interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.pins.life.Done():
+			return
+		case <-t.C:
+			s.recheckPins()
+		}
+	}
+}
+
+// WithPinRecheck re-checks the pinned tools of a session every interval, as
+// notifications/tools/list_changed does, for servers that change a tool
+// without sending it: without it, such a silent change is seen only when
+// the session reconnects. Each re-check lists the tools once (tools/list,
+// every page) and compares only the pinned tools whose JSON changed since
+// the last listing. interval <= 0 turns it off (the default). It applies
+// only to a session with pinned tools ([WithDigestCheckAt]).
+func WithPinRecheck(interval time.Duration) Option {
+	return Option{apply: func(c *config) { c.pinRecheck = interval }}
+}
+
+// ToolStatus is one pinned tool that changed since the bundle was
+// exported, in [Session.ChangedTools] and [ServerStatus.ChangedTools]. It
+// holds our words only (the tool's name comes from the bundle); the
+// details are in the *[ToolChangedError] of its calls.
+type ToolStatus struct {
+	// Tool is the tool's name.
+	Tool string `json:"tool"`
+	// Class is the class of its most severe change.
+	Class ChangeClass `json:"class"`
+	// Changes counts the changes.
+	Changes int `json:"changes"`
+	// Removed is true when the server no longer lists the tool.
+	Removed bool `json:"removed,omitempty"`
+	// Blocked is true when its calls fail with a *[ToolChangedError]
+	// ([DigestFail]); under [DigestWarn] they are sent.
+	Blocked bool `json:"blocked"`
+}
+
+// ChangedTools returns the pinned tools that changed, as the last
+// completed comparison found them (at connect,
+// notifications/tools/list_changed or [WithPinRecheck]), sorted by name;
+// nil when none did or no tool is pinned.
+func (s *Session) ChangedTools() []ToolStatus {
+	out, _ := s.pinStatus()
+	return out
+}
+
+// pinStatus is ChangedTools, and whether calls of pinned tools are
+// blocked: a changed tool under DigestFail, or under DigestFail tools that
+// could not be listed after the server said they changed.
+func (s *Session) pinStatus() (changed []ToolStatus, blocked bool) {
+	ps := s.pins
+	if ps == nil {
+		return nil, false
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	fail := ps.mode == DigestFail
+	for _, name := range sortedKeys(ps.changed) {
+		e := ps.changed[name]
+		st := ToolStatus{Tool: name, Changes: len(e.Changes), Removed: e.Removed, Blocked: fail}
+		if len(e.Changes) > 0 {
+			st.Class = e.Changes[0].Class
+		}
+		changed = append(changed, st)
+	}
+	return changed, fail && (len(changed) > 0 || ps.stale != nil)
 }
 
 // verdict is the warning for a changed tool.
@@ -210,15 +330,22 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // comparePins lists the server's tools and compares each pinned tool with
-// the live one. It returns the changed tools and the server digest ("" when
-// some tool has no digest). Only a listing that fails is an error: a tool
-// that cannot be digested (a number JCS cannot write) concerns only itself.
-func (s *Session) comparePins(ctx context.Context, ps *pinSet) (map[string]*ToolChangedError, string, error) {
+// the live one. It returns the changed tools and, at connect (prev nil),
+// the server digest ("" when some tool has no digest). Only a listing that
+// fails is an error: a tool that cannot be digested (a number JCS cannot
+// write) concerns only itself. A re-check passes the last verdicts as
+// prev: a tool whose live JSON is the same bytes as last time (ps.seen)
+// keeps its verdict, so a server that says "changed" and lists the same
+// tools costs one listing, not a digest and comparison per tool.
+func (s *Session) comparePins(ctx context.Context, ps *pinSet, prev map[string]*ToolChangedError) (map[string]*ToolChangedError, string, error) {
 	tools, err := s.ListToolsRaw(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	server, _ := digest.Server(tools)
+	var server string
+	if prev == nil {
+		server, _ = digest.Server(tools)
+	}
 	live := make(map[string]json.RawMessage, len(tools))
 	for _, raw := range tools {
 		var head struct {
@@ -231,8 +358,18 @@ func (s *Session) comparePins(ctx context.Context, ps *pinSet) (map[string]*Tool
 	name := s.c.Server()
 	modern := s.ProtocolVersion() >= ModernProtocolVersion
 	changed := map[string]*ToolChangedError{}
+	seen := make(map[string]string, len(ps.tools))
 	for tool, t := range ps.tools {
 		raw, ok := live[tool]
+		if ok {
+			seen[tool] = string(raw)
+			if last, was := ps.seen[tool]; was && prev != nil && last == string(raw) {
+				if e := prev[tool]; e != nil {
+					changed[tool] = e
+				}
+				continue
+			}
+		}
 		if !ok {
 			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Removed: true, Pinned: t.Digest,
 				Changes: []ToolChange{{Class: Breaking, Server: name, Tool: tool, Where: tooldiff.InTool, Code: "tool-removed", Message: "tool removed"}}}
@@ -258,6 +395,7 @@ func (s *Session) comparePins(ctx context.Context, ps *pinSet) (map[string]*Tool
 			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Pinned: t.Digest, Live: d, Changes: cs}
 		}
 	}
+	ps.seen = seen
 	return changed, server, nil
 }
 
@@ -376,9 +514,16 @@ func classRank(c ChangeClass) int {
 }
 
 // checkPin returns the *ToolChangedError of a pinned tool that changed,
-// under DigestFail; nil otherwise. It first waits for a re-check under way,
-// and after a re-check that could not list the tools it starts another one:
-// if that fails too, so does the call.
+// under DigestFail; nil otherwise.
+//
+// A call is judged against a comparison that covers every
+// notifications/tools/list_changed received before it: when a re-check is
+// running it waits for it, and when one is queued behind it, for that one
+// too — at most two listings, however many notifications arrive meanwhile
+// (a flood of them never restarts what a call waits for). Requests that
+// arrive after the call do not delay it: it then uses the last completed
+// comparison. After a re-check that could not list the tools it asks for
+// another one: if that fails too, so does the call.
 func (s *Session) checkPin(ctx context.Context, name string) error {
 	ps := s.pins
 	if ps == nil || ps.mode != DigestFail {
@@ -394,14 +539,25 @@ func (s *Session) checkPin(ctx context.Context, name string) error {
 		s.recheckPins()
 	}
 	ps.mu.Lock()
-	ready := ps.ready
-	ps.mu.Unlock()
-	select {
-	case <-ready:
-	case <-ctx.Done():
-		return fmt.Errorf("composition: calling tool %q on %s: waiting for the tool list to be checked after notifications/tools/list_changed: %w", name, s.c.Server(), ctx.Err())
+	want := ps.done
+	switch {
+	case ps.queued:
+		want = ps.started + 1
+	case ps.running:
+		want = ps.started
 	}
-	ps.mu.Lock()
+	for ps.done < want {
+		wait := ps.doneCh
+		ps.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ps.life.Done():
+			return fmt.Errorf("composition: calling tool %q on %s: %w", name, s.c.Server(), s.Err())
+		case <-ctx.Done():
+			return fmt.Errorf("composition: calling tool %q on %s: waiting for the tool list to be checked after notifications/tools/list_changed: %w", name, s.c.Server(), ctx.Err())
+		}
+		ps.mu.Lock()
+	}
 	defer ps.mu.Unlock()
 	if ps.stale != nil {
 		return fmt.Errorf("composition: calling tool %q on %s: the server said its tools changed (notifications/tools/list_changed), and they cannot be listed to compare them with the pinned digests: %w", name, s.c.Server(), ps.stale)
@@ -469,51 +625,54 @@ func (ps *pinSet) report(msg string, e *ToolChangedError) {
 	ps.logger.LogAttrs(ps.life, slog.LevelWarn, title, append(attrs, slog.String("detail", msg))...)
 }
 
-// recheckPins starts a re-check of the pinned tools, unless one is under
-// way (which then runs once more). It runs in its own goroutine: the
-// notification handler runs on the transport's reading goroutine, which
-// the tools/list answer needs.
+// recheckPins asks for a re-check of the pinned tools: it starts one
+// unless one is running, else it queues one (at most one is queued; more
+// requests meanwhile fold into it). The re-check runs in its own
+// goroutine: the notification handler runs on the transport's reading
+// goroutine, which the tools/list answer needs.
 func (s *Session) recheckPins() {
 	ps := s.pins
 	ps.mu.Lock()
-	select {
-	case <-ps.ready:
-	default:
-		ps.pending = true
+	if ps.running {
+		ps.queued = true
 		ps.mu.Unlock()
 		return
 	}
-	ps.ready = make(chan struct{})
+	ps.running = true
+	ps.started++
 	ps.mu.Unlock()
-	go func() {
-		for {
-			changed, _, err := s.comparePins(ps.life, ps)
-			ps.mu.Lock()
-			old := ps.changed
-			if err == nil {
-				ps.changed = changed
-			}
-			wasStale := ps.stale != nil
-			if !errors.Is(err, context.Canceled) {
-				ps.stale = err
-			}
-			again := ps.pending && ps.life.Err() == nil
-			ps.pending = false
-			if !again {
-				close(ps.ready)
-			}
-			ps.mu.Unlock()
-			switch {
-			case err != nil && !errors.Is(err, context.Canceled) && !wasStale && s.Err() == nil:
-				ps.report(fmt.Sprintf("cannot re-check the digests of server %s's tools after notifications/tools/list_changed: %v", s.c.Server(), err), nil)
-			case err == nil:
-				ps.reportDelta(s.c.Server(), old, changed)
-			}
-			if !again {
-				return
-			}
+	go s.recheckLoop()
+}
+
+// recheckLoop runs the started re-check and then the queued ones, one at a
+// time, until none is queued or the session ends.
+func (s *Session) recheckLoop() {
+	ps := s.pins
+	for {
+		ps.mu.Lock()
+		prev := ps.changed
+		ps.mu.Unlock()
+		changed, _, err := s.comparePins(ps.life, ps, prev)
+		ps.mu.Lock()
+		if err == nil {
+			ps.changed = changed
 		}
-	}()
+		wasStale := ps.stale != nil
+		if !errors.Is(err, context.Canceled) {
+			ps.stale = err
+		}
+		again := ps.finish()
+		ps.mu.Unlock()
+		switch {
+		case err != nil && !errors.Is(err, context.Canceled) && !wasStale && s.Err() == nil:
+			ps.report(fmt.Sprintf("cannot re-check the digests of server %s's tools (after notifications/tools/list_changed or WithPinRecheck): %v", s.c.Server(), err), nil)
+		case err == nil:
+			ps.reportDelta(s.c.Server(), prev, changed)
+		}
+		if !again {
+			return
+		}
+	}
 }
 
 // reportDelta reports the tools that changed, or changed back, since the

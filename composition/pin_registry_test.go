@@ -2,8 +2,11 @@ package composition
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -43,6 +46,9 @@ func TestPinningRegistry(t *testing.T) {
 	if err := greet(); err != nil {
 		t.Fatal(err)
 	}
+	if st := reg.Status(); len(st) != 1 || st[0].State != StateConnected || st[0].ChangedTools != nil {
+		t.Errorf("status before the change %+v", st)
+	}
 	if err := call("mutate", map[string]string{"change": "description"}); err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +56,16 @@ func TestPinningRegistry(t *testing.T) {
 	var tc *ToolChangedError
 	if err := greet(); !errors.As(err, &tc) {
 		t.Fatalf("greet after the change: %v", err)
+	}
+	// Health shows the drift: degraded, greet blocked with its class.
+	st := reg.Status()
+	if len(st) != 1 || st[0].State != StateDegraded ||
+		!slices.Equal(st[0].ChangedTools, []ToolStatus{{Tool: "greet", Class: Cosmetic, Changes: 1, Blocked: true}}) {
+		t.Errorf("status after the change %+v", st)
+	}
+	if j, err := json.Marshal(st[0]); err != nil || !strings.Contains(string(j), `"state":"degraded"`) ||
+		!strings.Contains(string(j), `"changedTools":[{"tool":"greet","class":"cosmetic","changes":1,"blocked":true}]`) {
+		t.Errorf("status as JSON: %s (%v)", j, err)
 	}
 	if err := add(); err != nil {
 		t.Fatalf("add after greet changed: %v", err)
@@ -66,7 +82,7 @@ func TestPinningRegistry(t *testing.T) {
 	if err := greet(); !errors.As(err, &tc) || tc.Changes[0].Code != "tool-fields-changed" {
 		t.Fatalf("greet after the reconnect: %v", err)
 	}
-	if st := reg.Status(); len(st) != 1 || st[0].Reconnects != 1 {
+	if st := reg.Status(); len(st) != 1 || st[0].Reconnects != 1 || st[0].State != StateDegraded || len(st[0].ChangedTools) != 1 {
 		t.Errorf("status %+v", st)
 	}
 }

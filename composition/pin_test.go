@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os/exec"
 	"path/filepath"
@@ -45,7 +46,7 @@ type pinnedBundle struct {
 // (ListToolsRaw) and builds the descriptors a generated package would hold:
 // the digests of internal/digest, which export records under x-mcpbind, and
 // the raw schemas, which generate embeds in the package's SchemaSet.
-func exportPins(ctx context.Context, t *testing.T, tr Transport, opts ...Option) pinnedBundle {
+func exportPins(ctx context.Context, t testing.TB, tr Transport, opts ...Option) pinnedBundle {
 	t.Helper()
 	s, err := Connect(ctx, tr, opts...)
 	if err != nil {
@@ -218,6 +219,16 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 		if msg := err.Error(); !strings.Contains(msg, tr.String()) || !strings.Contains(msg, `tool "`+tool+`"`) || !removed && !strings.Contains(msg, "("+tc.Changes[0].Code+")") {
 			t.Errorf("message %q", msg)
 		}
+		// The message names the tool, the class and the count of changes;
+		// the server-chosen pointers (property names) stay in Changes.
+		if msg := err.Error(); !removed && (!strings.Contains(msg, string(tc.Changes[0].Class)) || !strings.Contains(msg, fmt.Sprint(len(tc.Changes))+" change")) {
+			t.Errorf("message %q lacks the class or the count of changes", msg)
+		}
+		for _, c := range tc.Changes {
+			if msg := err.Error(); c.Pointer != "" && strings.Contains(msg, c.Pointer) {
+				t.Errorf("message %q holds the pointer %q", msg, c.Pointer)
+			}
+		}
 		t.Logf("%s: %v", tool, err)
 	}
 
@@ -232,6 +243,9 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 	mutate("description")
 	t.Logf("warning: %s", warned.waitFor(ctx, t, `tool "greet" changed`, "cosmetic tool (tool-fields-changed)"))
 	changed(greet, "greet", false, "cosmetic tool tool-fields-changed")
+	if got := s.ChangedTools(); !slices.Equal(got, []ToolStatus{{Tool: "greet", Class: Cosmetic, Changes: 1, Blocked: mode == DigestFail}}) {
+		t.Errorf("ChangedTools %+v", got)
+	}
 	if log := logged.String(); !strings.Contains(log, `level=WARN msg="mcp tool changed"`) || !strings.Contains(log, "tool=greet") ||
 		!strings.Contains(log, "mode="+mode.String()) || !strings.Contains(log, "change=tool-fields-changed") {
 		t.Errorf("log:\n%s", log)

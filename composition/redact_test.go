@@ -42,13 +42,19 @@ func TestRedactStdioOutputAtEveryCut(t *testing.T) {
 			// never races the exit: a broken pipe would hide the junk line).
 			script := fmt.Sprintf(`read -r req; pad=$(printf '%%*s' %d '' | tr ' ' .); run=""; i=0; while [ $i -lt 300 ]; do run="$run$TOKEN"; i=$((i+1)); done; printf '%%s%%s\n' "$pad" "$run"; printf '%%s%%s\n' "$pad" "$run" >&2; exit 1`, at)
 			var copied syncBuffer
-			msg := connectErr(t, Stdio("sh", "-c", script),
-				WithEnv("TOKEN="+secretToken), WithStderr(&copied))
-			if leaksToken(msg) {
-				t.Errorf("the error shows part of the secret:\n%s", msg)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, err := Connect(ctx, Stdio("sh", "-c", script), WithEnv("TOKEN="+secretToken), WithStderr(&copied))
+			if err == nil {
+				t.Fatal("Connect succeeded")
 			}
-			if !strings.Contains(msg, "***") || !strings.Contains(msg, "not JSON-RPC") {
-				t.Errorf("the error does not show the redacted output:\n%s", msg)
+			msg, tail := err.Error(), StderrTail(err)
+			if leaksToken(msg) || leaksToken(tail) {
+				t.Errorf("the error shows part of the secret:\n%s\nstderr tail:\n%s", msg, tail)
+			}
+			// The stderr tail is kept out of the message (StderrTail).
+			if !strings.Contains(msg, "not JSON-RPC") || !strings.Contains(tail, "***") {
+				t.Errorf("the error does not show the redacted output:\n%s\nstderr tail:\n%s", msg, tail)
 			}
 			if c := copied.String(); leaksToken(c) || !strings.Contains(c, "***") {
 				t.Errorf("WithStderr got %q", c)

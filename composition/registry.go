@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/internal/redact"
 	"github.com/mcpbind/mcpbind/internal/serverid"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // Registry holds the downstream MCP servers of a program by id: from a
@@ -103,29 +104,47 @@ const (
 	StateFailed ServerState = "failed"
 	// StateClosed: the registry is closed.
 	StateClosed ServerState = "closed"
+	// StateDegraded: a session is open, but calls of some pinned tools
+	// are blocked: under [DigestFail], a pinned tool changed since the
+	// bundle was exported ([ServerStatus.ChangedTools] says which, with
+	// Blocked set), or the server said its tools changed and they could
+	// not be listed to compare them (every pinned tool is then blocked
+	// until a listing succeeds). The other tools work. Under [DigestWarn]
+	// changed tools are listed but not blocked, and the state stays
+	// [StateConnected].
+	StateDegraded ServerState = "degraded"
 )
 
 // ServerStatus is a snapshot of one registry server, from [Registry.Status].
+// It encodes as JSON with the names of its tags (for a health endpoint);
+// empty optional fields are left out.
 type ServerStatus struct {
 	// ID is the server's id in the registry.
-	ID string
+	ID string `json:"id"`
 	// Server names it: its command or URL, as [Transport.String], with
 	// configured secrets masked.
-	Server string
+	Server string `json:"server"`
 	// Transport is the transport of the current session
 	// ([TransportStdio], …), "" when not connected.
-	Transport string
-	// State is the server's state.
-	State ServerState
+	Transport string `json:"transport,omitempty"`
+	// State is the server's state: [StateDegraded] rather than
+	// [StateConnected] while calls of pinned tools are blocked.
+	State ServerState `json:"state"`
 	// ProtocolVersion is the version the current (or last) session
 	// negotiated, "" before the first connect.
-	ProtocolVersion string
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// Reconnects counts the sessions opened after a lost one.
-	Reconnects int
+	Reconnects int `json:"reconnects"`
 	// LastError is the last connect failure or the reason the last session
 	// was lost ("" when none), redacted of configured secrets and URL
-	// credentials.
-	LastError string
+	// credentials, and escaped (control, bidirectional and line-breaking
+	// characters as "\u202e" and the like). It never holds a stdio
+	// server's stderr (see [StderrTail]).
+	LastError string `json:"lastError,omitempty"`
+	// ChangedTools are the pinned tools of the current session whose live
+	// definition no longer matches the bundle (see [Session.ChangedTools]),
+	// sorted by name; empty when none changed or nothing is pinned.
+	ChangedTools []ToolStatus `json:"changedTools,omitempty"`
 }
 
 // regServer is one server of a registry.
@@ -257,6 +276,11 @@ func (r *Registry) Status() []ServerStatus {
 		st := ServerStatus{ID: s.id, Server: redact.Text(s.t.String(), s.secrets), State: s.state, ProtocolVersion: s.version, Reconnects: s.reconnects}
 		if s.sess != nil {
 			st.Transport = s.sess.Transport()
+			var blocked bool
+			st.ChangedTools, blocked = s.sess.pinStatus()
+			if blocked && st.State == StateConnected {
+				st.State = StateDegraded
+			}
 		}
 		if s.lastErr != nil {
 			st.LastError = s.redact(s.lastErr)
@@ -445,6 +469,7 @@ func (s *regServer) run(reconnect bool) {
 			}
 			if err != nil {
 				log.LogAttrs(s.r.life, slog.LevelWarn, msg+" failed", append(attrs, slog.String("error", s.redact(err)))...)
+				s.logStderr(log, err, nil)
 			} else {
 				log.LogAttrs(s.r.life, slog.LevelInfo, msg, append(attrs, slog.String("transport", sess.Transport()), slog.String("protocolVersion", sess.ProtocolVersion()))...)
 			}
@@ -525,6 +550,7 @@ func (s *regServer) lostLocked(sess *Session, cause error) {
 	s.sess, s.lastErr = nil, cause
 	if s.log != nil {
 		s.log.LogAttrs(s.r.life, slog.LevelWarn, "mcp session lost", slog.String("server", s.id), slog.String("error", s.redact(cause)))
+		s.logStderr(s.log, cause, sess)
 	}
 	if !s.r.spawn(func() { _ = sess.Close() }) {
 		go func() { _ = sess.Close() }()
@@ -541,9 +567,24 @@ func (s *regServer) logger() *slog.Logger {
 	return s.log
 }
 
-// redact is err's message without the server's secrets.
+// redact is err's message without the server's secrets, escaped
+// (internal/textsafe): the form of LastError and of log attributes.
 func (s *regServer) redact(err error) string {
-	return redact.Text(err.Error(), s.secrets)
+	return textsafe.Escape(redact.Text(err.Error(), s.secrets))
+}
+
+// logStderr logs at level Debug, as "mcp server stderr", the stderr tail
+// that err carries ([StderrTail]) or else the lost session sess has kept,
+// redacted and escaped: for the operator, never in an error message.
+func (s *regServer) logStderr(log *slog.Logger, err error, sess *Session) {
+	tail := StderrTail(err)
+	if tail == "" && sess != nil {
+		tail = sess.c.StderrTail()
+	}
+	if tail != "" {
+		log.LogAttrs(s.r.life, slog.LevelDebug, "mcp server stderr", slog.String("server", s.id),
+			slog.String("stderr", textsafe.Escape(redact.Text(tail, s.secrets))))
+	}
 }
 
 // redactErr is err with the server's secrets masked in its message (values

@@ -3,8 +3,10 @@ package composition
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/mcpbind/mcpbind/internal/mcpconn"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // ErrSessionLost is matched (errors.Is) by the error of a call that failed
@@ -41,6 +43,8 @@ type config struct {
 	// holds WithBackoff (registry.go).
 	observe observeConfig
 	backoff backoff
+	// pinRecheck is WithPinRecheck's interval (pin.go); 0: none.
+	pinRecheck time.Duration
 }
 
 // newConfig splits opts into the session's config and the connection's
@@ -88,7 +92,8 @@ type Session struct {
 //
 // Every failure is a *[ConnectError]. For stdio servers its message says
 // whether the process could not be started, exited (with its exit status),
-// or wrote output that is not JSON-RPC, and carries the end of its stderr;
+// or wrote output that is not JSON-RPC, and keeps the end of its stderr in
+// the error's Stderr (out of the message: see [StderrTail]);
 // for HTTP servers it gives the HTTP status of a failed answer.
 func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error) {
 	cfg, connOpts := newConfig(opts)
@@ -152,5 +157,6 @@ func (s *Session) Close() error { return s.c.Close() }
 // string, the server repeats a cursor it already gave, or there are more
 // pages than [WithMaxPages] allows (default [DefaultMaxPages]).
 func (s *Session) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
-	return s.c.ListToolsRaw(ctx)
+	tools, err := s.c.ListToolsRaw(ctx)
+	return tools, textsafe.Error(err) // a JSON-RPC error's message is the server's text
 }

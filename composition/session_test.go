@@ -384,8 +384,10 @@ func testLifetime(t *testing.T, bin string) {
 	}
 	_, err = s.CallResult(ctx, "exit", nil)
 	t.Logf("call to a server that exits: %v", err)
-	if err == nil || !strings.Contains(err.Error(), "exit status 5") || !strings.Contains(err.Error(), "testserver: exiting on request") {
-		t.Errorf("err = %v, want the exit status and stderr", err)
+	// The stderr tail is kept out of the message (StderrTail).
+	if err == nil || !strings.Contains(err.Error(), "exit status 5") || strings.Contains(err.Error(), "exiting on request") ||
+		!strings.Contains(StderrTail(err), "testserver: exiting on request") {
+		t.Errorf("err = %v (stderr tail %q), want the exit status, and the stderr tail only in StderrTail", err, StderrTail(err))
 	}
 	var lost *SessionLostError
 	if !errors.Is(err, ErrSessionLost) || !errors.As(err, &lost) || !lost.Sent {
@@ -543,7 +545,8 @@ func TestConnectErrors(t *testing.T) {
 		},
 		{
 			name: "exits at once", tr: stdio("sh", "-c", "echo boom >&2; exit 3"), stage: "initialize",
-			want: []string{"exited (exit status 3)", "boom"}, stderr: "boom",
+			// The stderr tail stays in Stderr, out of the message.
+			want: []string{"exited (exit status 3)"}, deny: []string{"boom"}, stderr: "boom",
 		},
 		{
 			name: "garbage then exit", tr: stdio("sh", "-c", "echo 'Welcome to my server!'; printf '\\001\\377 junk'; exit 0"), stage: "initialize",

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // This file is the comment door: the only way text from a server (tool
@@ -19,59 +21,15 @@ import (
 // by text, so no line can read as a directive), and replaces every
 // character that could hide or reorder what a reviewer sees.
 
-// isLineTerminator reports whether r ends a line for a Go compiler, an
-// editor or a code-review tool: LF, CR, NEL (U+0085), LINE SEPARATOR
-// (U+2028), PARAGRAPH SEPARATOR (U+2029), VT and FF.
-func isLineTerminator(r rune) bool {
-	switch r {
-	case '\n', '\r', '\v', '\f', 0x85, 0x2028, 0x2029:
-		return true
-	}
-	return false
-}
-
-// isHiddenRune reports whether r is a character that must not appear raw
-// in a comment: C0 and C1 control characters and DEL (NUL is not even
-// legal Go source), the byte order mark U+FEFF (illegal after the start of
-// a Go file), and the bidirectional controls U+061C, U+200E, U+200F,
-// U+202A–U+202E and U+2066–U+2069 that make source display differently
-// from how it compiles ("Trojan Source", CVE-2021-42574).
-func isHiddenRune(r rune) bool {
-	switch {
-	case r < 0x20 && r != '\t', r == 0x7f, r >= 0x80 && r <= 0x9f:
-		return true
-	case r == 0xfeff, r == 0x061c, r == 0x200e, r == 0x200f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return false
-}
-
 // commentText makes one piece of server text safe to place inside a single
-// comment line: invalid UTF-8 becomes U+FFFD, a tab or any line
-// terminator becomes a space, a hidden character (isHiddenRune) is
-// written as its escape "\u202e", so a reviewer sees it, and so is the
-// "+" of "+build".
+// comment line, by the one rule of package internal/textsafe: invalid
+// UTF-8 becomes U+FFFD, a tab or any line terminator becomes a space, a
+// hidden character (textsafe.IsHidden) is written as its escape "\u202e",
+// so a reviewer sees it, and so is the "+" of "+build".
 func commentText(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			b.WriteRune(utf8.RuneError)
-		case r == '\t' || isLineTerminator(r):
-			b.WriteByte(' ')
-		case isHiddenRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
 	// gofmt rewrites a "// +build" comment line into a //go:build
 	// constraint; escape the plus sign wherever the text may start a line.
-	return strings.ReplaceAll(b.String(), "+build", `\u002bbuild`)
+	return strings.ReplaceAll(textsafe.Render(s, textsafe.Spaces), "+build", `\u002bbuild`)
 }
 
 // commentLines splits text into lines on every line terminator (a CR LF
@@ -81,7 +39,7 @@ func commentLines(text string) []string {
 	var lines []string
 	start := 0
 	for i, r := range text {
-		if isLineTerminator(r) {
+		if textsafe.IsLineTerminator(r) {
 			lines = append(lines, text[start:i])
 			start = i + utf8.RuneLen(r)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // callFlags are the flags of `mcpbind call`.
@@ -30,6 +31,8 @@ type callFlags struct {
 	argsSet bool
 	// list lists the tools instead of calling one.
 	list bool
+	// raw prints the server's text as sent, without escaping.
+	raw bool
 }
 
 // newCallCmd builds `mcpbind call`.
@@ -52,6 +55,11 @@ streamable HTTP endpoint), calls the tool TOOL with the JSON object given by
 With --list it lists the server's tools instead (name and the first line of
 the description).
 
+What the server sent is printed escaped: control characters other than
+newline and tab (ANSI escape sequences, CR, BEL, NUL, DEL, C1), bidirectional
+controls (U+202E, …) and U+2028/U+2029 appear as \u001b, \r and the like,
+which inside JSON strings are the same JSON. --raw prints it as sent.
+
 Exit codes: 2 for a usage error (including --args that is not a JSON object),
 3 when the server cannot be started or reached, answers a JSON-RPC error, or
 the tool reports isError: true (its text goes to stderr).`,
@@ -66,6 +74,7 @@ the tool reports isError: true (its text goes to stderr).`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.args, "args", "{}", "the tool's arguments: a JSON `OBJECT`")
 	fl.BoolVar(&f.list, "list", false, "list the server's tools instead of calling one (no TOOL)")
+	fl.BoolVar(&f.raw, "raw", false, "print the server's text as sent: control and bidirectional characters unescaped")
 	addServerFlags(cmd, &f.server) // --header, --bearer-env, --env, --protocol-version, --timeout, -v
 	return cmd
 }
@@ -180,13 +189,17 @@ func (c *cli) doCall(ctx context.Context, f *callFlags, tool string, args json.R
 		}
 	}()
 	progress("connected: protocol %s over %s", sess.ProtocolVersion(), sess.Transport())
+	stdout := c.stdout
+	if !f.raw {
+		stdout = escapingWriter{c.stdout}
+	}
 
 	if f.list {
 		tools, err := sess.ListToolsRaw(runCtx)
 		if err != nil {
 			return withExit(exitServer, explain(err))
 		}
-		return withExit(exitInput, printToolList(c.stdout, tools))
+		return withExit(exitInput, printToolList(stdout, tools))
 	}
 
 	progress("calling tool %q", tool)
@@ -195,7 +208,7 @@ func (c *cli) doCall(ctx context.Context, f *callFlags, tool string, args json.R
 		return withExit(exitServer, explain(err)) // a *composition.ToolError for isError: true
 	}
 	if res.StructuredContent == nil {
-		return withExit(exitInput, printContent(c.stdout, res.Content))
+		return withExit(exitInput, printContent(stdout, res.Content))
 	}
 	value := res.StructuredContent
 	if isResultEnvelope(value) {
@@ -212,7 +225,7 @@ func (c *cli) doCall(ctx context.Context, f *callFlags, tool string, args json.R
 			}
 		}
 	}
-	return withExit(exitInput, printJSON(c.stdout, value))
+	return withExit(exitInput, printJSON(stdout, value))
 }
 
 // isResultEnvelope reports whether raw is a JSON object whose only key is
@@ -327,6 +340,20 @@ func resolvePointer(doc json.RawMessage, ptr string) (json.RawMessage, bool) {
 		cur = next
 	}
 	return cur, true
+}
+
+// escapingWriter renders everything written to it with textsafe's Lines
+// mode (newline and tab kept, other control, bidirectional and
+// line-breaking characters escaped as \u001b and the like) before passing
+// it on. Each Write must hold whole UTF-8 sequences, as the print
+// functions' single writes do.
+type escapingWriter struct{ w io.Writer }
+
+func (e escapingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(e.w, textsafe.Render(string(p), textsafe.Lines)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // printJSON writes raw indented by two spaces, with a final newline. The

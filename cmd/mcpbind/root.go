@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/internal/redact"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // Exit codes, as the README's "Exit codes" section lists them.
@@ -105,6 +107,12 @@ func run(ctx context.Context, args []string, c *cli) int {
 	// Every message loses URL user information and query values here, the
 	// one place all errors are printed (commands redact given secrets).
 	fmt.Fprintf(c.stderr, "mcpbind: %s\n", redact.URLs(err.Error()))
+	if tail := composition.StderrTail(err); tail != "" {
+		// The server's own words, for the user at this terminal only: the
+		// error message leaves them out. Already redacted of given secrets.
+		fmt.Fprintf(c.stderr, "server stderr (last lines):\n  %s\n",
+			strings.ReplaceAll(textsafe.Render(strings.TrimRight(redact.URLs(tail), "\n"), textsafe.Lines), "\n", "\n  "))
+	}
 	if isUsage(err) {
 		fmt.Fprintf(c.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}

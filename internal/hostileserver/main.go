@@ -10,11 +10,15 @@
 // spec.json is {"serverInfo":{"name":N,"version":V},"tools":[T, …]} where
 // each T is a tool definition as MCP's tools/list sends it (name, title,
 // description, inputSchema, outputSchema, _meta); the strings and schemas
-// are served exactly as given. Every tool call answers an empty result.
+// are served exactly as given. Every tool call answers an empty result,
+// unless the tool's entry has a "behave" member (see behave: an isError
+// text, a JSON-RPC error, a crash with a stderr text, a flood of
+// notifications/tools/list_changed). The spec's "stderrAtStart" and
+// "exitAtStart" (see startup) make a server that writes to stderr and exits
+// before it serves.
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -28,6 +32,7 @@ const specEnv = "MCPBIND_HOSTILE_SPEC"
 
 // spec is the content of the spec file.
 type spec struct {
+	startup
 	ServerInfo struct {
 		Name    string `json:"name"`
 		Version string `json:"version"`
@@ -39,6 +44,7 @@ type spec struct {
 		InputSchema  json.RawMessage `json:"inputSchema"`
 		OutputSchema json.RawMessage `json:"outputSchema"`
 		Meta         map[string]any  `json:"_meta"`
+		Behave       behave          `json:"behave"`
 	} `json:"tools"`
 }
 
@@ -58,6 +64,7 @@ func run() error {
 	if err := json.Unmarshal(raw, &sp); err != nil {
 		return fmt.Errorf("$%s: %w", specEnv, err)
 	}
+	sp.startup.run()
 	s := server.NewMCPServer(sp.ServerInfo.Name, sp.ServerInfo.Version, server.WithToolCapabilities(false))
 	for _, t := range sp.Tools {
 		in := t.InputSchema
@@ -71,9 +78,7 @@ func run() error {
 		if len(t.Meta) > 0 {
 			tool.Meta = &mcp.Meta{AdditionalFields: t.Meta}
 		}
-		s.AddTool(tool, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{}, nil
-		})
+		s.AddTool(tool, t.Behave.handler(s))
 	}
 	return server.ServeStdio(s)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpbind/mcpbind/internal/redact"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // Session is a connection to one MCP server, made by [Connect]. Its methods
@@ -76,34 +77,26 @@ type ConnectError struct {
 	Stderr string
 }
 
-// Error says which server failed, at which stage and why, followed by the
-// server's stderr tail on separate lines when there is one.
+// Error says which server failed, at which stage and why, on one line with
+// peer text escaped (internal/textsafe). The server's stderr tail is not in
+// it: it stays in Stderr (see StderrTail).
 func (e *ConnectError) Error() string {
-	msg := fmt.Sprintf("composition: connecting to %s: %s: %v", e.Server, e.Stage, e.Err)
-	if e.Stderr != "" {
-		msg += stderrSection(e.Stderr)
-	}
-	return msg
+	return textsafe.Escape(fmt.Sprintf("composition: connecting to %s: %s: %v", e.Server, e.Stage, e.Err))
 }
 
 // Unwrap returns Err.
 func (e *ConnectError) Unwrap() error { return e.Err }
 
 // detailError prefixes an error with what was observed around it, and may
-// end with a server's stderr tail on separate lines.
+// carry a server's stderr tail (see StderrTail), which its message leaves
+// out.
 type detailError struct {
 	detail string
 	err    error
 	stderr string
 }
 
-func (e *detailError) Error() string {
-	msg := e.detail + ": " + e.err.Error()
-	if e.stderr != "" {
-		msg += stderrSection(e.stderr)
-	}
-	return msg
-}
+func (e *detailError) Error() string { return e.detail + ": " + e.err.Error() }
 
 func (e *detailError) Unwrap() error { return e.err }
 
@@ -137,11 +130,6 @@ func tidy(err error) error {
 // of every URL (internal/redact); Unwrap keeps the original.
 func scrub(err error, secrets []string) error {
 	return redact.Error(err, secrets)
-}
-
-// stderrSection formats a server's stderr tail for the end of a message.
-func stderrSection(tail string) string {
-	return "\nserver stderr (last lines):\n  " + strings.ReplaceAll(tail, "\n", "\n  ")
 }
 
 // Dial connects to the server as composition.Connect documents: the

@@ -11,9 +11,11 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"io"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -26,29 +28,130 @@ const MinSecretLen = 6
 // Mask replaces a secret or a credential-bearing URL part in messages.
 const Mask = "***"
 
-// Secrets replaces every secret of at least MinSecretLen bytes in msg with
-// Mask. Longer secrets are replaced first, so one that contains another is
-// not left in part.
+// PrefixLen is how long a start of a secret (or of one of its encoded
+// forms) must be to be masked on its own: text cut after the first
+// PrefixLen bytes of a token still gives it away in part.
+const PrefixLen = 8
+
+// Secrets masks in msg every secret of at least MinSecretLen bytes, in each
+// form a program may print it (the idea of GitHub Actions' secret masking,
+// which also masks a secret's encodings):
+//
+//   - as given, and with ASCII letters in any case (lower-cased, upper-cased
+//     echoes);
+//   - URL-encoded (query and path escaping, %xx in either case);
+//   - base64, standard and URL alphabets, padded or not, at any of the
+//     three alignments it can have inside a longer encoded text (such as
+//     "user:secret" in a Basic authorization header): the characters that
+//     only the secret's bytes determine;
+//   - and any start of one of those forms at least PrefixLen bytes long
+//     (the whole form when it is shorter): a secret cut after its eighth
+//     byte is masked as far as it goes.
+//
+// Each match, widened to whole UTF-8 characters, becomes one Mask
+// (overlapping matches one together). The cost is linear in len(msg) for
+// each form of each secret: matches are searched left to right, and a
+// search resumes where the last masked run ended.
 func Secrets(msg string, secrets []string) string {
-	if len(secrets) == 0 {
-		return msg
-	}
-	sorted := make([]string, 0, len(secrets))
+	var pats []string
 	for _, s := range secrets {
 		if len(s) >= MinSecretLen {
-			sorted = append(sorted, s)
+			pats = append(pats, forms(s)...)
 		}
 	}
-	// Longest first (insertion sort: the lists are a handful of values).
-	for i := 1; i < len(sorted); i++ {
-		for j := i; j > 0 && len(sorted[j]) > len(sorted[j-1]); j-- {
-			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
+	if len(pats) == 0 || msg == "" {
+		return msg
+	}
+	folded := foldASCII(msg)
+	// ends[i] is one past the furthest match that starts at byte i, 0 for
+	// none.
+	var ends []int
+	for _, p := range pats {
+		head := p[:min(len(p), PrefixLen)]
+		for at := 0; at < len(folded); {
+			i := strings.Index(folded[at:], head)
+			if i < 0 {
+				break
+			}
+			i += at
+			end := i + len(head)
+			for end < len(folded) && end-i < len(p) && folded[end] == p[end-i] {
+				end++
+			}
+			at = end
+			// Whole characters only.
+			for i > 0 && !utf8.RuneStart(msg[i]) {
+				i--
+			}
+			for end < len(msg) && !utf8.RuneStart(msg[end]) {
+				end++
+			}
+			if ends == nil {
+				ends = make([]int, len(msg))
+			}
+			ends[i] = max(ends[i], end)
 		}
 	}
-	for _, s := range sorted {
-		msg = strings.ReplaceAll(msg, s, Mask)
+	if ends == nil {
+		return msg
 	}
-	return msg
+	var b strings.Builder
+	covered := 0 // end of the matches written so far
+	for i := 0; i < len(msg); i++ {
+		switch {
+		case ends[i] > 0 && i >= covered:
+			b.WriteString(Mask)
+			covered = ends[i]
+		case ends[i] > 0:
+			covered = max(covered, ends[i]) // overlaps the match before
+		case i >= covered:
+			b.WriteByte(msg[i])
+		}
+	}
+	return b.String()
+}
+
+// forms returns the ASCII-folded forms of the secret s that Secrets looks
+// for: s, its URL escapings and its base64 encodings (see Secrets).
+func forms(s string) []string {
+	out := []string{s, url.QueryEscape(s), url.PathEscape(s)}
+	for shift := range 3 {
+		// shift bytes before the secret within its first 3-byte group.
+		in := append(make([]byte, shift, shift+len(s)), s...)
+		enc := base64.StdEncoding.EncodeToString(in)
+		// The first characters also encode the shift bytes (6 bits each:
+		// none, two or three of them); the last whole character is the
+		// one that ends within the input's bits.
+		from := []int{0, 2, 3}[shift]
+		to := len(in) * 8 / 6
+		if to-from < MinSecretLen {
+			continue
+		}
+		std := enc[from:to]
+		out = append(out, std, strings.NewReplacer("+", "-", "/", "_").Replace(std))
+	}
+	for i, f := range out {
+		out[i] = foldASCII(f)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// foldASCII lower-cases the ASCII letters of s, keeping every byte's
+// position (other bytes are left as they are).
+func foldASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // urlInText matches a URL with a scheme in free text: its scheme and "//",
@@ -151,8 +254,9 @@ func Slack(secrets []string) int {
 	for _, s := range secrets {
 		n = max(n, len(s))
 	}
-	// A URL's query may be long too; keep room for a reasonable one.
-	return max(n, 256)
+	// Encoded forms are up to three times as long (URL escaping); a URL's
+	// query may be long too; keep room for a reasonable one.
+	return max(3*n, 256)
 }
 
 // TailBuffer keeps the last bytes written to it, for the end of a server's
