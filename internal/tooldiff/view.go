@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 )
 
 // doc is one decoded schema document.
@@ -77,11 +79,11 @@ func collectAnchors(v any, ptr string, into map[string]string) {
 			case "enum", "const", "examples", "default":
 				continue
 			}
-			collectAnchors(x.vals[k], childPtr(ptr, k), into)
+			collectAnchors(x.vals[k], jsonpointer.Append(ptr, k), into)
 		}
 	case []any:
 		for i, e := range x {
-			collectAnchors(e, childPtr(ptr, strconv.Itoa(i)), into)
+			collectAnchors(e, jsonpointer.Append(ptr, strconv.Itoa(i)), into)
 		}
 	}
 }
@@ -204,7 +206,7 @@ func expand(d *doc, ptrs []string, consumed map[string]bool) *view {
 			}
 			if all, ok := n.vals["allOf"].([]any); ok {
 				for i := range all {
-					visit(childPtr(ptr, "allOf", strconv.Itoa(i)))
+					visit(jsonpointer.Append(ptr, "allOf", strconv.Itoa(i)))
 				}
 			}
 		default:
@@ -245,7 +247,7 @@ func onlyRef(n *object) bool {
 func defName(ptr string) string {
 	toks := strings.Split(ptr, "/")
 	if n := len(toks); n >= 3 && (toks[n-2] == "$defs" || toks[n-2] == "definitions") {
-		return strings.ReplaceAll(strings.ReplaceAll(toks[n-1], "~1", "/"), "~0", "~")
+		return jsonpointer.Unescape(toks[n-1])
 	}
 	return ""
 }
@@ -305,7 +307,7 @@ func (v *view) add(ptr string, n *object) {
 				if _, ok := v.props[name]; !ok {
 					v.propNames = append(v.propNames, name)
 				}
-				v.props[name] = append(v.props[name], childPtr(ptr, k, name))
+				v.props[name] = append(v.props[name], jsonpointer.Append(ptr, k, name))
 			}
 		case "required":
 			a, _ := val.([]any)
@@ -322,7 +324,7 @@ func (v *view) add(ptr string, n *object) {
 			if o, ok := val.(*object); ok && len(o.keys) == 0 {
 				continue
 			}
-			v.apPtrs = append(v.apPtrs, childPtr(ptr, k))
+			v.apPtrs = append(v.apPtrs, jsonpointer.Append(ptr, k))
 		case "patternProperties":
 			o, ok := val.(*object)
 			if !ok {
@@ -333,10 +335,10 @@ func (v *view) add(ptr string, n *object) {
 				if _, ok := v.patProps[pat]; !ok {
 					v.patNames = append(v.patNames, pat)
 				}
-				v.patProps[pat] = append(v.patProps[pat], childPtr(ptr, k, pat))
+				v.patProps[pat] = append(v.patProps[pat], jsonpointer.Append(ptr, k, pat))
 			}
 		case "propertyNames":
-			v.propNamesPtrs = append(v.propNamesPtrs, childPtr(ptr, k))
+			v.propNamesPtrs = append(v.propNamesPtrs, jsonpointer.Append(ptr, k))
 		case "dependentRequired":
 			o, ok := val.(*object)
 			if !ok {
@@ -354,19 +356,19 @@ func (v *view) add(ptr string, n *object) {
 		case "items":
 			if a, ok := val.([]any); ok { // draft-04 tuple
 				for i := range a {
-					v.addPrefix(i, childPtr(ptr, k, strconv.Itoa(i)))
+					v.addPrefix(i, jsonpointer.Append(ptr, k, strconv.Itoa(i)))
 				}
 				continue
 			}
 			v.hasItems = true
-			v.items = append(v.items, childPtr(ptr, k))
+			v.items = append(v.items, jsonpointer.Append(ptr, k))
 		case "prefixItems":
 			a, _ := val.([]any)
 			for i := range a {
-				v.addPrefix(i, childPtr(ptr, k, strconv.Itoa(i)))
+				v.addPrefix(i, jsonpointer.Append(ptr, k, strconv.Itoa(i)))
 			}
 		case "contains":
-			v.contains = append(v.contains, childPtr(ptr, k))
+			v.contains = append(v.contains, jsonpointer.Append(ptr, k))
 		case "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum":
 			// Read together below: draft-04 spells exclusiveness as a boolean.
 		case "minLength", "minItems", "minProperties", "minContains":
@@ -404,7 +406,7 @@ func (v *view) add(ptr string, n *object) {
 			}
 			u := union{kw: k, at: ptr}
 			for i := range a {
-				u.members = append(u.members, childPtr(ptr, k, strconv.Itoa(i)))
+				u.members = append(u.members, jsonpointer.Append(ptr, k, strconv.Itoa(i)))
 			}
 			v.unions = append(v.unions, u)
 		case "allOf", "$ref", "$dynamicRef", "$defs", "definitions", "nullable", "$id", "$anchor", "$dynamicAnchor":

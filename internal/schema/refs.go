@@ -1,6 +1,7 @@
-package ir
+package schema
 
 import (
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,9 +22,6 @@ type idIndex struct {
 
 // root is the base URI of a document without "$id".
 const rootBase = "mcpbind:///schema.json"
-
-// keywords whose values are data, not schemas: never scanned for $id.
-var dataKeywords = map[string]bool{"const": true, "enum": true, "examples": true, "default": true}
 
 func buildIDIndex(root *jvalue) *idIndex {
 	idx := &idIndex{bases: map[string]*url.URL{}, targets: map[string]string{}}
@@ -53,14 +51,14 @@ func (idx *idIndex) walk(v *jvalue, ptr string, base *url.URL) {
 			idx.targets[a.String()] = ptr
 		}
 		for _, m := range v.members {
-			if dataKeywords[m.key] {
+			if DataKeyword(m.key) {
 				continue
 			}
-			idx.walk(m.val, child(ptr, m.key), base)
+			idx.walk(m.val, jsonpointer.Append(ptr, m.key), base)
 		}
 	case jArray:
 		for i, e := range v.elems {
-			idx.walk(e, child(ptr, strconv.Itoa(i)), base)
+			idx.walk(e, jsonpointer.Append(ptr, strconv.Itoa(i)), base)
 		}
 	}
 }
