@@ -33,11 +33,21 @@ func (d *Document) RefTarget(n *Node) (string, bool) {
 	if n.Boolean != nil || n.S.Ref == "" {
 		return "", false
 	}
+	return d.ResolveRef(n.Ptr, n.S.Ref)
+}
+
+// ResolveRef returns the pointer that ref, a "$ref" or "$dynamicRef"
+// written in the sub-schema at ptr, names inside the document: resolved
+// against the "$id" base URIs in force at ptr, a JSON pointer fragment or
+// an "$anchor" (or "$dynamicAnchor") name. ok is false when ref points
+// outside the document, which mcpbind never fetches. The target is not
+// checked to exist.
+func (d *Document) ResolveRef(ptr, ref string) (string, bool) {
 	if d.ids == nil {
 		root, _ := d.value("")
 		d.ids = buildIDIndex(root)
 	}
-	return d.ids.resolve(n.Ptr, n.S.Ref)
+	return d.ids.resolve(ptr, ref)
 }
 
 // Resolve returns the sub-schema at ptr, following "$ref" chains inside

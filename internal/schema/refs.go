@@ -8,8 +8,8 @@ import (
 )
 
 // idIndex maps the resources of one schema document to JSON pointers: every
-// "$id" (resolved against the enclosing base URI) and every "$anchor"
-// (as base#anchor). $ref values are resolved against the base URI in force
+// "$id" (resolved against the enclosing base URI) and every "$anchor" or
+// "$dynamicAnchor" (as base#anchor; the first one of a name wins). $ref values are resolved against the base URI in force
 // at the referring schema, so "#foo", "item.json" and
 // "item.json#/properties/x" all find their target without fetching.
 type idIndex struct {
@@ -45,10 +45,14 @@ func (idx *idIndex) walk(v *jvalue, ptr string, base *url.URL) {
 			}
 		}
 		idx.bases[ptr] = base
-		if anchor := v.get("$anchor"); anchor != nil && anchor.kind == jString && anchor.str != "" {
-			a := *base
-			a.Fragment = anchor.str
-			idx.targets[a.String()] = ptr
+		for _, kw := range []string{"$anchor", "$dynamicAnchor"} {
+			if anchor := v.get(kw); anchor != nil && anchor.kind == jString && anchor.str != "" {
+				a := *base
+				a.Fragment = anchor.str
+				if _, taken := idx.targets[a.String()]; !taken {
+					idx.targets[a.String()] = ptr
+				}
+			}
 		}
 		for _, m := range v.members {
 			if DataKeyword(m.key) {

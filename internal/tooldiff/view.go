@@ -2,19 +2,21 @@ package tooldiff
 
 import (
 	"math/big"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mcpbind/mcpbind/internal/jsonpointer"
+	"github.com/mcpbind/mcpbind/internal/schema"
 )
 
 // doc is one decoded schema document.
 type doc struct {
-	root    any
-	anchors map[string]string // "$anchor" → pointer, built on first use
-	vals    map[string]any    // pointer → value, memoised by at
+	root any
+	vals map[string]any // pointer → value, memoised by at
+	// refs resolves "$ref"s (its "$id" and anchor index), built from root
+	// on the first one.
+	refs *schema.Document
 }
 
 // at returns the value at the JSON pointer ptr. A pointer resolves from
@@ -42,50 +44,20 @@ func (d *doc) at(ptr string) (any, bool) {
 	return v, ok
 }
 
-// resolveRef returns the pointer a local $ref names ("#", "#/$defs/x",
-// "#anchor"); false for anything else: mcpbind never fetches schemas.
-func (d *doc) resolveRef(ref string) (string, bool) {
-	frag, ok := strings.CutPrefix(ref, "#")
+// resolveRef returns the pointer that ref, written in the schema at ptr,
+// names inside the document (schema.Document.ResolveRef: "$id" bases,
+// JSON pointers, anchors); false when it points outside the document or at
+// nothing: mcpbind never fetches schemas.
+func (d *doc) resolveRef(ptr, ref string) (string, bool) {
+	if d.refs == nil {
+		d.refs = schema.Parse(encodeJSON(d.root))
+	}
+	target, ok := d.refs.ResolveRef(ptr, ref)
 	if !ok {
 		return "", false
 	}
-	if u, err := url.PathUnescape(frag); err == nil {
-		frag = u
-	}
-	if frag == "" || strings.HasPrefix(frag, "/") {
-		_, ok := d.at(frag)
-		return frag, ok
-	}
-	if d.anchors == nil {
-		d.anchors = map[string]string{}
-		collectAnchors(d.root, "", d.anchors)
-	}
-	p, ok := d.anchors[frag]
-	return p, ok
-}
-
-func collectAnchors(v any, ptr string, into map[string]string) {
-	switch x := v.(type) {
-	case *object:
-		for _, kw := range []string{"$anchor", "$dynamicAnchor"} {
-			if a, ok := x.vals[kw].(string); ok {
-				if _, dup := into[a]; !dup {
-					into[a] = ptr
-				}
-			}
-		}
-		for _, k := range x.keys {
-			switch k {
-			case "enum", "const", "examples", "default":
-				continue
-			}
-			collectAnchors(x.vals[k], jsonpointer.Append(ptr, k), into)
-		}
-	case []any:
-		for i, e := range x {
-			collectAnchors(e, jsonpointer.Append(ptr, strconv.Itoa(i)), into)
-		}
-	}
+	_, ok = d.at(target)
+	return target, ok
 }
 
 // view is the conjunction of the schemas at some pointers of one document,
@@ -194,7 +166,7 @@ func expand(d *doc, ptrs []string, consumed map[string]bool) *view {
 				if !ok {
 					continue
 				}
-				target, ok := d.resolveRef(r)
+				target, ok := d.resolveRef(ptr, r)
 				if !ok {
 					v.addOpaque(kw, ptr, r)
 					continue
