@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -204,63 +203,11 @@ func decodeSchema(raw json.RawMessage, maxDepth int) (any, []Finding) {
 	if err != nil {
 		return nil, []Finding{{Msg: "not JSON: " + err.Error()}}
 	}
-	if tokens, deep := deeper(doc, 0, maxDepth); deep {
-		slices.Reverse(tokens)
-		return doc, []Finding{{Pointer: jsonpointer.Append("", tokens...),
+	if ptr, deep := schema.Parse(raw).TooDeep(maxDepth); deep {
+		return doc, []Finding{{Pointer: ptr,
 			Msg: fmt.Sprintf("the schema nests deeper than %d levels (the limit; raise it with --max-schema-depth); not checked against its meta-schema", maxDepth)}}
 	}
 	return doc, nil
-}
-
-func isObject(v any) bool {
-	_, ok := v.(map[string]any)
-	return ok
-}
-
-// deeper walks the decoded schema v at depth; on finding a sub-schema
-// beyond max it returns its pointer's tokens, innermost first. Each value
-// is visited at most once.
-func deeper(v any, depth, max int) ([]string, bool) {
-	if depth > max {
-		return []string{}, true
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys) // a deterministic first finding
-	for _, k := range keys {
-		val := obj[k]
-		if _, isBool := val.(bool); schema.SingleKeyword(k) && (isBool || isObject(val)) {
-			if t, ok := deeper(val, depth+1, max); ok {
-				return append(t, k), true
-			}
-		}
-		if arr, isArr := val.([]any); isArr && schema.ArrayKeyword(k) {
-			for i, e := range arr {
-				if t, ok := deeper(e, depth+1, max); ok {
-					return append(t, strconv.Itoa(i), k), true
-				}
-			}
-		}
-		if m, isMap := val.(map[string]any); isMap && schema.MapKeyword(k) {
-			names := make([]string, 0, len(m))
-			for n := range m {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			for _, n := range names {
-				if t, ok := deeper(m[n], depth+1, max); ok {
-					return append(t, n, k), true
-				}
-			}
-		}
-	}
-	return nil, false
 }
 
 // checkDoc is checkSchema of a decoded schema.
