@@ -189,58 +189,13 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 		if err := ts.result(t, name); err != nil {
 			return nil, &Error{Tool: rt.Name, Schema: "outputSchema", Pointer: ts.errPtr, Err: err}
 		}
-		if err := t.decideListing(rt.OutputSchema, ts.doc.Raw()); err != nil {
+		// How a generated server lists it in each era: decided here, once.
+		t.ListedOutputSchema, t.LegacyOutputSchema, err = ts.doc.Listings(rt.OutputSchema, t.NaturalPointer, t.Output.AlwaysWraps)
+		if err != nil {
 			return nil, &Error{Tool: rt.Name, Schema: "outputSchema", Err: err}
 		}
 	}
 	return t, nil
-}
-
-// decideListing sets how a generated server lists the tool in each
-// protocol era, from its advertised outputSchema (as the bundle holds it)
-// and the envelope facts result decided (DESIGN §8):
-//
-//   - a tool that always wraps is listed with its envelope in both eras;
-//   - an envelope the bundle holds is listed toward legacy sessions, its
-//     natural schema toward 2026-07-28 sessions;
-//   - a natural schema that is a plain object schema, or has a "result"
-//     property, is listed alike in both eras;
-//   - any other natural schema is listed wrapped toward legacy sessions.
-//
-// normalized is the advertised schema as Normalize rewrote it: the envelope
-// is taken apart there when the advertised text is not a JSON Schema
-// envelope (the direct-map shape).
-func (t *Tool) decideListing(advertised, normalized json.RawMessage) error {
-	switch {
-	case t.Output.AlwaysWraps:
-	case t.NaturalPointer != "":
-		natural, ok := schema.Inner(advertised)
-		if !ok {
-			natural, ok = schema.Inner(normalized)
-		}
-		if !ok {
-			return fmt.Errorf("the envelope at %s cannot be taken apart", t.NaturalPointer)
-		}
-		t.ListedOutputSchema, t.LegacyOutputSchema = natural, compact(advertised)
-	case t.Output.PlainObject || t.Output.HasResultProperty:
-	default:
-		wrapped, err := schema.Wrap(advertised)
-		if err != nil {
-			return fmt.Errorf("wrapping it for sessions before %s: %w", modernProtocolVersion, err)
-		}
-		t.LegacyOutputSchema = wrapped
-	}
-	return nil
-}
-
-// compact returns raw without insignificant whitespace (raw itself when it
-// is not JSON).
-func compact(raw json.RawMessage) json.RawMessage {
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return raw
-	}
-	return buf.Bytes()
 }
 
 // session starts typing one schema document and records it, compact, in

@@ -126,6 +126,51 @@ func (d *Document) Envelope(evidence bool) (inner string, ok bool) {
 	return EnvelopeInner, true
 }
 
+// Listings says how a server lists this outputSchema in each protocol era
+// (SEP-2106 as TypeScript SDK v2 servers apply it; DESIGN §8). generate
+// decides it once and generated code carries it as data, so the runtime
+// never decides it again. d is the normalized document of advertised, the
+// outputSchema as the bundle holds it; inner is the pointer Envelope
+// returned for it ("" when it is not an envelope); alwaysWraps says the
+// server wraps in every era. It returns:
+//
+//   - modern: the outputSchema listed toward 2026-07-28 sessions when it
+//     is not advertised itself, i.e. the natural schema Inner takes out of
+//     an envelope (unless the server always wraps, which lists the
+//     envelope in both eras); nil otherwise;
+//   - legacy: the outputSchema listed toward earlier sessions, which are
+//     then answered {"result": v}, when it differs from the modern one: the
+//     advertised envelope, or the envelope Wrap builds around a natural
+//     schema whose root is neither a plain "type":"object" schema nor has
+//     a "result" property; nil when both eras see the same schema.
+func (d *Document) Listings(advertised json.RawMessage, inner string, alwaysWraps bool) (modern, legacy json.RawMessage, err error) {
+	switch {
+	case alwaysWraps:
+		return nil, nil, nil
+	case inner != "":
+		natural, ok := Inner(advertised)
+		if !ok {
+			natural, ok = Inner(d.raw) // the direct-map shape, an envelope only once normalized
+		}
+		if !ok {
+			return nil, nil, fmt.Errorf("the envelope at %s cannot be taken apart", inner)
+		}
+		return natural, compactRaw(advertised), nil
+	}
+	root, err := d.Resolve("")
+	if err != nil {
+		return nil, nil, err
+	}
+	if root.PlainObject() || (root.Boolean == nil && root.S.Properties["result"] != nil) {
+		return nil, nil, nil
+	}
+	wrapped, err := Wrap(advertised)
+	if err != nil {
+		return nil, nil, fmt.Errorf("wrapping it for sessions before 2026-07-28: %w", err)
+	}
+	return nil, wrapped, nil
+}
+
 // PlainObject reports whether n is a plain "type":"object" schema: not
 // nullable (type is the string "object"), no anyOf or oneOf. No SDK wraps
 // such a result.

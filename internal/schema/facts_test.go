@@ -64,3 +64,31 @@ func TestCanBeObject(t *testing.T) {
 		}
 	}
 }
+
+// TestListings pins what each era lists (DESIGN §8), the decision generated
+// servers carry.
+func TestListings(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema       string
+		evidence, always   bool
+		wantModern, legacy string
+	}{
+		{"plain object", `{"type":"object","properties":{"a":{}}}`, false, false, "", ""},
+		{"natural with a result property", `{"type":["object","null"],"properties":{"result":{}}}`, false, false, "", ""},
+		{"natural array", `{"type":"array","items":{"$ref":"#/$defs/s"},"$defs":{"s":{"type":"string"}}}`, false, false, "",
+			`{"type":"object","properties":{"result":{"type":"array","items":{"$ref":"#/properties/result/$defs/s"},"$defs":{"s":{"type":"string"}}}},"required":["result"]}`},
+		{"untyped envelope", `{"properties":{"result":{"type":"array"}},"required":["result"]}`, false, false,
+			`{"type":"array"}`, `{"properties":{"result":{"type":"array"}},"required":["result"]}`},
+		{"always wraps", `{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"],"x-fastmcp-wrap-result":true}`, false, true, "", ""},
+	} {
+		doc, err := Load(json.RawMessage(tc.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner, _ := doc.Envelope(tc.evidence)
+		modern, legacy, err := doc.Listings(json.RawMessage(tc.schema), inner, tc.always)
+		if err != nil || string(modern) != tc.wantModern || string(legacy) != tc.legacy {
+			t.Errorf("%s: Listings = %s, %s, %v; want %s, %s", tc.name, modern, legacy, err, tc.wantModern, tc.legacy)
+		}
+	}
+}
