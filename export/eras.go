@@ -59,9 +59,10 @@ type Era struct {
 // as a JSON value, as it is or with its same-document $refs re-pointed
 // under #/properties/result as the TypeScript SDK does. AlwaysWraps when an
 // outputSchema carries "x-fastmcp-wrap-result": true, or (without
-// LegacyWraps) when the modern outputSchema is an envelope: an object
+// LegacyWraps) when the modern outputSchema is an envelope by the one rule
+// generate also applies (internal/schema, Document.Envelope: an object
 // schema whose only property, required, is "result", whose schema is not a
-// plain "type":"object" schema — a modern server has no other reason to
+// plain "type":"object" schema) — a modern server has no other reason to
 // send that shape. The natural schema is the modern outputSchema, or the
 // inner schema of an envelope the server always sends.
 //

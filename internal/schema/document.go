@@ -21,7 +21,8 @@ import (
 // The raw JSON is parsed once into an ordered tree; a pointer is resolved
 // from its parent's (memoised) value, and each sub-schema is decoded once,
 // without its sub-schemas, so typing a document costs time linear in its
-// size whatever its depth or width.
+// size whatever its depth or width. A Document memoises what it reads, so
+// one goroutine uses it at a time.
 type Document struct {
 	raw  json.RawMessage
 	root *jvalue
