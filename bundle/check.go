@@ -16,7 +16,9 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 	"github.com/mcpbind/mcpbind/internal/jsonscan"
+	"github.com/mcpbind/mcpbind/internal/schema"
 )
 
 // Kind classifies an *Error.
@@ -117,7 +119,7 @@ var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newCompiler()
+	c := schema.NewCompiler()
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err
 	}
@@ -241,7 +243,7 @@ func decodeUnique(data []byte) (any, *Error) {
 	walk = func(path []string) (any, *Error) {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, &Error{Kind: KindSyntax, Pointer: pointer(path), Msg: err.Error(), Err: err}
+			return nil, &Error{Kind: KindSyntax, Pointer: jsonpointer.Append("", path...), Msg: err.Error(), Err: err}
 		}
 		switch tok {
 		case json.Delim('{'):
@@ -249,11 +251,11 @@ func decodeUnique(data []byte) (any, *Error) {
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
-					return nil, &Error{Kind: KindSyntax, Pointer: pointer(path), Msg: err.Error(), Err: err}
+					return nil, &Error{Kind: KindSyntax, Pointer: jsonpointer.Append("", path...), Msg: err.Error(), Err: err}
 				}
 				k := kt.(string)
 				if _, seen := obj[k]; seen {
-					return nil, &Error{Kind: KindSyntax, Pointer: pointer(path), Msg: fmt.Sprintf("duplicate key %q", k)}
+					return nil, &Error{Kind: KindSyntax, Pointer: jsonpointer.Append("", path...), Msg: fmt.Sprintf("duplicate key %q", k)}
 				}
 				v, err2 := walk(append(path, k))
 				if err2 != nil {
@@ -278,16 +280,6 @@ func decodeUnique(data []byte) (any, *Error) {
 		return tok, nil
 	}
 	return walk(nil)
-}
-
-// pointer builds an RFC 6901 JSON pointer.
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
-	}
-	return b.String()
 }
 
 // checkVersion reports a numeric bundleVersion other than Version before the
@@ -334,7 +326,7 @@ func schemaError(ve *jsonschema.ValidationError, source string) *Error {
 		}
 		msg += ")"
 	}
-	return &Error{Source: source, Kind: KindSchema, Pointer: pointer(first.InstanceLocation), Msg: msg, Err: ve}
+	return &Error{Source: source, Kind: KindSchema, Pointer: jsonpointer.Append("", first.InstanceLocation...), Msg: msg, Err: ve}
 }
 
 // decode turns checked data into a Bundle, sorted, and rejects duplicate

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mcpbind/mcpbind/internal/digest"
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 	"github.com/mcpbind/mcpbind/internal/rawjson"
 )
 
@@ -252,16 +252,11 @@ func checkFacts(s *Server, ptr string) *Error {
 	slices.Sort(names)
 	for _, name := range names {
 		if !slices.ContainsFunc(s.Tools, func(t Tool) bool { return t.Name == name }) {
-			return &Error{Kind: KindInvalid, Pointer: ptr + "/x-mcpbind/tools/" + escapePointer(name),
+			return &Error{Kind: KindInvalid, Pointer: ptr + "/x-mcpbind/tools/" + jsonpointer.Escape(name),
 				Msg: fmt.Sprintf("x-mcpbind has facts about tool %q, which the server does not have", name)}
 		}
 	}
 	return nil
-}
-
-// escapePointer escapes one JSON pointer token (RFC 6901).
-func escapePointer(token string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(token)
 }
 
 // pruneStaleFacts drops from s.Extensions the facts about tools s does not
@@ -293,7 +288,7 @@ func pruneStaleFacts(s *Server, ptr string) []string {
 				continue
 			}
 			warnings = append(warnings, fmt.Sprintf("%s/x-mcpbind/tools/%s: facts about tool %q, which the server does not have, are ignored",
-				ptr, escapePointer(tm.Key), tm.Key))
+				ptr, jsonpointer.Escape(tm.Key), tm.Key))
 		}
 		if len(warnings) == 0 {
 			return nil

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -14,7 +13,8 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
-	"github.com/mcpbind/mcpbind/internal/schemakw"
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
+	"github.com/mcpbind/mcpbind/internal/schema"
 )
 
 // Finding is a problem with one schema of a bundle: a schema that its
@@ -59,78 +59,18 @@ func (f Finding) String() string {
 	return b.String()
 }
 
-// dialectOf returns the name of the dialect whose "$schema" URI is uri
-// (with or without a trailing "#", over http or https), or "" when
-// CheckSchemas does not know it. A schema without "$schema" is checked as
-// 2020-12, the dialect MCP specifies.
-func dialectOf(uri string) string {
-	u := strings.TrimSuffix(uri, "#")
-	if rest, ok := strings.CutPrefix(u, "https://"); ok {
-		u = rest
-	} else if rest, ok := strings.CutPrefix(u, "http://"); ok {
-		u = rest
-	} else {
-		return ""
-	}
-	switch u {
-	case "json-schema.org/draft/2020-12/schema", "json-schema.org/schema": // the latest
-		return "2020-12"
-	case "json-schema.org/draft/2019-09/schema":
-		return "2019-09"
-	case "json-schema.org/draft-07/schema":
-		return "draft-07"
-	case "json-schema.org/draft-06/schema":
-		return "draft-06"
-	case "json-schema.org/draft-04/schema":
-		return "draft-04"
-	}
-	return ""
-}
-
-// dialects are the dialect names dialectOf returns.
-func dialects() []string { return []string{"2020-12", "2019-09", "draft-07", "draft-06", "draft-04"} }
-
-// metaSchemaURL is the URL of a dialect's meta-schema, as the library
-// embeds it.
-func metaSchemaURL(dialect string) string {
-	switch dialect {
-	case "2020-12":
-		return "https://json-schema.org/draft/2020-12/schema"
-	case "2019-09":
-		return "https://json-schema.org/draft/2019-09/schema"
-	}
-	return "http://json-schema.org/" + dialect + "/schema"
-}
-
-// noFetch is a jsonschema.URLLoader that loads nothing: mcpbind never
-// fetches a schema. The meta-schemas come embedded in the library, which
-// looks them up before asking a loader.
-type noFetch struct{}
-
-// Load refuses every URL.
-func (noFetch) Load(url string) (any, error) {
-	return nil, fmt.Errorf("mcpbind never fetches schemas (%s)", url)
-}
-
-// newCompiler returns a compiler that fetches nothing.
-func newCompiler() *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noFetch{})
-	return c
-}
-
 // metaSchemas holds, per dialect name, a function that compiles that
 // dialect's embedded meta-schema on first use and returns the same
 // immutable result afterwards: a process compiles each meta-schema at most
 // once, and only those of the dialects its schemas use (usually 2020-12
 // alone). Built once at init and only read afterwards.
-var metaSchemas = func() map[string]func() (*jsonschema.Schema, error) {
-	m := map[string]func() (*jsonschema.Schema, error){}
-	for _, name := range dialects() {
-		m[name] = sync.OnceValues(func() (*jsonschema.Schema, error) {
-			s, err := newCompiler().Compile(metaSchemaURL(name))
+var metaSchemas = func() map[schema.Dialect]func() (*jsonschema.Schema, error) {
+	m := map[schema.Dialect]func() (*jsonschema.Schema, error){}
+	for _, d := range schema.Dialects() {
+		m[d] = sync.OnceValues(func() (*jsonschema.Schema, error) {
+			s, err := schema.NewCompiler().Compile(d.MetaSchemaURL())
 			if err != nil {
-				return nil, fmt.Errorf("bundle: meta-schema %s: %w", name, err)
+				return nil, fmt.Errorf("bundle: meta-schema %s: %w", d, err)
 			}
 			return s, nil
 		})
@@ -150,7 +90,7 @@ type CheckOptions struct {
 
 // DefaultMaxSchemaDepth is the CheckOptions.MaxSchemaDepth used when it is
 // zero, the same default as the generator's (ir.DefaultMaxSchemaDepth).
-const DefaultMaxSchemaDepth = schemakw.DefaultMaxDepth
+const DefaultMaxSchemaDepth = schema.DefaultMaxDepth
 
 // CheckSchemas checks every schema of every server of b; see
 // Server.CheckSchemas.
@@ -263,76 +203,24 @@ func decodeSchema(raw json.RawMessage, maxDepth int) (any, []Finding) {
 	if err != nil {
 		return nil, []Finding{{Msg: "not JSON: " + err.Error()}}
 	}
-	if tokens, deep := deeper(doc, 0, maxDepth); deep {
-		slices.Reverse(tokens)
-		return doc, []Finding{{Pointer: pointer(tokens),
+	if ptr, deep := schema.Parse(raw).TooDeep(maxDepth); deep {
+		return doc, []Finding{{Pointer: ptr,
 			Msg: fmt.Sprintf("the schema nests deeper than %d levels (the limit; raise it with --max-schema-depth); not checked against its meta-schema", maxDepth)}}
 	}
 	return doc, nil
 }
 
-func isObject(v any) bool {
-	_, ok := v.(map[string]any)
-	return ok
-}
-
-// deeper walks the decoded schema v at depth; on finding a sub-schema
-// beyond max it returns its pointer's tokens, innermost first. Each value
-// is visited at most once.
-func deeper(v any, depth, max int) ([]string, bool) {
-	if depth > max {
-		return []string{}, true
-	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys) // a deterministic first finding
-	for _, k := range keys {
-		val := obj[k]
-		if _, isBool := val.(bool); schemakw.Single(k) && (isBool || isObject(val)) {
-			if t, ok := deeper(val, depth+1, max); ok {
-				return append(t, k), true
-			}
-		}
-		if arr, isArr := val.([]any); isArr && schemakw.Array(k) {
-			for i, e := range arr {
-				if t, ok := deeper(e, depth+1, max); ok {
-					return append(t, strconv.Itoa(i), k), true
-				}
-			}
-		}
-		if m, isMap := val.(map[string]any); isMap && schemakw.Map(k) {
-			names := make([]string, 0, len(m))
-			for n := range m {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			for _, n := range names {
-				if t, ok := deeper(m[n], depth+1, max); ok {
-					return append(t, n, k), true
-				}
-			}
-		}
-	}
-	return nil, false
-}
-
 // checkDoc is checkSchema of a decoded schema.
 func checkDoc(doc any) []Finding {
-	dialect := "2020-12"
+	dialect := schema.Draft2020
 	if obj, ok := doc.(map[string]any); ok {
 		if v, present := obj["$schema"]; present {
 			uri, isString := v.(string)
-			name := dialectOf(uri)
+			name := schema.DialectOf(uri)
 			switch {
 			case !isString:
 				return []Finding{{Pointer: "/$schema", Msg: fmt.Sprintf("$schema is a %s, not a URI string", jsonKind(v))}}
-			case name == "":
+			case name == schema.DialectUnknown || name == schema.Draft03:
 				return []Finding{{Pointer: "/$schema", Msg: fmt.Sprintf("unknown $schema %q: mcpbind checks draft-04, draft-06, draft-07, 2019-09 and 2020-12 schemas and never fetches a meta-schema", uri)}}
 			}
 			dialect = name
@@ -350,7 +238,7 @@ func checkDoc(doc any) []Finding {
 	if !errors.As(err, &ve) {
 		return []Finding{{Msg: err.Error()}}
 	}
-	return metaFindings(ve, dialect)
+	return metaFindings(ve, dialect.String())
 }
 
 // metaFindings turns a meta-schema validation error into one finding per
@@ -361,7 +249,7 @@ func metaFindings(ve *jsonschema.ValidationError, dialect string) []Finding {
 	var ptrs []string
 	msgs := map[string][]string{}
 	for _, l := range leaves {
-		ptr := pointer(l.InstanceLocation)
+		ptr := jsonpointer.Append("", l.InstanceLocation...)
 		msg := l.ErrorKind.LocalizedString(p)
 		if _, seen := msgs[ptr]; !seen {
 			ptrs = append(ptrs, ptr)

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-
-	"github.com/mcpbind/mcpbind/internal/ecmaregexp"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/mcpbind/mcpbind/internal/ecmaregexp"
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
+	"github.com/mcpbind/mcpbind/internal/schema"
 )
 
 // SchemaSet holds the JSON Schema documents a generated package was built
@@ -86,14 +88,6 @@ func (e *ValidationError) Error() string {
 	return "at " + ptr + ": " + e.Message
 }
 
-// noFetch is the loader of every SchemaSet compiler: schemas are never
-// fetched (SEP-2106 forbids clients from resolving remote references).
-type noFetch struct{}
-
-func (noFetch) Load(url string) (any, error) {
-	return nil, fmt.Errorf("mcpbind never fetches schemas: %s", url)
-}
-
 // resourceURL names a document inside the compiler.
 func resourceURL(doc string) string {
 	return "mcpbind:///" + strings.NewReplacer("#", "/", " ", "_", "%", "_", "?", "_").Replace(doc) + ".json"
@@ -110,8 +104,7 @@ func (s *SchemaSet) lane() (*schemaLane, error) {
 	}
 	s.mu.Unlock()
 	l := &schemaLane{compiled: map[string]*jsonschema.Schema{}, budget: &ecmaregexp.Budget{}}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noFetch{})
+	c := schema.NewCompiler()
 	// "pattern" is ECMA-262 (2020-12 §6.3.3), not RE2: lookaheads and
 	// backreferences that Go's regexp rejects are checked at run time,
 	// within the lane's budget.
@@ -227,10 +220,7 @@ func leafError(ve *jsonschema.ValidationError) *ValidationError {
 	for len(leaf.Causes) > 0 {
 		leaf = leaf.Causes[0]
 	}
-	ptr := ""
-	for _, tok := range leaf.InstanceLocation {
-		ptr += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-	}
+	ptr := jsonpointer.Append("", leaf.InstanceLocation...)
 	msg := leaf.ErrorKind.LocalizedString(message.NewPrinter(language.English))
 	return &ValidationError{Pointer: ptr, Message: msg}
 }

@@ -25,6 +25,9 @@ import (
 type ServedTool struct {
 	tool     Tool
 	toolJSON string
+	// legacyOutput is the outputSchema listed toward sessions before
+	// 2026-07-28 ("" when the tool is listed alike in both eras).
+	legacyOutput string
 	// run decodes the arguments (raw JSON, "{}" when absent) and calls the
 	// handler; it returns the handler's value (a natural result, or a
 	// *Result for a tool without outputSchema), or an *argsError.
@@ -55,6 +58,19 @@ func HandleNoArgs[R any](tool Tool, toolJSON string, f func(context.Context) (R,
 	return ServedTool{tool: tool, toolJSON: toolJSON, run: func(ctx context.Context, _ json.RawMessage) (any, error) {
 		return f(ctx)
 	}}
+}
+
+// WithLegacyOutputSchema returns st listed with outputSchema (JSON text)
+// toward sessions before protocol version 2026-07-28, and answering them
+// {"result": v} (SEP-2106; DESIGN §8): generate decides it, for a tool
+// whose natural output schema root is not a plain "type":"object" schema
+// (the envelope the bundle holds, or one built around the natural schema
+// with its $refs re-pointed under #/properties/result), and a generated
+// Register passes it here, so the runtime never decides it again. Without
+// it a tool is listed and answered alike in both eras.
+func (st ServedTool) WithLegacyOutputSchema(outputSchema string) ServedTool {
+	st.legacyOutput = outputSchema
+	return st
 }
 
 // ServerOption configures [Serve] (and so a generated Register).
@@ -96,16 +112,18 @@ func WithServerResultValidation() ServerOption {
 // 2026-07-28 request, or the one the session negotiated:
 // server.RequestProtocolVersion):
 //
-//   - toward 2026-07-28 and later: the natural outputSchema (the inner
-//     schema of an envelope the bundle recorded), and results as their
+//   - toward 2026-07-28 and later: the tool object's outputSchema (for a
+//     generated server, the natural one: generate takes the inner schema
+//     out of an envelope the bundle recorded), and results as their
 //     natural JSON value, whatever it is (SEP-2106);
-//   - toward earlier versions, for a tool whose natural output schema root
-//     is not a plain "type":"object" schema: the envelope
-//     {"type":"object","properties":{"result":S},"required":["result"]}
-//     (the bundle's own when it recorded one; otherwise built with $refs
-//     re-pointed under #/properties/result), and results as {"result": v}
-//     — what TypeScript SDK v2 servers do, since those versions require an
-//     object outputSchema and structuredContent;
+//   - toward earlier versions, for a tool given a legacy outputSchema
+//     ([ServedTool.WithLegacyOutputSchema]; generate gives one to every
+//     tool whose natural output schema root is not a plain "type":"object"
+//     schema): that envelope
+//     {"type":"object","properties":{"result":S},"required":["result"]},
+//     and results as {"result": v} — what TypeScript SDK v2 servers do,
+//     since those versions require an object outputSchema and
+//     structuredContent;
 //   - a tool the bundle says always wraps (Output.AlwaysWraps) is listed
 //     and answered wrapped in every version.
 //
@@ -125,7 +143,7 @@ func WithServerResultValidation() ServerOption {
 //
 // The era rewrite of tools/list is a server.ToolFilterFunc added to s; it
 // touches only the tools passed here. Serve fails, adding nothing, when a
-// tool object is not valid or an outputSchema cannot be re-pointed; it
+// tool object or a legacy outputSchema is not valid; it
 // reports mcp-go's refusal of a tool (a name taken by a task tool, bad
 // x-mcp-header annotations) as an error instead of a panic.
 func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) (err error) {

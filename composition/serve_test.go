@@ -171,3 +171,54 @@ func TestServeResultValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestServeLegacyOutputSchema: a tool given a legacy outputSchema (what a
+// generated Register passes for a natural non-object result) is listed
+// with it and answered {"result": v} toward a 2025-06-18 session, and
+// listed and answered natural toward a 2026-07-28 one; the runtime takes
+// both schemas as given. A legacy schema without an outputSchema, on a
+// tool that always wraps, or that is not JSON is refused.
+func TestServeLegacyOutputSchema(t *testing.T) {
+	const natural = `{"type":"array","items":{"type":"string"}}`
+	const legacy = `{"properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"]}`
+	tool := composition.Tool{Name: "names"}
+	served := composition.HandleNoArgs(tool, `{"name":"names","inputSchema":{"type":"object"},"outputSchema":`+natural+`}`,
+		func(context.Context) ([]string, error) { return []string{"ada"}, nil }).WithLegacyOutputSchema(legacy)
+	for _, tc := range []struct{ version, listed, value string }{
+		{"2025-06-18", legacy, `{"result":["ada"]}`},
+		{"", natural, `["ada"]`},
+	} {
+		s := serveInProcess(t, tc.version, served)
+		ctx := context.Background()
+		tools, err := s.ListToolsRaw(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var listed struct {
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		}
+		if err := json.Unmarshal(tools[0], &listed); err != nil || string(listed.OutputSchema) != tc.listed {
+			t.Errorf("session %q: listed %s, want %s", tc.version, listed.OutputSchema, tc.listed)
+		}
+		res, err := s.CallResult(ctx, "names", nil)
+		if err != nil || string(res.StructuredContent) != tc.value {
+			t.Errorf("session %q: %v, %v; want %s", tc.version, res, err, tc.value)
+		}
+	}
+	run := func(context.Context) (int64, error) { return 0, nil }
+	for _, tc := range []struct {
+		tool         composition.Tool
+		json, legacy string
+		want         string
+	}{
+		{composition.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"}}`, legacy, "no outputSchema"},
+		{composition.Tool{Name: "a", Output: composition.Output{AlwaysWraps: true}}, `{"name":"a","inputSchema":{"type":"object"},"outputSchema":` + legacy + `}`, legacy, "always wraps"},
+		{composition.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"},"outputSchema":` + natural + `}`, `{"type":`, "not JSON"},
+	} {
+		srv := server.NewMCPServer("t", "0", server.WithToolCapabilities(false))
+		err := composition.Serve(srv, []composition.ServedTool{composition.HandleNoArgs(tc.tool, tc.json, run).WithLegacyOutputSchema(tc.legacy)})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error containing %q", tc.json, err, tc.want)
+		}
+	}
+}

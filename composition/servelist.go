@@ -9,7 +9,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpbind/mcpbind/internal/envelope"
 	"github.com/mcpbind/mcpbind/internal/rawjson"
 )
 
@@ -40,8 +39,8 @@ type toolFields struct {
 	DeferLoading bool               `json:"defer_loading"`
 }
 
-// listing builds the tool's listings from its tool object (see Serve for
-// the rules).
+// listing builds the tool's listings from its tool object and the legacy
+// outputSchema generate decided (see Serve): nothing is derived here.
 func (st ServedTool) listing() (listing, error) {
 	fail := func(format string, args ...any) (listing, error) {
 		return listing{}, fmt.Errorf("composition: serving tool %q: %s", st.tool.Name, fmt.Sprintf(format, args...))
@@ -75,26 +74,20 @@ func (st ServedTool) listing() (listing, error) {
 		RawInputSchema: input,
 	}}
 	if len(bytes.TrimSpace(advertised)) == 0 || string(bytes.TrimSpace(advertised)) == "null" {
+		if st.legacyOutput != "" {
+			return fail("it has a legacy outputSchema but no outputSchema")
+		}
 		return l, nil
 	}
-	switch o := st.tool.Output; {
-	case o.AlwaysWraps:
-		l.tool.RawOutputSchema, l.alwaysWraps = advertised, true
-	case st.tool.ResultPointer != "":
-		// The bundle holds the envelope listed before 2026-07-28.
-		natural, ok := envelope.Inner(advertised, true)
-		if !ok {
-			return fail("its outputSchema is not a {\"result\": …} envelope")
+	l.tool.RawOutputSchema, l.alwaysWraps = advertised, st.tool.Output.AlwaysWraps
+	if st.legacyOutput != "" {
+		if l.alwaysWraps {
+			return fail("it always wraps, yet has a legacy outputSchema")
 		}
-		l.tool.RawOutputSchema, l.legacySchema = natural, advertised
-	case o.PlainObject || o.HasResultProperty:
-		l.tool.RawOutputSchema = advertised
-	default:
-		wrapped, err := envelope.Wrap(advertised)
-		if err != nil {
-			return fail("wrapping its outputSchema: %v", err)
+		if !json.Valid([]byte(st.legacyOutput)) {
+			return fail("its legacy outputSchema is not JSON")
 		}
-		l.tool.RawOutputSchema, l.legacySchema = advertised, wrapped
+		l.legacySchema = json.RawMessage(st.legacyOutput)
 	}
 	return l, nil
 }

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/mcpbind/mcpbind/bundle"
-	"github.com/mcpbind/mcpbind/internal/envelope"
 	"github.com/mcpbind/mcpbind/internal/rawjson"
+	"github.com/mcpbind/mcpbind/internal/schema"
 )
 
 // Protocol versions of the two eras that --probe-eras compares (SEP-2106).
@@ -59,9 +59,10 @@ type Era struct {
 // as a JSON value, as it is or with its same-document $refs re-pointed
 // under #/properties/result as the TypeScript SDK does. AlwaysWraps when an
 // outputSchema carries "x-fastmcp-wrap-result": true, or (without
-// LegacyWraps) when the modern outputSchema is an envelope: an object
+// LegacyWraps) when the modern outputSchema is an envelope by the one rule
+// generate also applies (internal/schema, Document.Envelope: an object
 // schema whose only property, required, is "result", whose schema is not a
-// plain "type":"object" schema — a modern server has no other reason to
+// plain "type":"object" schema) — a modern server has no other reason to
 // send that shape. The natural schema is the modern outputSchema, or the
 // inner schema of an envelope the server always sends.
 //
@@ -126,7 +127,7 @@ func CompareEras(primary, probe Era) (map[string]bundle.Evidence, []string) {
 		case inModern && mOut != nil:
 			ev.LegacyWraps = inLegacy && lOut != nil && isLegacyWrapOf(lOut, mOut)
 			ev.NaturalOutputSchema = mOut
-			inner, shaped := envelope.Inner(mOut, hasWrapMarker(mOut))
+			inner, shaped := envelopeInner(mOut, false)
 			if marker || (!ev.LegacyWraps && shaped) {
 				ev.AlwaysWraps = true
 				if inner != nil {
@@ -136,7 +137,7 @@ func CompareEras(primary, probe Era) (map[string]bundle.Evidence, []string) {
 		case inModern:
 			continue // no outputSchema at the modern version: no natural schema
 		case marker: // legacy era only
-			inner, _ := envelope.Inner(lOut, true)
+			inner, _ := envelopeInner(lOut, true)
 			if inner == nil {
 				continue
 			}
@@ -164,11 +165,22 @@ func negotiated(a, b Era) string {
 	return "it negotiated " + a.Version + " and " + b.Version
 }
 
-// hasWrapMarker reports whether schema has "x-fastmcp-wrap-result": true at
+// hasWrapMarker reports whether out has "x-fastmcp-wrap-result": true at
 // its root.
-func hasWrapMarker(schema json.RawMessage) bool {
-	members, err := rawjson.Members(schema)
-	return err == nil && string(bytes.TrimSpace(rawjson.Get(members, "x-fastmcp-wrap-result"))) == "true"
+func hasWrapMarker(out json.RawMessage) bool { return schema.Parse(out).Marked() }
+
+// envelopeInner returns the natural schema inside out when the envelope
+// rule (schema.Document.Envelope; evidence: the server was seen wrapping)
+// recognises out as a {"result": S} envelope.
+func envelopeInner(out json.RawMessage, evidence bool) (json.RawMessage, bool) {
+	doc, err := schema.Load(out)
+	if err != nil {
+		return nil, false
+	}
+	if _, ok := doc.Envelope(evidence); !ok {
+		return nil, false
+	}
+	return schema.Inner(out)
 }
 
 // isLegacyWrapOf reports whether legacy is the envelope the TypeScript SDK
@@ -203,7 +215,7 @@ func isLegacyWrapOf(legacy, modern json.RawMessage) bool {
 	if rawEqual(inner, modern) {
 		return true
 	}
-	repointed, err := envelope.RewriteRefs(modern, envelope.Repoint)
+	repointed, err := schema.RewriteRefs(modern, schema.Repoint)
 	return err == nil && rawEqual(inner, repointed)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/internal/gencheck"
+	"github.com/mcpbind/mcpbind/internal/servecheck"
 	"github.com/mcpbind/mcpbind/ir"
 )
 
@@ -53,6 +54,7 @@ type DigestMode int
 type Option struct{}
 func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...Tool) Option { return Option{} }
 type ServedTool struct{}
+func (st ServedTool) WithLegacyOutputSchema(outputSchema string) ServedTool { return st }
 type ServerOption struct{}
 func Handle[A, R any](tool Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool { return ServedTool{} }
 func HandleNoArgs[R any](tool Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool { return ServedTool{} }
@@ -182,7 +184,26 @@ func FuzzGenerate(f *testing.F) {
 		if err := checkOnlyPlanned(outs[0].IR, outs[0].Files); err != nil {
 			t.Fatalf("tool %s: %v", raw, err)
 		}
+		// Decide once: what server.go hands the runtime registers on an
+		// mcp-go server and lists the tool as the bundle holds it.
+		served, err := servecheck.Tools(outs[0].IR, fileContent(outs[0].Files, "server.go"))
+		if err != nil {
+			t.Fatalf("tool %s: reading server.go: %v", raw, err)
+		}
+		for _, err := range servecheck.CheckListing(t.Context(), &b.Servers[0], servecheck.Era(&b.Servers[0]), served) {
+			t.Errorf("tool %s: %v", raw, err)
+		}
 	})
+}
+
+// fileContent returns the content of the file named name among files.
+func fileContent(files []File, name string) []byte {
+	for _, f := range files {
+		if f.Name == name {
+			return f.Content
+		}
+	}
+	return nil
 }
 
 // jsonString encodes s as a JSON string (invalid UTF-8 becomes U+FFFD, as

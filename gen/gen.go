@@ -44,7 +44,7 @@ func New() (*Generator, error) {
 
 // newGenerator parses the *.tmpl files of fsys (tests pass broken ones).
 func newGenerator(fsys fs.FS) (*Generator, error) {
-	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields, "pinnedTools": pinnedTools, "serverTool": serverTool}).ParseFS(fsys, "*.tmpl")
+	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields, "pinnedTools": pinnedTools, "serverTool": serverTool, "legacyOutput": legacyOutput}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -230,7 +230,9 @@ func serverImports(p *ir.Package) []string {
 }
 
 // serverTool renders t's tool object, as the bundle holds it, as a Go
-// string literal for composition.Handle. An inputSchema or outputSchema
+// string literal for composition.Handle; its outputSchema is the one the
+// IR decided to list toward 2026-07-28 sessions (Tool.ListedOutputSchema,
+// when set). An inputSchema or outputSchema
 // member that is byte for byte the tool's document in schemas.go (the
 // schema needed no normalization) is left out: the runtime takes it from
 // the package's SchemaSet, so the schema is in the package once.
@@ -245,6 +247,9 @@ func serverTool(p *ir.Package, t *ir.Tool) (string, error) {
 	}
 	kept := members[:0:0]
 	for _, m := range members {
+		if m.Key == "outputSchema" && t.ListedOutputSchema != nil {
+			m.Value = t.ListedOutputSchema
+		}
 		doc := map[string]string{"inputSchema": t.InputDoc, "outputSchema": t.OutputDoc}[m.Key]
 		if d, ok := docs[doc]; ok && doc != "" && d == string(m.Value) {
 			continue
@@ -256,6 +261,17 @@ func serverTool(p *ir.Package, t *ir.Tool) (string, error) {
 		return "", fmt.Errorf("tool %q: %w", t.Name, err)
 	}
 	return strconv.Quote(string(obj)), nil
+}
+
+// legacyOutput renders the call that gives a served tool the outputSchema
+// the IR decided to list toward sessions before 2026-07-28
+// (".WithLegacyOutputSchema(…)"), or "" when the tool is listed alike in
+// both eras.
+func legacyOutput(t *ir.Tool) string {
+	if t.LegacyOutputSchema == nil {
+		return ""
+	}
+	return ".WithLegacyOutputSchema(" + strconv.Quote(string(t.LegacyOutputSchema)) + ")"
 }
 
 // typesImports lists what types.go needs: composition for the types

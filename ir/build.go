@@ -3,6 +3,7 @@ package ir
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -13,6 +14,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
+	"github.com/mcpbind/mcpbind/internal/schema"
 )
 
 // Config holds what varies between generator runs. The zero value is not
@@ -186,6 +189,11 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 		if err := ts.result(t, name); err != nil {
 			return nil, &Error{Tool: rt.Name, Schema: "outputSchema", Pointer: ts.errPtr, Err: err}
 		}
+		// How a generated server lists it in each era: decided here, once.
+		t.ListedOutputSchema, t.LegacyOutputSchema, err = ts.doc.Listings(rt.OutputSchema, t.NaturalPointer, t.Output.AlwaysWraps)
+		if err != nil {
+			return nil, &Error{Tool: rt.Name, Schema: "outputSchema", Err: err}
+		}
 	}
 	return t, nil
 }
@@ -197,9 +205,9 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 // dialects, the direct-map shape); its warnings go to Package.Warnings. The
 // normalized document is what the IR types and what Validate checks, so
 // their JSON pointers agree.
-func (b *builder) session(tool, which string, schema json.RawMessage) (*typeSession, error) {
+func (b *builder) session(tool, which string, raw json.RawMessage) (*typeSession, error) {
 	key := tool + "#" + which
-	norm, warnings, err := Normalize(schema)
+	norm, warnings, err := schema.Normalize(raw)
 	if err != nil {
 		return nil, &Error{Tool: tool, Schema: which, Err: err}
 	}
@@ -210,11 +218,9 @@ func (b *builder) session(tool, which string, schema json.RawMessage) (*typeSess
 	if err := json.Compact(&buf, norm); err == nil {
 		b.pkg.Schemas = append(b.pkg.Schemas, SchemaDoc{Key: key, JSON: buf.String()})
 	}
-	doc := newDocument(norm)
-	if root, err := doc.value(""); err == nil {
-		if ptr, deep := tooDeep(root, b.cfg.maxSchemaDepth()); deep {
-			return nil, &Error{Tool: tool, Schema: which, Pointer: ptr, Err: &DepthError{Max: b.cfg.maxSchemaDepth()}}
-		}
+	doc := schema.Parse(norm)
+	if ptr, deep := doc.TooDeep(b.cfg.maxSchemaDepth()); deep {
+		return nil, &Error{Tool: tool, Schema: which, Pointer: ptr, Err: &DepthError{Max: b.cfg.maxSchemaDepth()}}
 	}
 	return &typeSession{b: b, doc: doc, docKey: key, byPtr: map[string]*Type{}, hints: map[string]string{},
 		skipAllOf: map[string]bool{}, registerAs: map[string]*Type{}}, nil
@@ -236,11 +242,9 @@ func toolDoc(method string, rt rawTool) []string {
 // what makes recursive schemas terminate.
 type typeSession struct {
 	b      *builder
-	doc    *document
+	doc    *schema.Document
 	docKey string
 	byPtr  map[string]*Type
-	// ids resolves $ref by $id and $anchor (built on first use).
-	ids *idIndex
 	// skipAllOf marks schemas being typed without their allOf (allOf
 	// types the schema's own keywords that way).
 	skipAllOf map[string]bool
@@ -267,16 +271,16 @@ func (ts *typeSession) register(ptr string, t *Type) {
 // one JSON kind (kind: "object" or "array"): a union whose variant of that
 // kind is typed precisely and whose Other variant keeps any other value as
 // raw JSON, as the schema allows it.
-func (ts *typeSession) looseUnion(n *node, kind, name string) (*Type, error) {
-	u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByJSONKind}}
+func (ts *typeSession) looseUnion(n *schema.Node, kind, name string) (*Type, error) {
+	u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByJSONKind}}
 	u.Doc = append(ts.typeDoc(u.Name, n), "",
 		fmt.Sprintf("The schema has no \"type\": its keywords constrain %s values (field %s), and any other JSON value is valid as it is (field Other). Exactly one field is set.",
 			kind, kindVariantName(kind)))
 	ts.b.pkg.Types = append(ts.b.pkg.Types, u)
-	ts.byPtr[n.ptr] = u
-	ts.registerAs[n.ptr] = u
+	ts.byPtr[n.Ptr] = u
+	ts.registerAs[n.Ptr] = u
 	vt, err := ts.single(n, kind, u.Name+kindVariantName(kind))
-	delete(ts.registerAs, n.ptr)
+	delete(ts.registerAs, n.Ptr)
 	if err != nil {
 		return nil, err
 	}
@@ -298,16 +302,16 @@ func (ts *typeSession) hint(ptr, text string) {
 // line that says what it is, then the schema's description or title —
 // unless the type is a property's ("the type of Parent.Field"), whose field
 // already carries that text.
-func (ts *typeSession) typeDoc(name string, n *node) []string {
-	what, ok := ts.hints[n.ptr]
+func (ts *typeSession) typeDoc(name string, n *schema.Node) []string {
+	what, ok := ts.hints[n.Ptr]
 	if !ok {
-		what = "the schema at #" + n.ptr
+		what = "the schema at #" + n.Ptr
 	}
 	lines := []string{name + " is " + what + "."}
 	if strings.HasPrefix(what, "the type of ") {
 		return lines
 	}
-	if d := docOf(n.s); len(d) > 0 {
+	if d := docOf(n.S); len(d) > 0 {
 		lines = append(append(lines, ""), d...)
 	}
 	return lines
@@ -322,14 +326,14 @@ func (ts *typeSession) fail(ptr string, format string, args ...any) error {
 // struct name; an object without properties (and no explicit
 // additionalProperties) means the tool takes no arguments (nil).
 func (ts *typeSession) args(name string) (*Type, error) {
-	root, err := ts.doc.at("")
+	root, err := ts.doc.Node("")
 	if err != nil {
 		return nil, ts.fail("", "%v", err)
 	}
-	if root.boolean == nil && len(root.propOrder) == 0 && root.s.PatternProperties == nil && root.s.Ref == "" &&
-		len(root.s.AnyOf) == 0 && len(root.s.OneOf) == 0 && len(root.s.AllOf) == 0 {
-		ap, err := ts.doc.at(child("", "additionalProperties"))
-		if err != nil || (ap.boolean != nil && !*ap.boolean) {
+	if root.Boolean == nil && len(root.PropOrder) == 0 && root.S.PatternProperties == nil && root.S.Ref == "" &&
+		len(root.S.AnyOf) == 0 && len(root.S.OneOf) == 0 && len(root.S.AllOf) == 0 {
+		ap, err := ts.doc.Node(jsonpointer.Append("", "additionalProperties"))
+		if err != nil || (ap.Boolean != nil && !*ap.Boolean) {
 			// No properties, and none beyond them (absent or false): the
 			// tool takes no arguments.
 			return nil, nil
@@ -356,31 +360,26 @@ func elemOrRaw(t *Type) *Type {
 
 // result types an outputSchema into t.Result, recognising envelopes.
 func (ts *typeSession) result(t *Tool, typeName string) error {
-	root, err := ts.doc.at("")
-	if err != nil {
+	if _, err := ts.doc.Node(""); err != nil {
 		return ts.fail("", "%v", err)
 	}
 	naturalPtr := ""
 	ts.hint("", fmt.Sprintf("the result of the tool %q", t.Name))
-	inner := child("", "properties", "result")
-	wrapperShaped := root.boolean == nil && root.s.Properties["result"] != nil
 	ev, hasEv := ts.b.srv.ToolEvidence(t.Name)
 	switch {
 	case hasEv && ev.AlwaysWraps:
 		// Export saw the server wrap in every protocol version.
 		t.Output.AlwaysWraps = true
-		if wrapperShaped {
-			naturalPtr = inner
-		}
+		naturalPtr, _ = ts.doc.Envelope(true)
 	case hasEv && len(ev.ProbedVersions) >= 2:
 		// Export compared both eras: the evidence decides, not the shape.
-		if ev.LegacyWraps && wrapperShaped && ts.b.pkg.ProtocolVersion < modernProtocolVersion {
-			naturalPtr = inner
+		if ev.LegacyWraps && ts.b.pkg.ProtocolVersion < modernProtocolVersion {
+			naturalPtr, _ = ts.doc.Envelope(true)
 		}
 	default:
-		if in, always, ok := ts.envelope(root); ok {
+		if in, ok := ts.doc.Envelope(false); ok {
 			naturalPtr = in
-			t.Output.AlwaysWraps = always
+			t.Output.AlwaysWraps = ts.doc.Marked()
 		}
 	}
 	if naturalPtr != "" {
@@ -391,8 +390,8 @@ func (ts *typeSession) result(t *Tool, typeName string) error {
 	if err != nil {
 		return err
 	}
-	if typeName == "" && natural.s.Title != "" {
-		if n := ts.b.cfg.Namer.Exported(natural.s.Title); n != "" {
+	if typeName == "" && natural.S.Title != "" {
+		if n := ts.b.cfg.Namer.Exported(natural.S.Title); n != "" {
 			typeName = n
 		}
 	}
@@ -417,9 +416,9 @@ func (ts *typeSession) result(t *Tool, typeName string) error {
 	t.Result = typ
 	t.NaturalPointer = naturalPtr
 	t.ResultPointer = typ.Kind == KindStruct || typ.Kind == KindUnion || (nullable && !typ.Nilable())
-	t.Output.PlainObject = ts.plainObject(natural)
-	t.Output.CanBeObject = ts.canBeObject(natural, 0)
-	t.Output.HasResultProperty = natural.s.Properties["result"] != nil
+	t.Output.PlainObject = natural.PlainObject()
+	t.Output.CanBeObject = ts.doc.CanBeObject(natural)
+	t.Output.HasResultProperty = natural.S.Properties["result"] != nil
 	return nil
 }
 
@@ -427,11 +426,11 @@ func (ts *typeSession) result(t *Tool, typeName string) error {
 // type (scalar, slice, map) constrains values beyond what the Go type
 // enforces, looking through items and additionalProperties but not into
 // named types (which validate themselves).
-func (ts *typeSession) needsValidation(n *node, depth int) bool {
-	if n.boolean != nil || depth > 16 {
-		return n.boolean != nil && !*n.boolean
+func (ts *typeSession) needsValidation(n *schema.Node, depth int) bool {
+	if n.Boolean != nil || depth > 16 {
+		return n.Boolean != nil && !*n.Boolean
 	}
-	s := n.s
+	s := n.S
 	if s.Minimum != nil || s.Maximum != nil || s.ExclusiveMinimum != nil || s.ExclusiveMaximum != nil || s.MultipleOf != nil ||
 		s.MinLength != nil || s.MaxLength != nil || s.Pattern != "" || s.MinItems != nil || s.MaxItems != nil || s.UniqueItems ||
 		s.Contains != nil || s.MinProperties != nil || s.MaxProperties != nil || s.PropertyNames != nil || s.PatternProperties != nil ||
@@ -440,7 +439,7 @@ func (ts *typeSession) needsValidation(n *node, depth int) bool {
 		return true
 	}
 	for _, kw := range []string{"items", "additionalProperties"} {
-		if c, err := ts.resolve(child(n.ptr, kw)); err == nil && len(c.propOrder) == 0 && ts.needsValidation(c, depth+1) {
+		if c, err := ts.resolve(jsonpointer.Append(n.Ptr, kw)); err == nil && len(c.PropOrder) == 0 && ts.needsValidation(c, depth+1) {
 			return true
 		}
 	}
@@ -449,142 +448,49 @@ func (ts *typeSession) needsValidation(n *node, depth int) bool {
 
 // unionNeedsValidation reports whether n's anyOf/oneOf says more than "or
 // null" (which the Go type already expresses).
-func (ts *typeSession) unionNeedsValidation(n *node, depth int) bool {
-	kw, list := "anyOf", n.s.AnyOf
-	if len(n.s.OneOf) > 0 {
-		kw, list = "oneOf", n.s.OneOf
+func (ts *typeSession) unionNeedsValidation(n *schema.Node, depth int) bool {
+	kw, list := "anyOf", n.S.AnyOf
+	if len(n.S.OneOf) > 0 {
+		kw, list = "oneOf", n.S.OneOf
 	}
 	if len(list) == 0 {
 		return false
 	}
-	if len(n.s.AnyOf) > 0 && len(n.s.OneOf) > 0 {
+	if len(n.S.AnyOf) > 0 && len(n.S.OneOf) > 0 {
 		return true
 	}
 	nonNull := 0
 	for i := range list {
-		v, err := ts.resolve(child(n.ptr, kw, strconv.Itoa(i)))
-		if err != nil || v.boolean != nil {
+		v, err := ts.resolve(jsonpointer.Append(n.Ptr, kw, strconv.Itoa(i)))
+		if err != nil || v.Boolean != nil {
 			return true
 		}
-		if v.s.Type == "null" {
+		if v.S.Type == "null" {
 			continue
 		}
 		nonNull++
-		if len(v.propOrder) == 0 && ts.needsValidation(v, depth+1) {
+		if len(v.PropOrder) == 0 && ts.needsValidation(v, depth+1) {
 			return true
 		}
 	}
 	return nonNull > 1
 }
 
-// envelope reports whether the advertised outputSchema root is a recognised
-// {"result": S} envelope (SEP-2106) and returns the pointer of S. always is
-// true when the server marks it as wrapping in every protocol version
-// ("x-fastmcp-wrap-result": true).
-func (ts *typeSession) envelope(root *node) (inner string, always bool, ok bool) {
-	if root.boolean != nil || root.s.Properties["result"] == nil {
-		return "", false, false
-	}
-	inner = child("", "properties", "result")
-	if v, _ := root.s.Extra["x-fastmcp-wrap-result"].(bool); v {
-		return inner, true, true
-	}
-	if len(root.s.Properties) != 1 || !slices.Contains(root.s.Required, "result") {
-		return "", false, false
-	}
-	if root.s.Type != "object" && root.s.Type != "" {
-		return "", false, false
-	}
-	res, err := ts.resolve(inner)
-	if err != nil || ts.plainObject(res) {
-		return "", false, false
-	}
-	return inner, false, true
-}
-
-// plainObject reports whether n is a plain "type":"object" schema: not
-// nullable, no union. No SDK wraps such a result.
-func (ts *typeSession) plainObject(n *node) bool {
-	return n.boolean == nil && n.s.Type == "object" && len(n.s.AnyOf) == 0 && len(n.s.OneOf) == 0
-}
-
-// canBeObject reports whether a JSON object can be valid against n.
-func (ts *typeSession) canBeObject(n *node, depth int) bool {
-	if depth > 32 {
-		return true
-	}
-	if n.boolean != nil {
-		return *n.boolean
-	}
-	s := n.s
-	if s.Type != "" || len(s.Types) > 0 {
-		if s.Type != "object" && !slices.Contains(s.Types, "object") {
-			return false
-		}
-	}
-	for _, kw := range []struct {
-		name string
-		list []*jsonschema.Schema
-	}{{"anyOf", s.AnyOf}, {"oneOf", s.OneOf}} {
-		if len(kw.list) == 0 {
-			continue
-		}
-		any := false
-		for i := range kw.list {
-			v, err := ts.resolve(child(n.ptr, kw.name, strconv.Itoa(i)))
-			if err == nil && ts.canBeObject(v, depth+1) {
-				any = true
-			}
-		}
-		if !any {
-			return false
-		}
-	}
-	if s.Enum != nil || s.Const != nil {
-		for _, v := range constValues(s) {
-			if _, ok := v.(map[string]any); ok {
-				return true
-			}
-		}
-		return false
-	}
-	return true
-}
-
 // resolve returns the node at ptr, following $ref chains inside the
 // document. A $ref outside the document is an error: schemas are never
 // fetched (SEP-2106).
-func (ts *typeSession) resolve(ptr string) (*node, error) {
-	n, err := ts.doc.at(ptr)
-	if err != nil {
-		return nil, ts.fail(ptr, "%v", err)
+func (ts *typeSession) resolve(ptr string) (*schema.Node, error) {
+	n, err := ts.doc.Resolve(ptr)
+	if pe, ok := errors.AsType[*schema.PointerError](err); ok {
+		return nil, ts.fail(pe.Pointer, "%v", pe.Err)
 	}
-	for seen := 0; n.boolean == nil && n.s.Ref != ""; seen++ {
-		if seen > 64 {
-			return nil, ts.fail(ptr, "$ref chain too long")
-		}
-		target, err := ts.refTarget(n)
-		if err != nil {
-			return nil, err
-		}
-		next, err := ts.doc.at(target)
-		if err != nil {
-			return nil, ts.fail(n.ptr, "$ref %q: %v", n.s.Ref, err)
-		}
-		n = next
-	}
-	return n, nil
+	return n, err
 }
 
-func (ts *typeSession) refTarget(n *node) (string, error) {
-	ref := n.s.Ref
-	if ts.ids == nil {
-		root, _ := ts.doc.value("")
-		ts.ids = buildIDIndex(root)
-	}
-	target, ok := ts.ids.resolve(n.ptr, ref)
+func (ts *typeSession) refTarget(n *schema.Node) (string, error) {
+	target, ok := ts.doc.RefTarget(n)
 	if !ok {
-		return "", ts.fail(n.ptr, "$ref %q points outside the schema; mcpbind never fetches schemas", ref)
+		return "", ts.fail(n.Ptr, "$ref %q points outside the schema; mcpbind never fetches schemas", n.S.Ref)
 	}
 	return target, nil
 }
@@ -592,24 +498,24 @@ func (ts *typeSession) refTarget(n *node) (string, error) {
 // typeOf types the sub-schema at ptr. name is the Go name to give it if it
 // becomes a named type. nullable reports whether the schema admits null.
 func (ts *typeSession) typeOf(ptr, name string) (t *Type, nullable bool, err error) {
-	n, err := ts.doc.at(ptr)
+	n, err := ts.doc.Node(ptr)
 	if err != nil {
 		return nil, false, ts.fail(ptr, "%v", err)
 	}
-	if n.boolean != nil {
-		if *n.boolean {
+	if n.Boolean != nil {
+		if *n.Boolean {
 			return &Type{Kind: KindRaw, Pointer: ptr}, true, nil
 		}
 		return &Type{Kind: KindRaw, Pointer: ptr, RawReason: "the schema is false: no value is valid"}, false, nil
 	}
-	s := n.s
+	s := n.S
 	if s.Ref != "" {
 		return ts.ref(n, name)
 	}
-	if len(s.AllOf) == 1 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Type == "" && len(s.Types) == 0 && len(n.propOrder) == 0 && !ts.skipAllOf[ptr] {
+	if len(s.AllOf) == 1 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && s.Type == "" && len(s.Types) == 0 && len(n.PropOrder) == 0 && !ts.skipAllOf[ptr] {
 		// allOf with one member (pydantic's way to add a description to a
 		// $ref) is that member.
-		return ts.typeOf(child(ptr, "allOf", "0"), name)
+		return ts.typeOf(jsonpointer.Append(ptr, "allOf", "0"), name)
 	}
 	if len(s.AllOf) > 0 && !ts.skipAllOf[ptr] {
 		return ts.allOf(n, name)
@@ -636,7 +542,7 @@ func (ts *typeSession) typeOf(ptr, name string) (t *Type, nullable bool, err err
 	case 0:
 		implied := ""
 		switch {
-		case len(n.propOrder) > 0 || s.AdditionalProperties != nil || s.PatternProperties != nil:
+		case len(n.PropOrder) > 0 || s.AdditionalProperties != nil || s.PatternProperties != nil:
 			implied = "object"
 		case s.Items != nil || s.PrefixItems != nil:
 			implied = "array"
@@ -663,17 +569,17 @@ func (ts *typeSession) typeOf(ptr, name string) (t *Type, nullable bool, err err
 }
 
 // single types a schema whose one non-null type is typ.
-func (ts *typeSession) single(n *node, typ, name string) (*Type, error) {
-	s := n.s
+func (ts *typeSession) single(n *schema.Node, typ, name string) (*Type, error) {
+	s := n.S
 	switch typ {
 	case "boolean":
-		return &Type{Kind: KindBool, Pointer: n.ptr}, nil
+		return &Type{Kind: KindBool, Pointer: n.Ptr}, nil
 	case "integer", "number", "string":
 		if ft, ok := ts.b.formatType(n, typ); ok {
-			return &Type{Kind: KindGo, Pointer: n.ptr, Go: &ft}, nil
+			return &Type{Kind: KindGo, Pointer: n.Ptr, Go: &ft}, nil
 		}
 		kind := map[string]Kind{"integer": KindInt, "number": KindFloat, "string": KindString}[typ]
-		return &Type{Kind: kind, Pointer: n.ptr}, nil
+		return &Type{Kind: kind, Pointer: n.Ptr}, nil
 	case "array":
 		if s.PrefixItems != nil {
 			return ts.tuple(n, name)
@@ -682,29 +588,29 @@ func (ts *typeSession) single(n *node, typ, name string) (*Type, error) {
 			return ts.raw(n, "array-form items (draft 2019-09 and earlier) are not typed yet"), nil
 		}
 		if s.Items == nil {
-			return &Type{Kind: KindArray, Pointer: n.ptr, Elem: &Type{Kind: KindRaw}}, nil
+			return &Type{Kind: KindArray, Pointer: n.Ptr, Elem: &Type{Kind: KindRaw}}, nil
 		}
-		ts.hint(child(n.ptr, "items"), "an item of "+name)
-		elem, nullable, err := ts.typeOf(child(n.ptr, "items"), name+"Item")
+		ts.hint(jsonpointer.Append(n.Ptr, "items"), "an item of "+name)
+		elem, nullable, err := ts.typeOf(jsonpointer.Append(n.Ptr, "items"), name+"Item")
 		if err != nil {
 			return nil, err
 		}
 		if nullable && !elem.Nilable() {
 			return ts.raw(n, "arrays of nullable scalars are not typed yet"), nil
 		}
-		return &Type{Kind: KindArray, Pointer: n.ptr, Elem: elem}, nil
+		return &Type{Kind: KindArray, Pointer: n.Ptr, Elem: elem}, nil
 	case "object":
-		if len(n.propOrder) > 0 {
+		if len(n.PropOrder) > 0 {
 			return ts.object(n, name)
 		}
 		elem := &Type{Kind: KindRaw}
 		if ap := s.AdditionalProperties; ap != nil && s.PatternProperties == nil {
-			sub, err := ts.doc.at(child(n.ptr, "additionalProperties"))
+			sub, err := ts.doc.Node(jsonpointer.Append(n.Ptr, "additionalProperties"))
 			if err != nil {
-				return nil, ts.fail(n.ptr, "%v", err)
+				return nil, ts.fail(n.Ptr, "%v", err)
 			}
-			if sub.boolean == nil {
-				e, nullable, err := ts.typeOf(sub.ptr, name+"Value")
+			if sub.Boolean == nil {
+				e, nullable, err := ts.typeOf(sub.Ptr, name+"Value")
 				if err != nil {
 					return nil, err
 				}
@@ -713,31 +619,31 @@ func (ts *typeSession) single(n *node, typ, name string) (*Type, error) {
 				}
 			}
 		}
-		return &Type{Kind: KindMap, Pointer: n.ptr, Elem: elem}, nil
+		return &Type{Kind: KindMap, Pointer: n.Ptr, Elem: elem}, nil
 	}
-	return nil, ts.fail(n.ptr, "unknown type %q", typ)
+	return nil, ts.fail(n.Ptr, "unknown type %q", typ)
 }
 
 // tuple builds a tuple struct for an array schema with prefixItems:
 // fields V0, V1, … for the positions (pointers from minItems on) and Rest
 // for the items after them.
-func (ts *typeSession) tuple(n *node, name string) (*Type, error) {
-	t := &Type{Kind: KindTuple, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey}
+func (ts *typeSession) tuple(n *schema.Node, name string) (*Type, error) {
+	t := &Type{Kind: KindTuple, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey}
 	t.Doc = append(ts.typeDoc(t.Name, n), "", "It is a tuple: a JSON array whose items are the fields, in order.")
-	ts.register(n.ptr, t)
+	ts.register(n.Ptr, t)
 	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
-	if n.s.MinItems != nil {
-		t.MinItems = min(*n.s.MinItems, len(n.s.PrefixItems))
+	if n.S.MinItems != nil {
+		t.MinItems = min(*n.S.MinItems, len(n.S.PrefixItems))
 	}
-	for i := range n.s.PrefixItems {
-		ptr := child(n.ptr, "prefixItems", strconv.Itoa(i))
+	for i := range n.S.PrefixItems {
+		ptr := jsonpointer.Append(n.Ptr, "prefixItems", strconv.Itoa(i))
 		goName := "V" + strconv.Itoa(i)
 		ts.hint(ptr, fmt.Sprintf("the type of %s.%s", t.Name, goName))
 		ft, nullable, err := ts.typeOf(ptr, t.Name+goName)
 		if err != nil {
 			return nil, err
 		}
-		sub, _ := ts.doc.at(ptr)
+		sub, _ := ts.doc.Node(ptr)
 		f := &Field{Name: goName, JSONName: strconv.Itoa(i), Type: ft, Required: i < t.MinItems, Nullable: nullable && ft.Kind != KindRaw}
 		f.Wrap = WrapNone
 		if (!f.Required || f.Nullable) && !ft.Nilable() {
@@ -747,12 +653,12 @@ func (ts *typeSession) tuple(n *node, name string) (*Type, error) {
 		t.Fields = append(t.Fields, f)
 	}
 	t.Elem = &Type{Kind: KindRaw}
-	if items, err := ts.doc.at(child(n.ptr, "items")); err == nil {
+	if items, err := ts.doc.Node(jsonpointer.Append(n.Ptr, "items")); err == nil {
 		switch {
-		case items.boolean != nil && !*items.boolean:
+		case items.Boolean != nil && !*items.Boolean:
 			t.Elem = nil
-		case items.boolean == nil:
-			e, nullable, err := ts.typeOf(items.ptr, t.Name+"Item")
+		case items.Boolean == nil:
+			e, nullable, err := ts.typeOf(items.Ptr, t.Name+"Item")
 			if err != nil {
 				return nil, err
 			}
@@ -765,46 +671,46 @@ func (ts *typeSession) tuple(n *node, name string) (*Type, error) {
 }
 
 // object builds a struct from an object schema with properties.
-func (ts *typeSession) object(n *node, name string) (*Type, error) {
+func (ts *typeSession) object(n *schema.Node, name string) (*Type, error) {
 	return ts.objectWithout(n, name, "")
 }
 
 // objectWithout builds a struct from an object schema, leaving out the
 // property skip (a tagged union's tag, which the union encodes).
-func (ts *typeSession) objectWithout(n *node, name, skip string) (*Type, error) {
-	return ts.objectOf(n, []*node{n}, name, skip)
+func (ts *typeSession) objectWithout(n *schema.Node, name, skip string) (*Type, error) {
+	return ts.objectOf(n, []*schema.Node{n}, name, skip)
 }
 
 // objectOf builds the struct of the object schema n from the properties
 // of parts (n itself, or for allOf the members whose properties merge), in
 // order; the first part that declares a property types it, and a property
 // is required when any part requires it.
-func (ts *typeSession) objectOf(n *node, parts []*node, name, skip string) (*Type, error) {
-	t := &Type{Kind: KindStruct, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey}
+func (ts *typeSession) objectOf(n *schema.Node, parts []*schema.Node, name, skip string) (*Type, error) {
+	t := &Type{Kind: KindStruct, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey}
 	t.Doc = ts.typeDoc(t.Name, n)
-	ts.register(n.ptr, t)
+	ts.register(n.Ptr, t)
 	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
 	fields := newFieldScope()
 	seen := map[string]bool{}
 	required := func(prop string) bool {
 		for _, p := range parts {
-			if slices.Contains(p.s.Required, prop) {
+			if slices.Contains(p.S.Required, prop) {
 				return true
 			}
 		}
 		return false
 	}
 	for _, part := range parts {
-		for _, prop := range part.propOrder {
+		for _, prop := range part.PropOrder {
 			if prop == skip || seen[prop] {
 				continue
 			}
 			seen[prop] = true
 			if !validTagName(prop) {
 				// encoding/json cannot name such a property in a struct tag.
-				ts.byPtr[n.ptr] = nil
+				ts.byPtr[n.Ptr] = nil
 				ts.b.pkg.Types = slices.DeleteFunc(ts.b.pkg.Types, func(x *Type) bool { return x == t })
-				return &Type{Kind: KindMap, Pointer: n.ptr, Elem: &Type{Kind: KindRaw},
+				return &Type{Kind: KindMap, Pointer: n.Ptr, Elem: &Type{Kind: KindRaw},
 					Doc: []string{fmt.Sprintf("mcpbind: property %q cannot be a Go struct field tag; the object is kept as a map.", prop)}}, nil
 			}
 			goName := ts.b.cfg.Namer.Exported(prop)
@@ -812,13 +718,13 @@ func (ts *typeSession) objectOf(n *node, parts []*node, name, skip string) (*Typ
 				goName = "Field"
 			}
 			goName = fields.claim(goName)
-			ptr := child(part.ptr, "properties", prop)
+			ptr := jsonpointer.Append(part.Ptr, "properties", prop)
 			ts.hint(ptr, fmt.Sprintf("the type of %s.%s", t.Name, goName))
 			ft, nullable, err := ts.typeOf(ptr, t.Name+goName)
 			if err != nil {
 				return nil, err
 			}
-			sub, _ := ts.doc.at(ptr)
+			sub, _ := ts.doc.Node(ptr)
 			f := &Field{
 				Name:     goName,
 				JSONName: prop,
@@ -828,9 +734,9 @@ func (ts *typeSession) objectOf(n *node, parts []*node, name, skip string) (*Typ
 			}
 			f.Wrap = fieldWrap(f.Required, f.Nullable, ft)
 			f.Doc = fieldDoc(sub, ft)
-			if sub != nil && sub.boolean == nil && len(sub.s.Default) > 0 && !f.Required {
+			if sub != nil && sub.Boolean == nil && len(sub.S.Default) > 0 && !f.Required {
 				var buf bytes.Buffer
-				if json.Compact(&buf, sub.s.Default) == nil && buf.String() != "null" {
+				if json.Compact(&buf, sub.S.Default) == nil && buf.String() != "null" {
 					f.Default = buf.String()
 				}
 			}
@@ -851,26 +757,26 @@ func (ts *typeSession) objectOf(n *node, parts []*node, name, skip string) (*Typ
 // other schemas the first member (or the schema itself) that says what
 // type the value has types it. Every keyword still applies: Validate checks
 // the value against the whole allOf.
-func (ts *typeSession) allOf(n *node, name string) (*Type, bool, error) {
-	parts := []*node{n}
+func (ts *typeSession) allOf(n *schema.Node, name string) (*Type, bool, error) {
+	parts := []*schema.Node{n}
 	var typing []string // pointers of the members that constrain the type
-	var collect func(x *node, depth int) error
-	collect = func(x *node, depth int) error {
+	var collect func(x *schema.Node, depth int) error
+	collect = func(x *schema.Node, depth int) error {
 		if depth > 16 {
 			return nil
 		}
-		for i := range x.s.AllOf {
-			p := child(x.ptr, "allOf", strconv.Itoa(i))
+		for i := range x.S.AllOf {
+			p := jsonpointer.Append(x.Ptr, "allOf", strconv.Itoa(i))
 			m, err := ts.resolve(p)
 			if err != nil {
 				return err
 			}
-			if m.boolean != nil {
+			if m.Boolean != nil {
 				continue
 			}
 			parts = append(parts, m)
-			if m.s.Type != "" || len(m.s.Types) > 0 || m.s.Enum != nil || m.s.Const != nil || len(m.propOrder) > 0 || m.s.Items != nil ||
-				len(m.s.AnyOf) > 0 || len(m.s.OneOf) > 0 {
+			if m.S.Type != "" || len(m.S.Types) > 0 || m.S.Enum != nil || m.S.Const != nil || len(m.PropOrder) > 0 || m.S.Items != nil ||
+				len(m.S.AnyOf) > 0 || len(m.S.OneOf) > 0 {
 				typing = append(typing, p)
 			}
 			if err := collect(m, depth+1); err != nil {
@@ -885,9 +791,9 @@ func (ts *typeSession) allOf(n *node, name string) (*Type, bool, error) {
 	// The members' "type" keywords must leave some type in common.
 	common := map[string]bool{"null": true, "boolean": true, "integer": true, "number": true, "string": true, "array": true, "object": true}
 	for _, p := range parts {
-		types := p.s.Types
-		if p.s.Type != "" {
-			types = []string{p.s.Type}
+		types := p.S.Types
+		if p.S.Type != "" {
+			types = []string{p.S.Type}
 		}
 		if len(types) == 0 {
 			continue
@@ -906,11 +812,11 @@ func (ts *typeSession) allOf(n *node, name string) (*Type, bool, error) {
 		}
 	}
 	if len(common) == 0 {
-		return nil, false, ts.fail(n.ptr, "the allOf members' \"type\" keywords contradict each other: no value can satisfy them")
+		return nil, false, ts.fail(n.Ptr, "the allOf members' \"type\" keywords contradict each other: no value can satisfy them")
 	}
 	objects := false
 	for _, p := range parts {
-		if len(p.propOrder) > 0 {
+		if len(p.PropOrder) > 0 {
 			objects = true
 		}
 	}
@@ -918,16 +824,16 @@ func (ts *typeSession) allOf(n *node, name string) (*Type, bool, error) {
 		t, err := ts.objectOf(n, parts, name, "")
 		return t, false, err
 	}
-	self := n.s.Type != "" || len(n.s.Types) > 0 || n.s.Enum != nil || n.s.Const != nil || n.s.Items != nil
+	self := n.S.Type != "" || len(n.S.Types) > 0 || n.S.Enum != nil || n.S.Const != nil || n.S.Items != nil
 	if !self && len(typing) > 0 {
 		return ts.typeOf(typing[0], name)
 	}
 	if !self {
-		return &Type{Kind: KindRaw, Pointer: n.ptr, Doc: docOf(n.s)}, true, nil
+		return &Type{Kind: KindRaw, Pointer: n.Ptr, Doc: docOf(n.S)}, true, nil
 	}
-	ts.skipAllOf[n.ptr] = true
-	defer delete(ts.skipAllOf, n.ptr)
-	return ts.typeOf(n.ptr, name)
+	ts.skipAllOf[n.Ptr] = true
+	defer delete(ts.skipAllOf, n.Ptr)
+	return ts.typeOf(n.Ptr, name)
 }
 
 // extras decides what a struct does with properties it has no field for:
@@ -935,21 +841,21 @@ func (ts *typeSession) allOf(n *node, name string) (*Type, bool, error) {
 // field (typed by an additionalProperties schema, else raw JSON), so values
 // round-trip — when the schema declares additionalProperties or
 // patternProperties, or the struct is part of a result (extrasWanted).
-func (ts *typeSession) extras(n *node, t *Type, fields *scope) error {
+func (ts *typeSession) extras(n *schema.Node, t *Type, fields *scope) error {
 	t.Extra = &Type{Kind: KindRaw}
-	ap, err := ts.doc.at(child(n.ptr, "additionalProperties"))
+	ap, err := ts.doc.Node(jsonpointer.Append(n.Ptr, "additionalProperties"))
 	switch {
 	case err != nil && !ts.extrasWanted(n): // open, but arguments keep no extras
 		t.Extra = nil
 		return nil
 	case err != nil: // absent: any property is allowed
-	case ap.boolean != nil && !*ap.boolean:
-		if n.s.PatternProperties == nil {
+	case ap.Boolean != nil && !*ap.Boolean:
+		if n.S.PatternProperties == nil {
 			t.Closed, t.Extra = true, nil
 			return nil
 		}
-	case ap.boolean == nil && n.s.PatternProperties == nil:
-		e, nullable, err := ts.typeOf(ap.ptr, t.Name+"Value")
+	case ap.Boolean == nil && n.S.PatternProperties == nil:
+		e, nullable, err := ts.typeOf(ap.Ptr, t.Name+"Value")
 		if err != nil {
 			return err
 		}
@@ -980,13 +886,13 @@ func validTagName(name string) bool {
 // ref types a $ref: a reference to a sub-schema becomes that sub-schema's
 // type, named after the last pointer token ("#/$defs/Address" → Address)
 // and built once per target.
-func (ts *typeSession) ref(n *node, name string) (t *Type, nullable bool, err error) {
+func (ts *typeSession) ref(n *schema.Node, name string) (t *Type, nullable bool, err error) {
 	target, err := ts.refTarget(n)
 	if err != nil {
 		return nil, false, err
 	}
 	if cached := ts.byPtr[target]; cached != nil {
-		tn, _ := ts.doc.at(target)
+		tn, _ := ts.doc.Node(target)
 		return cached, tn != nil && nullableSchema(tn), nil
 	}
 	if _, building := ts.byPtr["building:"+target]; building {
@@ -1001,20 +907,20 @@ func (ts *typeSession) ref(n *node, name string) (t *Type, nullable bool, err er
 	}()
 	if target != "" {
 		toks := strings.Split(target, "/")
-		if defName := ts.b.cfg.Namer.Exported(unescapePointer(toks[len(toks)-1])); defName != "" && (len(toks) >= 2 && (toks[len(toks)-2] == "$defs" || toks[len(toks)-2] == "definitions")) {
+		if defName := ts.b.cfg.Namer.Exported(jsonpointer.Unescape(toks[len(toks)-1])); defName != "" && (len(toks) >= 2 && (toks[len(toks)-2] == "$defs" || toks[len(toks)-2] == "definitions")) {
 			name = defName
 		}
 	}
 	return ts.typeOf(target, name)
 }
 
-func nullableSchema(n *node) bool {
-	return n.boolean == nil && (slices.Contains(n.s.Types, "null"))
+func nullableSchema(n *schema.Node) bool {
+	return n.Boolean == nil && (slices.Contains(n.S.Types, "null"))
 }
 
 // enum types "enum" and "const".
-func (ts *typeSession) enum(n *node, name string) (*Type, bool, error) {
-	values := constValues(n.s)
+func (ts *typeSession) enum(n *schema.Node, name string) (*Type, bool, error) {
+	values := constValues(n.S)
 	var base Kind
 	nullable := false
 	var kept []any
@@ -1030,7 +936,7 @@ func (ts *typeSession) enum(n *node, name string) (*Type, bool, error) {
 			k = KindBool
 		case float64:
 			k = KindFloat
-			if x == math.Trunc(x) && math.Abs(x) < 1<<53 && n.s.Type != "number" {
+			if x == math.Trunc(x) && math.Abs(x) < 1<<53 && n.S.Type != "number" {
 				k = KindInt
 			}
 		default:
@@ -1049,7 +955,7 @@ func (ts *typeSession) enum(n *node, name string) (*Type, bool, error) {
 	if len(kept) == 0 {
 		return ts.raw(n, "the only allowed value is null"), true, nil
 	}
-	t := &Type{Kind: KindEnum, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Enum: &Enum{Base: base}}
+	t := &Type{Kind: KindEnum, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey, Enum: &Enum{Base: base}}
 	t.Doc = ts.typeDoc(t.Name, n)
 	for i, v := range kept {
 		t.Enum.Values = append(t.Enum.Values, EnumValue{
@@ -1058,7 +964,7 @@ func (ts *typeSession) enum(n *node, name string) (*Type, bool, error) {
 		})
 	}
 	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
-	return t, nullable || slices.Contains(n.s.Types, "null"), nil
+	return t, nullable || slices.Contains(n.S.Types, "null"), nil
 }
 
 func constValues(s *jsonschema.Schema) []any {
@@ -1091,24 +997,24 @@ func goLiteral(v any, base Kind) string {
 // single remaining variant is that variant; objects told apart by a const
 // property become a tagged union; variants of distinct JSON kinds become a
 // kind union; anything else stays raw JSON.
-func (ts *typeSession) union(n *node, name string) (*Type, bool, error) {
-	kw, list := "anyOf", n.s.AnyOf
-	if len(n.s.OneOf) > 0 {
-		kw, list = "oneOf", n.s.OneOf
+func (ts *typeSession) union(n *schema.Node, name string) (*Type, bool, error) {
+	kw, list := "anyOf", n.S.AnyOf
+	if len(n.S.OneOf) > 0 {
+		kw, list = "oneOf", n.S.OneOf
 	}
-	if len(n.s.AnyOf) > 0 && len(n.s.OneOf) > 0 {
+	if len(n.S.AnyOf) > 0 && len(n.S.OneOf) > 0 {
 		return ts.raw(n, "anyOf together with oneOf is not typed yet"), true, nil
 	}
 	nullable := false
-	var variants []*node
+	var variants []*schema.Node
 	var variantPtrs []string
 	for i := range list {
-		p := child(n.ptr, kw, strconv.Itoa(i))
+		p := jsonpointer.Append(n.Ptr, kw, strconv.Itoa(i))
 		v, err := ts.resolve(p)
 		if err != nil {
 			return nil, false, err
 		}
-		if v.boolean == nil && v.s.Type == "null" {
+		if v.Boolean == nil && v.S.Type == "null" {
 			nullable = true
 			continue
 		}
@@ -1117,7 +1023,7 @@ func (ts *typeSession) union(n *node, name string) (*Type, bool, error) {
 	}
 	if len(variants) == 0 {
 		// Only null (or nothing) is allowed.
-		return &Type{Kind: KindRaw, Pointer: n.ptr, Doc: docOf(n.s)}, true, nil
+		return &Type{Kind: KindRaw, Pointer: n.Ptr, Doc: docOf(n.S)}, true, nil
 	}
 	if len(variants) == 1 {
 		// Type the variant through its own pointer, not the resolved one,
@@ -1133,10 +1039,10 @@ func (ts *typeSession) union(n *node, name string) (*Type, bool, error) {
 	}
 	var types []string
 	for _, v := range variants {
-		if v.boolean != nil || v.s.Type == "" || len(v.s.Types) > 0 || v.s.Enum != nil || v.s.Const != nil {
+		if v.Boolean != nil || v.S.Type == "" || len(v.S.Types) > 0 || v.S.Enum != nil || v.S.Const != nil {
 			return ts.raw(n, kw+" variants that cannot be told apart by JSON kind or a const property"), true, nil
 		}
-		types = append(types, v.s.Type)
+		types = append(types, v.S.Type)
 	}
 	t, err := ts.kindUnionOf(n, name, types, func(i int) string { return variantPtrs[i] })
 	return t, nullable, err
@@ -1145,17 +1051,17 @@ func (ts *typeSession) union(n *node, name string) (*Type, bool, error) {
 // taggedUnion builds a union of object variants discriminated by a property
 // that is const (or a single-value enum) in every variant, with distinct
 // values.
-func (ts *typeSession) taggedUnion(n *node, kw string, list []*jsonschema.Schema, name string) (*Type, bool, error) {
-	var vs []*node
+func (ts *typeSession) taggedUnion(n *schema.Node, kw string, list []*jsonschema.Schema, name string) (*Type, bool, error) {
+	var vs []*schema.Node
 	for i := range list {
-		v, err := ts.resolve(child(n.ptr, kw, strconv.Itoa(i)))
+		v, err := ts.resolve(jsonpointer.Append(n.Ptr, kw, strconv.Itoa(i)))
 		if err != nil {
 			return nil, false, err
 		}
-		if v.boolean != nil || v.s.Type == "null" {
+		if v.Boolean != nil || v.S.Type == "null" {
 			continue
 		}
-		if len(v.propOrder) == 0 {
+		if len(v.PropOrder) == 0 {
 			return nil, false, nil
 		}
 		vs = append(vs, v)
@@ -1163,18 +1069,18 @@ func (ts *typeSession) taggedUnion(n *node, kw string, list []*jsonschema.Schema
 	if len(vs) < 2 {
 		return nil, false, nil
 	}
-	for _, tag := range vs[0].propOrder {
+	for _, tag := range vs[0].PropOrder {
 		seen := map[string]bool{}
 		ok := true
 		var values []string
 		for _, v := range vs {
-			p, err := ts.resolve(child(v.ptr, "properties", tag))
-			if err != nil || p.boolean != nil {
+			p, err := ts.resolve(jsonpointer.Append(v.Ptr, "properties", tag))
+			if err != nil || p.Boolean != nil {
 				ok = false
 				break
 			}
-			cv := constValues(p.s)
-			if len(cv) != 1 || !slices.Contains(v.s.Required, tag) {
+			cv := constValues(p.S)
+			if len(cv) != 1 || !slices.Contains(v.S.Required, tag) {
 				ok = false
 				break
 			}
@@ -1189,7 +1095,7 @@ func (ts *typeSession) taggedUnion(n *node, kw string, list []*jsonschema.Schema
 		if !ok {
 			continue
 		}
-		u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByTag, Tag: tag}}
+		u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByTag, Tag: tag}}
 		u.Doc = append(ts.typeDoc(u.Name, n), "", fmt.Sprintf("It is one of several objects, told apart by their %q property; exactly one field is set.", tag))
 		ts.b.pkg.Types = append(ts.b.pkg.Types, u)
 		fields := newFieldScope()
@@ -1216,19 +1122,19 @@ func (ts *typeSession) taggedUnion(n *node, kw string, list []*jsonschema.Schema
 // property that no other variant declares: the presence of that property
 // picks the variant (the second discriminator of issue 3, after a const
 // tag and before the JSON kind).
-func (ts *typeSession) requiredUnion(n *node, vs []*node, name string) (*Type, bool, error) {
+func (ts *typeSession) requiredUnion(n *schema.Node, vs []*schema.Node, name string) (*Type, bool, error) {
 	if len(vs) < 2 {
 		return nil, false, nil
 	}
-	declares := func(v *node, prop string) bool {
-		return slices.Contains(v.propOrder, prop) || slices.Contains(v.s.Required, prop)
+	declares := func(v *schema.Node, prop string) bool {
+		return slices.Contains(v.PropOrder, prop) || slices.Contains(v.S.Required, prop)
 	}
 	unique := make([]string, len(vs))
 	for i, v := range vs {
-		if v.boolean != nil || len(v.propOrder) == 0 {
+		if v.Boolean != nil || len(v.PropOrder) == 0 {
 			return nil, false, nil
 		}
-		for _, r := range v.s.Required {
+		for _, r := range v.S.Required {
 			mine := true
 			for j, o := range vs {
 				if j != i && declares(o, r) {
@@ -1245,14 +1151,14 @@ func (ts *typeSession) requiredUnion(n *node, vs []*node, name string) (*Type, b
 			return nil, false, nil
 		}
 	}
-	u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByRequired}}
+	u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByRequired}}
 	u.Doc = append(ts.typeDoc(u.Name, n), "", "It is one of several objects, told apart by a required property only one of them has; exactly one field is set.")
 	ts.b.pkg.Types = append(ts.b.pkg.Types, u)
 	fields := newFieldScope()
 	for i, v := range vs {
 		vname := ""
-		if v.s.Title != "" {
-			vname = ts.b.cfg.Namer.Exported(v.s.Title)
+		if v.S.Title != "" {
+			vname = ts.b.cfg.Namer.Exported(v.S.Title)
 		}
 		if vname == "" {
 			vname = ts.b.cfg.Namer.Exported(unique[i])
@@ -1272,7 +1178,7 @@ func (ts *typeSession) requiredUnion(n *node, vs []*node, name string) (*Type, b
 
 // variantStruct builds the struct of a tagged union's variant, without the
 // tag property.
-func (ts *typeSession) variantStruct(v *node, tag, tagValue, name string) (*Type, error) {
+func (ts *typeSession) variantStruct(v *schema.Node, tag, tagValue, name string) (*Type, error) {
 	t, err := ts.objectWithout(v, name, tag)
 	if err == nil && t.Kind == KindStruct {
 		t.Tag = tag
@@ -1282,14 +1188,14 @@ func (ts *typeSession) variantStruct(v *node, tag, tagValue, name string) (*Type
 }
 
 // kindUnion types a schema with a type array of several non-null types.
-func (ts *typeSession) kindUnion(n *node, name string, types []string) (*Type, error) {
+func (ts *typeSession) kindUnion(n *schema.Node, name string, types []string) (*Type, error) {
 	return ts.kindUnionOf(n, name, types, func(int) string { return "" })
 }
 
 // kindUnionOf builds a union whose variants are told apart by JSON kind.
 // variantPtr gives the sub-schema of variant i ("" = the same schema
 // restricted to that type).
-func (ts *typeSession) kindUnionOf(n *node, name string, types []string, variantPtr func(int) string) (*Type, error) {
+func (ts *typeSession) kindUnionOf(n *schema.Node, name string, types []string, variantPtr func(int) string) (*Type, error) {
 	seen := map[string]bool{}
 	for _, typ := range types {
 		k := jsonKind(typ)
@@ -1298,7 +1204,7 @@ func (ts *typeSession) kindUnionOf(n *node, name string, types []string, variant
 		}
 		seen[k] = true
 	}
-	u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByJSONKind}}
+	u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByJSONKind}}
 	u.Doc = append(ts.typeDoc(u.Name, n), "", "It holds a value of one of several JSON types; exactly one field is set.")
 	ts.b.pkg.Types = append(ts.b.pkg.Types, u)
 	for i, typ := range types {
@@ -1341,8 +1247,8 @@ func kindVariantName(typ string) string {
 	return "Object"
 }
 
-func (ts *typeSession) raw(n *node, reason string) *Type {
-	return &Type{Kind: KindRaw, Pointer: n.ptr, RawReason: reason, Doc: docOf(n.s)}
+func (ts *typeSession) raw(n *schema.Node, reason string) *Type {
+	return &Type{Kind: KindRaw, Pointer: n.Ptr, RawReason: reason, Doc: docOf(n.S)}
 }
 
 // docOf returns a schema's doc lines: its description, else its title.
@@ -1352,17 +1258,17 @@ func docOf(s *jsonschema.Schema) []string {
 
 // fieldDoc documents a struct field: its description, then the facts the
 // Go type does not show (format, default, raw reason).
-func fieldDoc(n *node, t *Type) []string {
+func fieldDoc(n *schema.Node, t *Type) []string {
 	var lines []string
-	if n != nil && n.boolean == nil {
-		lines = docOf(n.s)
+	if n != nil && n.Boolean == nil {
+		lines = docOf(n.S)
 		var facts []string
-		if n.s.Format != "" {
-			facts = append(facts, "Format: "+n.s.Format+".")
+		if n.S.Format != "" {
+			facts = append(facts, "Format: "+n.S.Format+".")
 		}
-		if len(n.s.Default) > 0 {
+		if len(n.S.Default) > 0 {
 			var buf bytes.Buffer
-			if err := json.Compact(&buf, n.s.Default); err == nil {
+			if err := json.Compact(&buf, n.S.Default); err == nil {
 				facts = append(facts, defaultFact(buf.Bytes()))
 			}
 		}

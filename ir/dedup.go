@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 )
 
 // dedupTypes declares structurally identical named types once per package:
@@ -131,7 +133,7 @@ func (d *dedup) schemaText(doc, ptr string) string {
 	}
 	if ptr != "" {
 		for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-			tok = unescapePointer(tok)
+			tok = jsonpointer.Unescape(tok)
 			switch x := v.(type) {
 			case map[string]any:
 				v = x[tok]

@@ -1,6 +1,10 @@
 package ir
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/mcpbind/mcpbind/internal/schema"
+)
 
 // FormatType is the Go type a JSON Schema "format" (or a contentEncoding)
 // maps to, instead of the plain type of the schema's "type".
@@ -46,10 +50,10 @@ func ParseFormatType(spec, jsonType string) FormatType {
 
 // formatType returns the format table entry for a schema of JSON type typ,
 // recording the entry as used.
-func (b *builder) formatType(n *node, typ string) (FormatType, bool) {
-	keys := []string{n.s.Format}
-	if n.s.ContentEncoding != "" {
-		keys = append([]string{"contentEncoding:" + n.s.ContentEncoding}, keys...)
+func (b *builder) formatType(n *schema.Node, typ string) (FormatType, bool) {
+	keys := []string{n.S.Format}
+	if n.S.ContentEncoding != "" {
+		keys = append([]string{"contentEncoding:" + n.S.ContentEncoding}, keys...)
 	}
 	for _, k := range keys {
 		if k == "" || k == "contentEncoding:" {

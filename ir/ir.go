@@ -441,8 +441,22 @@ type Tool struct {
 	// tool with.
 	Digest string
 	// Raw is the tool object as the bundle holds it (compact JSON); the
-	// generated server (generate --server) lists it as it is.
+	// generated server (generate --server) lists it as it is, with
+	// ListedOutputSchema in place of its outputSchema when set.
 	Raw json.RawMessage
+	// ListedOutputSchema is the outputSchema the generated server lists
+	// toward 2026-07-28 sessions when it is not the bundle's: the natural
+	// schema inside an envelope the bundle holds (not for a tool that
+	// always wraps). nil otherwise.
+	ListedOutputSchema json.RawMessage
+	// LegacyOutputSchema is the outputSchema the generated server lists
+	// toward sessions before 2026-07-28, answering them {"result": v}, when
+	// it differs from the one listed to 2026-07-28 sessions: the bundle's
+	// envelope, or the envelope built around a natural schema whose root is
+	// not a plain "type":"object" schema (as TypeScript SDK v2 servers do,
+	// DESIGN §8). nil when the tool is listed alike in both eras. Generate
+	// decides it; the runtime only lists it.
+	LegacyOutputSchema json.RawMessage
 }
 
 // DescriptorVar returns the name of the package-level composition.Tool

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/schema"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
@@ -254,92 +254,23 @@ func findOutputSchema(tools []json.RawMessage, name string) json.RawMessage {
 	return nil
 }
 
-// envelopeOutput reports whether schema, a tool's outputSchema as listed in
-// the session the call was made in, is a recognised {"result": S} envelope
-// (SEP-2106): it carries "x-fastmcp-wrap-result": true, or it is an object
-// schema whose only property is "result", listed in "required", and whose
-// "result" schema (after local $refs) is not a plain "type":"object" schema.
+// envelopeOutput reports whether outputSchema, a tool's outputSchema as
+// listed in the session the call was made in, is a recognised {"result":
+// S} envelope (SEP-2106), by the one rule (schema.Document.Envelope).
 //
 // call has no bundle, so the natural schema S counts as unknown (an object
 // may be valid against it). The envelope is advertised for this very
 // session, so its values are wrapped whatever the protocol version: the
 // returned Output says so with AlwaysWraps.
-func envelopeOutput(schema json.RawMessage) (composition.Output, bool) {
-	var root map[string]json.RawMessage
-	if json.Unmarshal(schema, &root) != nil || root == nil {
+func envelopeOutput(outputSchema json.RawMessage) (composition.Output, bool) {
+	doc, err := schema.Load(outputSchema)
+	if err != nil {
 		return composition.Output{}, false
 	}
-	var props map[string]json.RawMessage
-	if json.Unmarshal(root["properties"], &props) != nil || props["result"] == nil {
+	if _, ok := doc.Envelope(false); !ok {
 		return composition.Output{}, false
 	}
-	wrapped := composition.Output{CanBeObject: true, AlwaysWraps: true}
-	var fastmcp bool
-	if json.Unmarshal(root["x-fastmcp-wrap-result"], &fastmcp) == nil && fastmcp {
-		return wrapped, true
-	}
-	var required []string
-	_ = json.Unmarshal(root["required"], &required)
-	var typ string
-	if t := root["type"]; t != nil && (json.Unmarshal(t, &typ) != nil || typ != "object") {
-		return composition.Output{}, false
-	}
-	if len(props) != 1 || !slices.Contains(required, "result") {
-		return composition.Output{}, false
-	}
-	if plainObjectSchema(schema, props["result"]) {
-		return composition.Output{}, false
-	}
-	return wrapped, true
-}
-
-// plainObjectSchema reports whether s, a schema inside the document doc, is
-// a plain "type":"object" schema (not nullable, no anyOf or oneOf), following
-// $refs to "#…" pointers within doc.
-func plainObjectSchema(doc, s json.RawMessage) bool {
-	for range 32 {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(s, &m) != nil || m == nil {
-			return false // a boolean schema or garbage
-		}
-		var ref string
-		if json.Unmarshal(m["$ref"], &ref) == nil && strings.HasPrefix(ref, "#") {
-			target, ok := resolvePointer(doc, strings.TrimPrefix(ref, "#"))
-			if !ok {
-				return false
-			}
-			s = target
-			continue
-		}
-		var typ string
-		return json.Unmarshal(m["type"], &typ) == nil && typ == "object" && m["anyOf"] == nil && m["oneOf"] == nil
-	}
-	return false
-}
-
-// resolvePointer returns the value at the JSON pointer ptr ("" or "/a/b")
-// in the JSON document doc.
-func resolvePointer(doc json.RawMessage, ptr string) (json.RawMessage, bool) {
-	cur := doc
-	if ptr == "" {
-		return cur, true
-	}
-	if !strings.HasPrefix(ptr, "/") {
-		return nil, false
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		var m map[string]json.RawMessage
-		if json.Unmarshal(cur, &m) != nil {
-			return nil, false
-		}
-		next, ok := m[tok]
-		if !ok {
-			return nil, false
-		}
-		cur = next
-	}
-	return cur, true
+	return composition.Output{CanBeObject: true, AlwaysWraps: true}, true
 }
 
 // escapingWriter renders everything written to it with textsafe's Lines

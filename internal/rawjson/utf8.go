@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 )
 
 // InvalidUTF8 returns the JSON pointer (RFC 6901) of the first string in raw,
@@ -35,7 +37,7 @@ func InvalidUTF8(raw json.RawMessage) (string, bool) {
 			}
 			b.WriteByte('/')
 			if f.object {
-				b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(f.key))
+				b.WriteString(jsonpointer.Escape(f.key))
 			} else {
 				b.WriteString(strconv.Itoa(f.index))
 			}

@@ -11,11 +11,11 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpbind/mcpbind/internal/schema"
 	"github.com/mcpbind/mcpbind/internal/testenv"
-	"github.com/mcpbind/mcpbind/ir"
 )
 
-// TestNormalizePreservesSuiteSemantics runs ir.Normalize over every schema
+// TestNormalizePreservesSuiteSemantics runs schema.Normalize over every schema
 // of the draft-07 and draft 2020-12 suites and checks, with an independent
 // validator (santhosh-tekuri/jsonschema), that the normalized 2020-12
 // schema accepts and rejects the same instances as the original did under
@@ -47,25 +47,25 @@ func TestNormalizePreservesSuiteSemantics(t *testing.T) {
 					t.Fatal(err)
 				}
 				for i, g := range groups {
-					schema := withSchema(g.Schema, draft.schemaURI)
-					norm, _, err := ir.Normalize(schema)
+					doc := withSchema(g.Schema, draft.schemaURI)
+					norm, _, err := schema.Normalize(doc)
 					if err != nil {
 						t.Errorf("%s #%d: Normalize: %v", f, i, err)
 						continue
 					}
-					if bytes.Equal(norm, schema) {
+					if bytes.Equal(norm, doc) {
 						same++
 					} else {
 						changed++
 					}
-					orig, err := compile(schema, draft.d, remotes)
+					orig, err := compile(doc, draft.d, remotes)
 					if err != nil {
 						skipped++ // the reference validator cannot compile the original either
 						continue
 					}
 					got, err := compile(norm, jsonschema.Draft2020, remotes)
 					if err != nil {
-						t.Errorf("%s #%d (%s): the normalized schema does not compile: %v\n in: %s\nout: %s", f, i, g.Description, err, schema, norm)
+						t.Errorf("%s #%d (%s): the normalized schema does not compile: %v\n in: %s\nout: %s", f, i, g.Description, err, doc, norm)
 						continue
 					}
 					for _, test := range g.Tests {
@@ -80,7 +80,7 @@ func TestNormalizePreservesSuiteSemantics(t *testing.T) {
 						}
 						if ok := got.Validate(inst) == nil; ok != want {
 							t.Errorf("%s #%d (%s) / %s: valid = %v after Normalize, %v before\n in: %s\nout: %s\ndata: %s",
-								f, i, g.Description, test.Description, ok, want, schema, norm, test.Data)
+								f, i, g.Description, test.Description, ok, want, doc, norm, test.Data)
 						}
 					}
 				}

@@ -11,7 +11,7 @@
 // or by Validate(). It prints a table per keyword file (run it with -v, or
 // set MCPBIND_SUITE_REPORT=FILE to get the table and every failing instance
 // in a file), and fails below the targets of issue 3. A second test checks
-// that ir.Normalize keeps the meaning of every draft-07 and 2020-12 schema
+// that schema.Normalize keeps the meaning of every draft-07 and 2020-12 schema
 // of the suite, with santhosh-tekuri/jsonschema as the reference validator.
 //
 // This file holds the pieces of the harness that do not need the go tool:

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 )
 
 // object is a decoded JSON object that keeps its key order (schema
@@ -201,17 +203,6 @@ func ratString(r *big.Rat) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-// childPtr appends reference tokens to a JSON pointer (RFC 6901).
-func childPtr(ptr string, tokens ...string) string {
-	var b strings.Builder
-	b.WriteString(ptr)
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1"))
-	}
-	return b.String()
-}
-
 // lookup walks a decoded value along a JSON pointer.
 func lookup(root any, ptr string) (any, bool) {
 	if ptr == "" {
@@ -222,7 +213,7 @@ func lookup(root any, ptr string) (any, bool) {
 	}
 	cur := root
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = jsonpointer.Unescape(tok)
 		switch x := cur.(type) {
 		case *object:
 			v, ok := x.vals[tok]
@@ -252,11 +243,11 @@ func valueDiff(old, new any, oldOK, newOK bool, ptr string, out *[]leafChange) {
 	if oldOK && newOK && oIsObj && nIsObj {
 		for _, k := range no.keys {
 			ov, ok := oo.vals[k]
-			valueDiff(ov, no.vals[k], ok, true, childPtr(ptr, k), out)
+			valueDiff(ov, no.vals[k], ok, true, jsonpointer.Append(ptr, k), out)
 		}
 		for _, k := range oo.keys {
 			if _, ok := no.vals[k]; !ok {
-				valueDiff(oo.vals[k], nil, true, false, childPtr(ptr, k), out)
+				valueDiff(oo.vals[k], nil, true, false, jsonpointer.Append(ptr, k), out)
 			}
 		}
 		return

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 )
 
 // compareVariant compares two matched alternatives at path.
@@ -46,7 +48,7 @@ func (c *comparer) compareVariant(o, n *variant, path string) {
 // compareEnum compares the allowed values of two alternatives.
 func (c *comparer) compareEnum(o, n *variant, path string) {
 	kw := cmpOr(n.v.enumKw, o.v.enumKw, "enum")
-	ptr := childPtr(path, kw)
+	ptr := jsonpointer.Append(path, kw)
 	oe, ne := o.v.hasEnum, n.v.hasEnum
 	switch {
 	case !oe && !ne:
@@ -128,7 +130,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 	for _, name := range names {
 		op, inO := o.props[name]
 		np, inN := n.props[name]
-		pp := childPtr(path, "properties", name)
+		pp := jsonpointer.Append(path, "properties", name)
 		oReq, nReq := o.required[name], n.required[name]
 		switch {
 		case inO && inN:
@@ -163,13 +165,13 @@ func (c *comparer) compareObject(o, n *view, path string) {
 		}
 		switch {
 		case n.required[name] && !o.required[name]:
-			c.emit(childPtr(path, "required"), narrowed, "required", fmt.Sprintf("property %q is now required", name), nil, name)
+			c.emit(jsonpointer.Append(path, "required"), narrowed, "required", fmt.Sprintf("property %q is now required", name), nil, name)
 		case o.required[name] && !n.required[name]:
-			c.emit(childPtr(path, "required"), widened, "required", fmt.Sprintf("property %q is no longer required", name), name, nil)
+			c.emit(jsonpointer.Append(path, "required"), widened, "required", fmt.Sprintf("property %q is no longer required", name), name, nil)
 		}
 	}
 
-	apPtr := childPtr(path, "additionalProperties")
+	apPtr := jsonpointer.Append(path, "additionalProperties")
 	switch {
 	case oClosed && nClosed:
 	case nClosed:
@@ -193,7 +195,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 	for _, p := range pats {
 		op, inO := o.patProps[p]
 		np, inN := n.patProps[p]
-		pp := childPtr(path, "patternProperties", p)
+		pp := jsonpointer.Append(path, "patternProperties", p)
 		switch {
 		case inO && inN:
 			c.compareNode(op, np, pp)
@@ -208,7 +210,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 		}
 	}
 	if len(o.propNamesPtrs) > 0 || len(n.propNamesPtrs) > 0 {
-		c.compareNode(o.propNamesPtrs, n.propNamesPtrs, childPtr(path, "propertyNames"))
+		c.compareNode(o.propNamesPtrs, n.propNamesPtrs, jsonpointer.Append(path, "propertyNames"))
 	}
 	c.compareBound(o, n, "minProperties", true, path)
 	c.compareBound(o, n, "maxProperties", false, path)
@@ -226,7 +228,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 		}
 	})
 	for _, k := range deps {
-		ptr := childPtr(path, "dependentRequired", k)
+		ptr := jsonpointer.Append(path, "dependentRequired", k)
 		fresh, gone := stringsMinus(n.depReq[k], o.depReq[k]), stringsMinus(o.depReq[k], n.depReq[k])
 		switch {
 		case len(fresh) > 0 && len(gone) > 0:
@@ -317,7 +319,7 @@ func (c *comparer) schemaValue(d *doc, ptrs []string) any {
 // compareArray compares the array keywords of two views.
 func (c *comparer) compareArray(o, n *view, path string) {
 	if o.hasItems || n.hasItems {
-		c.compareNode(o.items, n.items, childPtr(path, "items"))
+		c.compareNode(o.items, n.items, jsonpointer.Append(path, "items"))
 	}
 	for i := 0; i < max(len(o.prefix), len(n.prefix)); i++ {
 		var op, np []string
@@ -327,9 +329,9 @@ func (c *comparer) compareArray(o, n *view, path string) {
 		if i < len(n.prefix) {
 			np = n.prefix[i]
 		}
-		c.compareNode(op, np, childPtr(path, "prefixItems", strconv.Itoa(i)))
+		c.compareNode(op, np, jsonpointer.Append(path, "prefixItems", strconv.Itoa(i)))
 	}
-	switch cp := childPtr(path, "contains"); {
+	switch cp := jsonpointer.Append(path, "contains"); {
 	case len(o.contains) > 0 && len(n.contains) > 0:
 		c.compareNode(o.contains, n.contains, cp)
 	case len(n.contains) > 0:
@@ -343,7 +345,7 @@ func (c *comparer) compareArray(o, n *view, path string) {
 		c.compareBound(o, n, "minContains", true, path)
 		c.compareBound(o, n, "maxContains", false, path)
 	}
-	switch up := childPtr(path, "uniqueItems"); {
+	switch up := jsonpointer.Append(path, "uniqueItems"); {
 	case !o.uniqueItems && n.uniqueItems:
 		c.emit(up, narrowed, "unique-items", "items must now be unique", nil, true)
 	case o.uniqueItems && !n.uniqueItems:
@@ -399,27 +401,27 @@ func (c *comparer) compareBound(o, n *view, kw string, lower bool, path string) 
 	num := func(b bound) any { return jsonNumber(b.val) }
 	switch {
 	case !oOK:
-		c.emit(childPtr(path, name(nb)), narrowed, "bound", fmt.Sprintf("%s added: %s", name(nb), show(nb)), nil, num(nb))
+		c.emit(jsonpointer.Append(path, name(nb)), narrowed, "bound", fmt.Sprintf("%s added: %s", name(nb), show(nb)), nil, num(nb))
 	case !nOK:
-		c.emit(childPtr(path, name(ob)), widened, "bound", fmt.Sprintf("%s removed (was %s)", name(ob), show(ob)), num(ob), nil)
+		c.emit(jsonpointer.Append(path, name(ob)), widened, "bound", fmt.Sprintf("%s removed (was %s)", name(ob), show(ob)), num(ob), nil)
 	case tighter(nb, ob, lower):
 		verb := "raised"
 		if !lower {
 			verb = "lowered"
 		}
-		c.emit(childPtr(path, name(nb)), narrowed, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
+		c.emit(jsonpointer.Append(path, name(nb)), narrowed, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
 	default:
 		verb := "lowered"
 		if !lower {
 			verb = "raised"
 		}
-		c.emit(childPtr(path, name(nb)), widened, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
+		c.emit(jsonpointer.Append(path, name(nb)), widened, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
 	}
 }
 
 // compareMultipleOf compares multipleOf.
 func (c *comparer) compareMultipleOf(o, n *view, path string) {
-	ptr := childPtr(path, "multipleOf")
+	ptr := jsonpointer.Append(path, "multipleOf")
 	var om, nm *big.Rat
 	if len(o.multipleOf) > 0 {
 		om = o.multipleOf[0]
@@ -448,7 +450,7 @@ func (c *comparer) compareMultipleOf(o, n *view, path string) {
 // taken as constraints: one added narrows, one removed widens.
 func (c *comparer) compareStrings(o, n []string, kw, path string) {
 	fresh, gone := stringsMinus(n, o), stringsMinus(o, n)
-	ptr := childPtr(path, kw)
+	ptr := jsonpointer.Append(path, kw)
 	first := func(s []string) any {
 		if len(s) == 0 {
 			return nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 )
 
 // Direction says which way values flow through a schema, which decides
@@ -195,7 +197,7 @@ func (c *comparer) compareNotes(ov, nv *view, oldOwn, newOwn map[string]bool, pa
 			default:
 				oldVal, newVal = o[0].val, n[0].val
 			}
-			ptr := childPtr(path, k)
+			ptr := jsonpointer.Append(path, k)
 			if set.opaque {
 				c.put(Change{Class: Breaking, Pointer: ptr, Code: "keyword-changed",
 					Message: fmt.Sprintf("%s %s; mcpbind cannot tell which values it admits now, so it counts as breaking", k, verb)}, oldVal, newVal)
@@ -250,7 +252,7 @@ func setEffect(old, new []string) (effect, bool) {
 func (c *comparer) compareVariants(ovs, nvs []variant, path string) {
 	ok, nk := kindSet(ovs), kindSet(nvs)
 	if e, differ := setEffect(ok, nk); differ {
-		c.emit(childPtr(path, "type"), e, "type", fmt.Sprintf("type %s: %s → %s", e, kindsString(ok), kindsString(nk)),
+		c.emit(jsonpointer.Append(path, "type"), e, "type", fmt.Sprintf("type %s: %s → %s", e, kindsString(ok), kindsString(nk)),
 			kindsString(ok), kindsString(nk))
 	}
 	pairs, removed, added := c.matchVariants(ovs, nvs)

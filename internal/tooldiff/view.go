@@ -2,17 +2,21 @@ package tooldiff
 
 import (
 	"math/big"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
+	"github.com/mcpbind/mcpbind/internal/schema"
 )
 
 // doc is one decoded schema document.
 type doc struct {
-	root    any
-	anchors map[string]string // "$anchor" → pointer, built on first use
-	vals    map[string]any    // pointer → value, memoised by at
+	root any
+	vals map[string]any // pointer → value, memoised by at
+	// refs resolves "$ref"s (its "$id" and anchor index), built from root
+	// on the first one.
+	refs *schema.Document
 }
 
 // at returns the value at the JSON pointer ptr. A pointer resolves from
@@ -40,50 +44,20 @@ func (d *doc) at(ptr string) (any, bool) {
 	return v, ok
 }
 
-// resolveRef returns the pointer a local $ref names ("#", "#/$defs/x",
-// "#anchor"); false for anything else: mcpbind never fetches schemas.
-func (d *doc) resolveRef(ref string) (string, bool) {
-	frag, ok := strings.CutPrefix(ref, "#")
+// resolveRef returns the pointer that ref, written in the schema at ptr,
+// names inside the document (schema.Document.ResolveRef: "$id" bases,
+// JSON pointers, anchors); false when it points outside the document or at
+// nothing: mcpbind never fetches schemas.
+func (d *doc) resolveRef(ptr, ref string) (string, bool) {
+	if d.refs == nil {
+		d.refs = schema.Parse(encodeJSON(d.root))
+	}
+	target, ok := d.refs.ResolveRef(ptr, ref)
 	if !ok {
 		return "", false
 	}
-	if u, err := url.PathUnescape(frag); err == nil {
-		frag = u
-	}
-	if frag == "" || strings.HasPrefix(frag, "/") {
-		_, ok := d.at(frag)
-		return frag, ok
-	}
-	if d.anchors == nil {
-		d.anchors = map[string]string{}
-		collectAnchors(d.root, "", d.anchors)
-	}
-	p, ok := d.anchors[frag]
-	return p, ok
-}
-
-func collectAnchors(v any, ptr string, into map[string]string) {
-	switch x := v.(type) {
-	case *object:
-		for _, kw := range []string{"$anchor", "$dynamicAnchor"} {
-			if a, ok := x.vals[kw].(string); ok {
-				if _, dup := into[a]; !dup {
-					into[a] = ptr
-				}
-			}
-		}
-		for _, k := range x.keys {
-			switch k {
-			case "enum", "const", "examples", "default":
-				continue
-			}
-			collectAnchors(x.vals[k], childPtr(ptr, k), into)
-		}
-	case []any:
-		for i, e := range x {
-			collectAnchors(e, childPtr(ptr, strconv.Itoa(i)), into)
-		}
-	}
+	_, ok = d.at(target)
+	return target, ok
 }
 
 // view is the conjunction of the schemas at some pointers of one document,
@@ -192,7 +166,7 @@ func expand(d *doc, ptrs []string, consumed map[string]bool) *view {
 				if !ok {
 					continue
 				}
-				target, ok := d.resolveRef(r)
+				target, ok := d.resolveRef(ptr, r)
 				if !ok {
 					v.addOpaque(kw, ptr, r)
 					continue
@@ -204,7 +178,7 @@ func expand(d *doc, ptrs []string, consumed map[string]bool) *view {
 			}
 			if all, ok := n.vals["allOf"].([]any); ok {
 				for i := range all {
-					visit(childPtr(ptr, "allOf", strconv.Itoa(i)))
+					visit(jsonpointer.Append(ptr, "allOf", strconv.Itoa(i)))
 				}
 			}
 		default:
@@ -245,7 +219,7 @@ func onlyRef(n *object) bool {
 func defName(ptr string) string {
 	toks := strings.Split(ptr, "/")
 	if n := len(toks); n >= 3 && (toks[n-2] == "$defs" || toks[n-2] == "definitions") {
-		return strings.ReplaceAll(strings.ReplaceAll(toks[n-1], "~1", "/"), "~0", "~")
+		return jsonpointer.Unescape(toks[n-1])
 	}
 	return ""
 }
@@ -305,7 +279,7 @@ func (v *view) add(ptr string, n *object) {
 				if _, ok := v.props[name]; !ok {
 					v.propNames = append(v.propNames, name)
 				}
-				v.props[name] = append(v.props[name], childPtr(ptr, k, name))
+				v.props[name] = append(v.props[name], jsonpointer.Append(ptr, k, name))
 			}
 		case "required":
 			a, _ := val.([]any)
@@ -322,7 +296,7 @@ func (v *view) add(ptr string, n *object) {
 			if o, ok := val.(*object); ok && len(o.keys) == 0 {
 				continue
 			}
-			v.apPtrs = append(v.apPtrs, childPtr(ptr, k))
+			v.apPtrs = append(v.apPtrs, jsonpointer.Append(ptr, k))
 		case "patternProperties":
 			o, ok := val.(*object)
 			if !ok {
@@ -333,10 +307,10 @@ func (v *view) add(ptr string, n *object) {
 				if _, ok := v.patProps[pat]; !ok {
 					v.patNames = append(v.patNames, pat)
 				}
-				v.patProps[pat] = append(v.patProps[pat], childPtr(ptr, k, pat))
+				v.patProps[pat] = append(v.patProps[pat], jsonpointer.Append(ptr, k, pat))
 			}
 		case "propertyNames":
-			v.propNamesPtrs = append(v.propNamesPtrs, childPtr(ptr, k))
+			v.propNamesPtrs = append(v.propNamesPtrs, jsonpointer.Append(ptr, k))
 		case "dependentRequired":
 			o, ok := val.(*object)
 			if !ok {
@@ -354,19 +328,19 @@ func (v *view) add(ptr string, n *object) {
 		case "items":
 			if a, ok := val.([]any); ok { // draft-04 tuple
 				for i := range a {
-					v.addPrefix(i, childPtr(ptr, k, strconv.Itoa(i)))
+					v.addPrefix(i, jsonpointer.Append(ptr, k, strconv.Itoa(i)))
 				}
 				continue
 			}
 			v.hasItems = true
-			v.items = append(v.items, childPtr(ptr, k))
+			v.items = append(v.items, jsonpointer.Append(ptr, k))
 		case "prefixItems":
 			a, _ := val.([]any)
 			for i := range a {
-				v.addPrefix(i, childPtr(ptr, k, strconv.Itoa(i)))
+				v.addPrefix(i, jsonpointer.Append(ptr, k, strconv.Itoa(i)))
 			}
 		case "contains":
-			v.contains = append(v.contains, childPtr(ptr, k))
+			v.contains = append(v.contains, jsonpointer.Append(ptr, k))
 		case "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum":
 			// Read together below: draft-04 spells exclusiveness as a boolean.
 		case "minLength", "minItems", "minProperties", "minContains":
@@ -404,7 +378,7 @@ func (v *view) add(ptr string, n *object) {
 			}
 			u := union{kw: k, at: ptr}
 			for i := range a {
-				u.members = append(u.members, childPtr(ptr, k, strconv.Itoa(i)))
+				u.members = append(u.members, jsonpointer.Append(ptr, k, strconv.Itoa(i)))
 			}
 			v.unions = append(v.unions, u)
 		case "allOf", "$ref", "$dynamicRef", "$defs", "definitions", "nullable", "$id", "$anchor", "$dynamicAnchor":

@@ -1,13 +1,12 @@
-package ir
+package schema
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/mcpbind/mcpbind/bundle"
 )
 
 // normalizeCase is one Normalize table entry. out is compared byte for byte
@@ -196,7 +195,7 @@ func TestNormalizeIdempotent(t *testing.T) {
 	for _, c := range normalizeCases() {
 		inputs[c.name] = c.in
 	}
-	bundles, err := filepath.Glob(filepath.Join("..", "golden", "*", "bundle.json"))
+	bundles, err := filepath.Glob(filepath.Join("..", "..", "golden", "*", "bundle.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,16 +203,24 @@ func TestNormalizeIdempotent(t *testing.T) {
 		t.Fatal("no golden bundles found")
 	}
 	for _, path := range bundles {
-		b, err := bundle.Load(path)
+		text, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range b.Servers {
-			for _, tool := range s.Tools {
-				var schemas struct{ InputSchema, OutputSchema json.RawMessage }
-				if err := json.Unmarshal(tool.Raw, &schemas); err != nil {
-					t.Fatal(err)
+		var b struct {
+			Servers []struct {
+				Tools []struct {
+					Name                      string
+					InputSchema, OutputSchema json.RawMessage
 				}
+			}
+		}
+		if err := json.Unmarshal(text, &b); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range b.Servers {
+			for _, schemas := range s.Tools {
+				tool := schemas
 				for kind, raw := range map[string]json.RawMessage{"inputSchema": schemas.InputSchema, "outputSchema": schemas.OutputSchema} {
 					if len(raw) > 0 {
 						inputs[path+" "+tool.Name+" "+kind] = string(raw)

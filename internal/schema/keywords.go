@@ -1,11 +1,11 @@
-// Package schemakw classifies JSON Schema keywords by what they hold, in
-// every dialect mcpbind reads (draft-04 to 2020-12), so that the walks of
-// ir and bundle agree on what a sub-schema is. Functions rather than
-// tables, so the package holds no mutable state.
-package schemakw
+// Keyword classes: what each JSON Schema keyword holds, in every dialect
+// mcpbind reads (draft-04 to 2020-12), so that every walk agrees on what a
+// sub-schema is. Functions rather than tables: no mutable state.
 
-// Single reports whether keyword k holds one schema.
-func Single(k string) bool {
+package schema
+
+// SingleKeyword reports whether keyword k holds one schema.
+func SingleKeyword(k string) bool {
 	switch k {
 	case "additionalProperties", "additionalItems", "items", "contains", "propertyNames", "not", "if", "then",
 		"else", "unevaluatedItems", "unevaluatedProperties", "contentSchema":
@@ -14,9 +14,9 @@ func Single(k string) bool {
 	return false
 }
 
-// Array reports whether keyword k holds an array of schemas ("items" holds
+// ArrayKeyword reports whether keyword k holds an array of schemas ("items" holds
 // one in draft 2019-09 and earlier).
-func Array(k string) bool {
+func ArrayKeyword(k string) bool {
 	switch k {
 	case "allOf", "anyOf", "oneOf", "prefixItems", "items":
 		return true
@@ -24,9 +24,9 @@ func Array(k string) bool {
 	return false
 }
 
-// Map reports whether keyword k holds an object whose member values are
+// MapKeyword reports whether keyword k holds an object whose member values are
 // schemas.
-func Map(k string) bool {
+func MapKeyword(k string) bool {
 	switch k {
 	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
 		return true

@@ -1,4 +1,4 @@
-package envelope
+package schema
 
 import (
 	"encoding/json"
@@ -34,7 +34,7 @@ func TestWrapRepointsAndInnerUndoes(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("Wrap:\n got %s\nwant %s", got, want)
 	}
-	back, ok := Inner(got, false)
+	back, ok := Inner(got)
 	if !ok || string(back) != natural {
 		t.Errorf("Inner(Wrap(s)) = %s, %v; want %s", back, ok, natural)
 	}

@@ -1,14 +1,15 @@
-package ir
+package schema
 
 import (
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 	"net/url"
 	"strconv"
 	"strings"
 )
 
 // idIndex maps the resources of one schema document to JSON pointers: every
-// "$id" (resolved against the enclosing base URI) and every "$anchor"
-// (as base#anchor). $ref values are resolved against the base URI in force
+// "$id" (resolved against the enclosing base URI) and every "$anchor" or
+// "$dynamicAnchor" (as base#anchor; the first one of a name wins). $ref values are resolved against the base URI in force
 // at the referring schema, so "#foo", "item.json" and
 // "item.json#/properties/x" all find their target without fetching.
 type idIndex struct {
@@ -21,9 +22,6 @@ type idIndex struct {
 
 // root is the base URI of a document without "$id".
 const rootBase = "mcpbind:///schema.json"
-
-// keywords whose values are data, not schemas: never scanned for $id.
-var dataKeywords = map[string]bool{"const": true, "enum": true, "examples": true, "default": true}
 
 func buildIDIndex(root *jvalue) *idIndex {
 	idx := &idIndex{bases: map[string]*url.URL{}, targets: map[string]string{}}
@@ -47,20 +45,24 @@ func (idx *idIndex) walk(v *jvalue, ptr string, base *url.URL) {
 			}
 		}
 		idx.bases[ptr] = base
-		if anchor := v.get("$anchor"); anchor != nil && anchor.kind == jString && anchor.str != "" {
-			a := *base
-			a.Fragment = anchor.str
-			idx.targets[a.String()] = ptr
+		for _, kw := range []string{"$anchor", "$dynamicAnchor"} {
+			if anchor := v.get(kw); anchor != nil && anchor.kind == jString && anchor.str != "" {
+				a := *base
+				a.Fragment = anchor.str
+				if _, taken := idx.targets[a.String()]; !taken {
+					idx.targets[a.String()] = ptr
+				}
+			}
 		}
 		for _, m := range v.members {
-			if dataKeywords[m.key] {
+			if DataKeyword(m.key) {
 				continue
 			}
-			idx.walk(m.val, child(ptr, m.key), base)
+			idx.walk(m.val, jsonpointer.Append(ptr, m.key), base)
 		}
 	case jArray:
 		for i, e := range v.elems {
-			idx.walk(e, child(ptr, strconv.Itoa(i)), base)
+			idx.walk(e, jsonpointer.Append(ptr, strconv.Itoa(i)), base)
 		}
 	}
 }

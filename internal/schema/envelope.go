@@ -1,17 +1,12 @@
-// Package envelope holds the JSON Schema side of the {"result": v}
-// envelopes of SEP-2106
-// (https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema):
-// recognising an envelope schema and taking its inner schema out, and
-// building the envelope the TypeScript SDK v2 advertises to clients before
-// protocol version 2026-07-28, with same-document $refs re-pointed under
-// #/properties/result. Export uses it to compare eras; the composition
-// runtime uses it to list a generated server's tools in either era.
-package envelope
+// This file holds the JSON Schema side of the {"result": v} envelopes of
+// SEP-2106: recognising an envelope, taking its inner schema out, and
+// building the envelope the TypeScript SDK v2 advertises before 2026-07-28.
+
+package schema
 
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strings"
 
 	"github.com/mcpbind/mcpbind/internal/rawjson"
@@ -35,13 +30,6 @@ func Wrap(schema json.RawMessage) (json.RawMessage, error) {
 	})
 }
 
-// typeIs reports whether the schema members have "type" equal to the
-// string want.
-func typeIs(members []rawjson.Member, want string) bool {
-	var t string
-	return json.Unmarshal(rawjson.Get(members, "type"), &t) == nil && t == want
-}
-
 // compactRaw returns raw without insignificant whitespace (raw itself when
 // it is not valid JSON).
 func compactRaw(raw json.RawMessage) json.RawMessage {
@@ -52,29 +40,24 @@ func compactRaw(raw json.RawMessage) json.RawMessage {
 	return buf.Bytes()
 }
 
-// Inner reports whether schema has the shape of an envelope (an
-// object schema whose only property, listed in required, is "result", and
-// unless marked, whose result schema is not a plain "type":"object"
-// schema; marked means the schema carries FastMCP's marker), and returns
-// the natural schema inside it: the result schema with $refs into
+// Inner returns the natural schema inside the envelope schema (the
+// "result" member of its "properties"), with $refs into
 // #/properties/result re-pointed to its root, and the envelope's $schema,
 // $defs and definitions (which the Python SDK keeps at the root) added
-// when it lacks them. Member order is kept.
-func Inner(schema json.RawMessage, marked bool) (json.RawMessage, bool) {
+// when it lacks them. Member order is kept. ok is false when schema has no
+// "result" property. Whether schema is an envelope at all is
+// Document.Envelope's to say; Inner only takes the text out.
+func Inner(schema json.RawMessage) (json.RawMessage, bool) {
 	members, err := rawjson.Members(schema)
-	if err != nil || !typeIs(members, "object") {
+	if err != nil {
 		return nil, false
 	}
 	props, err := rawjson.Members(rawjson.Get(members, "properties"))
-	if err != nil || len(props) != 1 || props[0].Key != "result" {
+	if err != nil {
 		return nil, false
 	}
-	var required []string
-	if json.Unmarshal(rawjson.Get(members, "required"), &required) != nil || !slices.Contains(required, "result") {
-		return nil, false
-	}
-	result := props[0].Value
-	if !marked && IsPlainObject(result) {
+	result := rawjson.Get(props, "result")
+	if result == nil {
 		return nil, false
 	}
 	inner, err := RewriteRefs(result, Unpoint)
@@ -100,17 +83,6 @@ func Inner(schema json.RawMessage, marked bool) (json.RawMessage, bool) {
 	return out, true
 }
 
-// IsPlainObject reports whether schema is a plain "type":"object"
-// schema: not nullable (type is the string "object") and not a union.
-func IsPlainObject(schema json.RawMessage) bool {
-	members, err := rawjson.Members(schema)
-	if err != nil {
-		return false
-	}
-	return typeIs(members, "object") &&
-		rawjson.Get(members, "anyOf") == nil && rawjson.Get(members, "oneOf") == nil
-}
-
 // Repoint maps a same-document reference of a natural schema to where it
 // points once the schema sits under #/properties/result.
 func Repoint(ref string) string {
@@ -132,21 +104,11 @@ func Unpoint(ref string) string {
 	return ref
 }
 
-// isDataKeyword reports whether keyword's value is data, not a subschema
-// (as the TypeScript SDK's rewrite knows them).
-func isDataKeyword(keyword string) bool {
+// DataKeyword reports whether keyword's value is data, not a subschema
+// (never scanned for sub-schemas, "$id" or "$ref").
+func DataKeyword(keyword string) bool {
 	switch keyword {
 	case "const", "enum", "default", "examples":
-		return true
-	}
-	return false
-}
-
-// isNameMapKeyword reports whether keyword's value maps names to
-// subschemas.
-func isNameMapKeyword(keyword string) bool {
-	switch keyword {
-	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
 		return true
 	}
 	return false
@@ -208,9 +170,9 @@ func rewriteNode(raw json.RawMessage, nameMap bool, f func(string) string) (json
 				break
 			}
 			v = rawjson.Key(f(ref))
-		case isDataKeyword(m.Key):
+		case DataKeyword(m.Key):
 			v = m.Value
-		case isNameMapKeyword(m.Key):
+		case MapKeyword(m.Key):
 			v, err = rewriteNode(m.Value, true, f)
 		default:
 			v, err = rewriteNode(m.Value, false, f)

@@ -1,4 +1,4 @@
-package ir
+package schema
 
 import (
 	"bytes"
@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 )
 
-// document is one JSON Schema document (a tool's inputSchema or
+// Document is one JSON Schema document (a tool's inputSchema or
 // outputSchema) as the server sent it. Sub-schemas are addressed by JSON
 // pointer (RFC 6901) from the document root, so $ref targets, generated type
 // names and error messages all speak the same coordinates.
@@ -19,8 +21,9 @@ import (
 // The raw JSON is parsed once into an ordered tree; a pointer is resolved
 // from its parent's (memoised) value, and each sub-schema is decoded once,
 // without its sub-schemas, so typing a document costs time linear in its
-// size whatever its depth or width.
-type document struct {
+// size whatever its depth or width. A Document memoises what it reads, so
+// one goroutine uses it at a time.
+type Document struct {
 	raw  json.RawMessage
 	root *jvalue
 	// vals memoises the value at each pointer looked up (and at every
@@ -28,27 +31,43 @@ type document struct {
 	vals map[string]*jvalue
 	// indexed marks the objects and arrays whose members are in vals.
 	indexed map[*jvalue]bool
-	nodes   map[string]*node
+	nodes   map[string]*Node
 	err     error // why raw could not be parsed
+	// ids indexes "$id" and "$anchor", built on the first $ref followed.
+	ids *idIndex
 }
 
-// node is one sub-schema: its keywords decoded by google/jsonschema-go
+// Node is one sub-schema: its keywords decoded by google/jsonschema-go
 // (sub-schemas stand in as empty schemas: read them through their own
 // pointer), and the order of its "properties" keys (which becomes struct
 // field order; Go maps would lose it).
-type node struct {
-	ptr       string
-	s         *jsonschema.Schema
-	propOrder []string
-	boolean   *bool // set for the boolean schemas true and false
+type Node struct {
+	// Ptr is the node's JSON pointer from the document root.
+	Ptr string
+	// S holds the node's own keywords; for a boolean schema, none.
+	S *jsonschema.Schema
+	// PropOrder lists the keys of "properties" in document order.
+	PropOrder []string
+	// Boolean is set for the boolean schemas true and false.
+	Boolean *bool
 }
 
-func newDocument(raw json.RawMessage) *document {
-	return &document{raw: raw, vals: map[string]*jvalue{}, indexed: map[*jvalue]bool{}, nodes: map[string]*node{}}
+// Parse returns the document of raw, one JSON Schema (a tool's
+// inputSchema or outputSchema, normalized or not). Parsing is lazy and
+// happens once: the first Node parses the whole text, later ones read
+// the parsed tree. A raw that is not a JSON schema fails at the first
+// Node.
+func Parse(raw json.RawMessage) *Document {
+	return &Document{raw: raw, vals: map[string]*jvalue{}, indexed: map[*jvalue]bool{}, nodes: map[string]*Node{}}
 }
 
-// at returns the sub-schema at the JSON pointer ptr ("" is the root).
-func (d *document) at(ptr string) (*node, error) {
+// Raw returns the text the document was parsed from.
+func (d *Document) Raw() json.RawMessage { return d.raw }
+
+// Node returns the sub-schema at the JSON pointer ptr ("" is the root),
+// without following "$ref". It fails when raw is not JSON, when nothing
+// is at ptr, or when the value there is not an object or a boolean.
+func (d *Document) Node(ptr string) (*Node, error) {
 	if n, ok := d.nodes[ptr]; ok {
 		return n, nil
 	}
@@ -65,7 +84,7 @@ func (d *document) at(ptr string) (*node, error) {
 }
 
 // value returns the JSON value at ptr, parsing the document on first use.
-func (d *document) value(ptr string) (*jvalue, error) {
+func (d *Document) value(ptr string) (*jvalue, error) {
 	if v, ok := d.vals[ptr]; ok {
 		return v, nil
 	}
@@ -90,7 +109,7 @@ func (d *document) value(ptr string) (*jvalue, error) {
 	if !d.indexed[parent] {
 		d.indexed[parent] = true
 		for _, m := range parent.members {
-			d.vals[ptr[:i]+"/"+escapePointer(m.key)] = m.val
+			d.vals[ptr[:i]+"/"+jsonpointer.Escape(m.key)] = m.val
 		}
 		for j, e := range parent.elems {
 			d.vals[ptr[:i]+"/"+strconv.Itoa(j)] = e
@@ -100,7 +119,7 @@ func (d *document) value(ptr string) (*jvalue, error) {
 		}
 	}
 	// Not found under its canonical spelling: say why.
-	tok := unescapePointer(ptr[i+1:])
+	tok := jsonpointer.Unescape(ptr[i+1:])
 	switch parent.kind {
 	case jObject:
 		if v := parent.get(tok); v != nil {
@@ -128,13 +147,13 @@ func parseTree(raw json.RawMessage) (*jvalue, error) {
 	return p.value(0)
 }
 
-func parseNode(ptr string, v *jvalue) (*node, error) {
-	n := &node{ptr: ptr}
+func parseNode(ptr string, v *jvalue) (*Node, error) {
+	n := &Node{Ptr: ptr}
 	switch v.kind {
 	case jBool:
 		b := v.b
-		n.boolean = &b
-		n.s = &jsonschema.Schema{}
+		n.Boolean = &b
+		n.S = &jsonschema.Schema{}
 		return n, nil
 	case jObject:
 	default:
@@ -144,14 +163,14 @@ func parseNode(ptr string, v *jvalue) (*node, error) {
 	}
 	var buf bytes.Buffer
 	encodeShallow(v, &buf)
-	n.s = new(jsonschema.Schema)
-	if err := json.Unmarshal(buf.Bytes(), n.s); err != nil {
+	n.S = new(jsonschema.Schema)
+	if err := json.Unmarshal(buf.Bytes(), n.S); err != nil {
 		return nil, fmt.Errorf("invalid schema: %v", err)
 	}
 	if props := v.get("properties"); props != nil && props.kind == jObject {
-		n.propOrder = make([]string, len(props.members))
+		n.PropOrder = make([]string, len(props.members))
 		for i, m := range props.members {
-			n.propOrder[i] = m.key
+			n.PropOrder[i] = m.key
 		}
 	}
 	return n, nil
@@ -175,9 +194,9 @@ func encodeShallow(v *jvalue, buf *bytes.Buffer) {
 		}
 		m.encodeKey(buf)
 		switch {
-		case singleSchemaKeyword(m.key) && m.val.kind == jObject:
+		case SingleKeyword(m.key) && m.val.kind == jObject:
 			buf.WriteString("{}")
-		case arraySchemaKeyword(m.key) && m.val.kind == jArray:
+		case ArrayKeyword(m.key) && m.val.kind == jArray:
 			buf.WriteByte('[')
 			for j, e := range m.val.elems {
 				if j > 0 {
@@ -186,7 +205,7 @@ func encodeShallow(v *jvalue, buf *bytes.Buffer) {
 				stub(e)
 			}
 			buf.WriteByte(']')
-		case mapSchemaKeyword(m.key) && m.val.kind == jObject:
+		case MapKeyword(m.key) && m.val.kind == jObject:
 			buf.WriteByte('{')
 			for j, pm := range m.val.members {
 				if j > 0 {
@@ -201,25 +220,6 @@ func encodeShallow(v *jvalue, buf *bytes.Buffer) {
 		}
 	}
 	buf.WriteByte('}')
-}
-
-// child returns the pointer of a sub-schema below n: child(n, "properties", "id").
-func child(ptr string, tokens ...string) string {
-	var b strings.Builder
-	b.WriteString(ptr)
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escapePointer(t))
-	}
-	return b.String()
-}
-
-func escapePointer(token string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(token, "~", "~0"), "/", "~1")
-}
-
-func unescapePointer(token string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(token, "~1", "/"), "~0", "~")
 }
 
 func abbreviate(b []byte) string {

@@ -1,4 +1,4 @@
-package ir
+package schema
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpbind/mcpbind/internal/schemakw"
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 )
 
 // Normalize rewrites one schema document (a tool's inputSchema or
@@ -100,7 +100,7 @@ func Normalize(raw json.RawMessage) (json.RawMessage, []string, error) {
 		n.warnf(root, `the schema is the lightweight "direct map" shape (field specs such as {"type": "float", "required": true}); read as a JSON Schema object`)
 	}
 	n.scan(root)
-	root = n.schema(root, draft2020)
+	root = n.schema(root, Draft2020)
 	n.relocateRefs(root)
 	warnings := n.sortedWarnings()
 	if !n.changed {
@@ -111,66 +111,35 @@ func Normalize(raw json.RawMessage) (json.RawMessage, []string, error) {
 	return json.RawMessage(buf.Bytes()), warnings, nil
 }
 
-// dialect is a JSON Schema draft, ordered by age.
-type dialect int
-
-const (
-	draft04   dialect = 4
-	draft06   dialect = 6
-	draft07   dialect = 7
-	draft2019 dialect = 2019
-	draft2020 dialect = 2020
-)
-
 // schema2020 is the $schema URI of the canonical dialect.
 const schema2020 = "https://json-schema.org/draft/2020-12/schema"
 
 // dialectOf reads the "$schema" of v, if any, returning def otherwise.
 // warn, when not nil, receives a note about an unknown or draft-03 URI.
-func dialectOf(v *jvalue, def dialect, warn func(string)) dialect {
+func dialectOf(v *jvalue, def Dialect, warn func(string)) Dialect {
 	s := v.get("$schema")
 	if s == nil || s.kind != jString {
 		return def
 	}
 	uri := s.str
-	switch {
-	case strings.Contains(uri, "json-schema.org/draft/2020-12/"):
-		return draft2020
-	case strings.Contains(uri, "json-schema.org/draft/2019-09/"):
-		return draft2019
-	case strings.Contains(uri, "json-schema.org/draft-07/"):
-		return draft07
-	case strings.Contains(uri, "json-schema.org/draft-06/"):
-		return draft06
-	case strings.Contains(uri, "json-schema.org/draft-04/"):
-		return draft04
-	case strings.Contains(uri, "json-schema.org/draft-03/"):
+	switch d := DialectOf(uri); d {
+	case DialectUnknown:
+		if warn != nil {
+			warn(fmt.Sprintf("unknown $schema %q; read as JSON Schema 2020-12", uri))
+		}
+		return Draft2020
+	case Draft03:
 		if warn != nil {
 			warn(fmt.Sprintf("$schema %q is draft-03, which mcpbind does not support; read as draft-04", uri))
 		}
-		return draft04
-	case strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(uri, "https://"), "http://"), "#") == "json-schema.org/schema":
-		return draft2020
+		return Draft04
+	default:
+		return d
 	}
-	if warn != nil {
-		warn(fmt.Sprintf("unknown $schema %q; read as JSON Schema 2020-12", uri))
-	}
-	return draft2020
 }
 
 // Where sub-schemas sit, and what the rules do with a keyword. These are
 // functions rather than tables so that the package holds no mutable state.
-
-// singleSchemaKeyword reports whether keyword k holds one schema (in any
-// supported dialect).
-func singleSchemaKeyword(k string) bool { return schemakw.Single(k) }
-
-// arraySchemaKeyword reports whether keyword k holds an array of schemas.
-func arraySchemaKeyword(k string) bool { return schemakw.Array(k) }
-
-// mapSchemaKeyword reports whether keyword k holds an object whose member
-// values are schemas.
-func mapSchemaKeyword(k string) bool { return schemakw.Map(k) }
 
 // refMovingKeyword reports whether a 2019-09 or 2020-12 "$ref" with
 // sibling k moves k into "allOf": the assertions and applicators. format and
@@ -286,7 +255,7 @@ func (n *normalizer) sortedWarnings() []string {
 func (n *normalizer) scan(root *jvalue) {
 	base, _ := url.Parse(defaultBase)
 	n.resources[defaultBase] = root
-	n.scanSchema(root, draft2020, base)
+	n.scanSchema(root, Draft2020, base)
 	n.targets = map[*jvalue]bool{}
 	for _, r := range n.refs {
 		n.resolve(r)
@@ -296,19 +265,19 @@ func (n *normalizer) scan(root *jvalue) {
 	}
 }
 
-func (n *normalizer) scanSchema(v *jvalue, d dialect, base *url.URL) {
+func (n *normalizer) scanSchema(v *jvalue, d Dialect, base *url.URL) {
 	if v.kind != jObject {
 		return
 	}
 	d = dialectOf(v, d, nil)
 	ref := v.get("$ref")
 	idKey := "$id"
-	if d == draft04 {
+	if d == Draft04 {
 		idKey = "id"
 	}
 	// In draft-07 and earlier an id beside $ref is ignored, like every
 	// sibling of $ref.
-	if id := v.get(idKey); id != nil && id.kind == jString && (d > draft07 || ref == nil) {
+	if id := v.get(idKey); id != nil && id.kind == jString && (d > Draft07 || ref == nil) {
 		if u, err := url.Parse(id.str); err == nil && (u.Scheme != "" || u.Host != "" || u.Path != "" || u.Opaque != "") {
 			abs := base.ResolveReference(u)
 			abs.Fragment, abs.RawFragment = "", ""
@@ -358,15 +327,15 @@ func eachSubschema(v *jvalue, fn func(*jvalue) *jvalue) {
 	isSchema := func(c *jvalue) bool { return c.kind == jObject || c.kind == jBool }
 	for _, m := range v.members {
 		switch {
-		case singleSchemaKeyword(m.key) && isSchema(m.val):
+		case SingleKeyword(m.key) && isSchema(m.val):
 			m.val = fn(m.val)
-		case arraySchemaKeyword(m.key) && m.val.kind == jArray:
+		case ArrayKeyword(m.key) && m.val.kind == jArray:
 			for i, e := range m.val.elems {
 				if isSchema(e) {
 					m.val.elems[i] = fn(e)
 				}
 			}
-		case mapSchemaKeyword(m.key) && m.val.kind == jObject:
+		case MapKeyword(m.key) && m.val.kind == jObject:
 			for _, pm := range m.val.members {
 				if isSchema(pm.val) {
 					pm.val = fn(pm.val)
@@ -379,13 +348,13 @@ func eachSubschema(v *jvalue, fn func(*jvalue) *jvalue) {
 // schema applies the rules to the schema object v and, recursively, to its
 // sub-schemas. It returns what replaces v (itself, or an array schema
 // wrapping it for "isArray").
-func (n *normalizer) schema(v *jvalue, d dialect) *jvalue {
+func (n *normalizer) schema(v *jvalue, d Dialect) *jvalue {
 	if v.kind != jObject {
 		return v
 	}
 	if s := v.get("$schema"); s != nil && s.kind == jString {
 		d = dialectOf(v, d, func(msg string) { n.warnf(v, "%s", msg) })
-		if d < draft2020 {
+		if d < Draft2020 {
 			s.setString(schema2020)
 			n.changed = true
 		}
@@ -404,9 +373,9 @@ func (n *normalizer) schema(v *jvalue, d dialect) *jvalue {
 }
 
 // ids turns draft-04 "id" into "$id" and fragment-only ids into "$anchor".
-func (n *normalizer) ids(v *jvalue, d dialect) {
+func (n *normalizer) ids(v *jvalue, d Dialect) {
 	key := "$id"
-	if d == draft04 {
+	if d == Draft04 {
 		key = "id"
 		if v.get("$id") != nil {
 			return
@@ -416,7 +385,7 @@ func (n *normalizer) ids(v *jvalue, d dialect) {
 	if id == nil || id.kind != jString {
 		return
 	}
-	if d <= draft07 && strings.HasPrefix(id.str, "#") && len(id.str) > 1 {
+	if d <= Draft07 && strings.HasPrefix(id.str, "#") && len(id.str) > 1 {
 		v.rename(key, "$anchor")
 		id.setString(id.str[1:])
 		n.changed = true
@@ -430,14 +399,14 @@ func (n *normalizer) ids(v *jvalue, d dialect) {
 
 // exclusiveBounds turns boolean exclusiveMaximum/exclusiveMinimum into
 // their numeric form.
-func (n *normalizer) exclusiveBounds(v *jvalue, d dialect) {
+func (n *normalizer) exclusiveBounds(v *jvalue, d Dialect) {
 	for _, pair := range [][2]string{{"exclusiveMaximum", "maximum"}, {"exclusiveMinimum", "minimum"}} {
 		ex := v.get(pair[0])
 		if ex == nil || ex.kind != jBool {
 			continue
 		}
 		n.changed = true
-		if d != draft04 {
+		if d != Draft04 {
 			n.warnf(v, "boolean %s is draft-04 syntax; converted to the numeric form", pair[0])
 		}
 		bound := v.get(pair[1])
@@ -456,7 +425,7 @@ func (n *normalizer) exclusiveBounds(v *jvalue, d dialect) {
 
 // arrayItems turns array-form "items" into "prefixItems" and
 // "additionalItems" into "items".
-func (n *normalizer) arrayItems(v *jvalue, d dialect) {
+func (n *normalizer) arrayItems(v *jvalue, d Dialect) {
 	items := v.get("items")
 	add := v.get("additionalItems")
 	if items != nil && items.kind == jArray {
@@ -464,7 +433,7 @@ func (n *normalizer) arrayItems(v *jvalue, d dialect) {
 			n.warnf(v, "array-form items beside prefixItems; items left as is")
 			return
 		}
-		if d == draft2020 {
+		if d == Draft2020 {
 			n.warnf(v, "array-form items is draft 2019-09 or earlier; read as prefixItems")
 		}
 		v.rename("items", "prefixItems")
@@ -659,12 +628,12 @@ func (n *normalizer) isArray(v *jvalue) *jvalue {
 }
 
 // refSiblings applies the "$ref" sibling rule of the dialect.
-func (n *normalizer) refSiblings(v *jvalue, d dialect) {
+func (n *normalizer) refSiblings(v *jvalue, d Dialect) {
 	ri := v.index("$ref")
 	if ri < 0 {
 		return
 	}
-	if d <= draft07 {
+	if d <= Draft07 {
 		var dropped []string
 		var moved []*jvalue
 		kept := v.members[:0]
@@ -791,7 +760,7 @@ func isDirectMap(root *jvalue) bool {
 		if r := spec.get("required"); r != nil && r.kind == jBool {
 			marker = true
 		}
-		if singleSchemaKeyword(m.key) || mapSchemaKeyword(m.key) {
+		if SingleKeyword(m.key) || MapKeyword(m.key) {
 			keyword = true
 		}
 	}
@@ -812,7 +781,7 @@ func directMapToSchema(root *jvalue) *jvalue {
 func indexPointers(v *jvalue, ptr string, into map[*jvalue]string) {
 	into[v] = ptr
 	for _, m := range v.members {
-		indexPointers(m.val, ptr+"/"+escapePointer(m.key), into)
+		indexPointers(m.val, ptr+"/"+jsonpointer.Escape(m.key), into)
 	}
 	for i, e := range v.elems {
 		indexPointers(e, ptr+"/"+strconv.Itoa(i), into)
@@ -915,7 +884,7 @@ func (v *jvalue) at(ptr string) *jvalue {
 	}
 	cur := v
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = unescapePointer(tok)
+		tok = jsonpointer.Unescape(tok)
 		switch cur.kind {
 		case jObject:
 			next := cur.get(tok)
