@@ -2,6 +2,7 @@ package testrules
 
 import (
 	"go/ast"
+	"go/doc"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -23,7 +24,7 @@ var timeFuncs = []string{"Sleep", "Since", "Until"}
 // exact.
 func allowed() map[string]string {
 	return map[string]string{
-		"internal/schemasuite/suite_test.go: time.Since": "logs how long each phase of the suite took; compares nothing",
+		"internal/schemasuite/suite_test.go: time.Since":   "logs how long each phase of the suite took; compares nothing",
 		"composition/registry_example_test.go: time.Since": "the example of WithInterceptor shows a timing interceptor, which logs the duration",
 	}
 }
@@ -37,6 +38,72 @@ var helperDirs = []string{"internal/testenv"}
 // list: a test waits for a signal, with a generous bound that only a genuine
 // hang reaches, and asserts no duration.
 func TestNoSleepsNoTimedAssertions(t *testing.T) {
+	root, files := testFiles(t)
+	allow := allowed()
+	used := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, rel := range files {
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range timeCalls(f) {
+			key := rel + ": time." + call.name
+			if _, ok := allow[key]; ok {
+				used[key] = true
+				continue
+			}
+			t.Errorf("%s: time.%s in a test: wait for a signal (a channel, a barrier, a line the server writes, a context's deadline) with a generous bound for hangs, and assert no duration",
+				fset.Position(call.pos), call.name)
+		}
+	}
+	for key := range allow {
+		if !used[key] {
+			t.Errorf("allowed() lists %q, which no longer occurs: remove it", key)
+		}
+	}
+}
+
+// TestEveryExampleRuns fails when an Example function has no "// Output:"
+// comment: go test compiles such an example but never runs it, so it can
+// rot unnoticed.
+func TestEveryExampleRuns(t *testing.T) {
+	root, files := testFiles(t)
+	fset := token.NewFileSet()
+	n := 0
+	for _, rel := range files {
+		if !strings.HasSuffix(rel, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(fset, rel, src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ex := range doc.Examples(f) {
+			n++
+			if ex.Output == "" && !ex.EmptyOutput {
+				t.Errorf("%s: Example%s has no // Output: comment, so go test never runs it", fset.Position(ex.Code.Pos()), ex.Name)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no Example functions found; the walk is broken")
+	}
+}
+
+// testFiles returns the module root and the files the rules apply to (paths
+// from the root, slashes): every _test.go file outside node_modules, testdata
+// and hidden folders, and the files of helperDirs.
+func testFiles(t *testing.T) (string, []string) {
+	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -67,34 +134,7 @@ func TestNoSleepsNoTimedAssertions(t *testing.T) {
 	if len(files) < 50 {
 		t.Fatalf("found %d test files under %s; the walk is broken", len(files), root)
 	}
-
-	allow := allowed()
-	used := map[string]bool{}
-	fset := token.NewFileSet()
-	for _, rel := range files {
-		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, call := range timeCalls(f) {
-			key := rel + ": time." + call.name
-			if _, ok := allow[key]; ok {
-				used[key] = true
-				continue
-			}
-			t.Errorf("%s: time.%s in a test: wait for a signal (a channel, a barrier, a line the server writes, a context's deadline) with a generous bound for hangs, and assert no duration",
-				fset.Position(call.pos), call.name)
-		}
-	}
-	for key := range allow {
-		if !used[key] {
-			t.Errorf("allowed() lists %q, which no longer occurs: remove it", key)
-		}
-	}
+	return root, files
 }
 
 // timeCall is a call of one of timeFuncs.
