@@ -1,6 +1,9 @@
 # The two commands a newcomer needs (see README.md):
 #   make demo   export sqlite-explorer → generate its client → run the composer
-#   make test   install the test servers from npm, vet, and run every test
+#   make test   install the test servers from npm, vet, run every test (no
+#               cached results; a skipped test fails), the concurrent packages
+#               again under the race detector, and make demo on an empty
+#               build cache, which must leave the work tree unchanged
 # and the composing example (README "Composing servers"):
 #   make demo-insights   export sqlite-explorer and server-memory → generate their
 #                        clients → export the insights server built on them →
@@ -8,7 +11,7 @@
 #                        insights over stdio and calls it
 GO ?= go
 
-.PHONY: demo demo-insights test deps golden
+.PHONY: demo demo-insights demo-cold test deps golden
 
 demo:
 	$(GO) generate ./examples/composer
@@ -27,10 +30,38 @@ deps:
 	$(GO) mod download
 	npm ci --prefix testservers --no-audit --no-fund
 
+# The packages whose tests run a second time under the race detector: those
+# with concurrent code. composition: sessions, the registry (connect on first
+# use, reconnect, retry), pins, serving; internal/mcpconn: the connection
+# layer under it (loss tracking, SSE stream end, OAuth token refresh, stdio
+# process groups); export: ExportAll's concurrent exports. The race detector
+# needs cgo (CGO_ENABLED=1 and a C compiler).
+RACE_PKGS = ./composition ./internal/mcpconn ./export
+
+# go test runs through internal/tools/testrun: -json, output of failing and
+# skipped tests only, and a failure when any test skipped. -count=1: no
+# cached results, since many tests build or run code outside their import
+# graph (example servers, the CLI), which the test cache does not track.
 test: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt -l lists unformatted files:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
-	$(GO) test ./...
+	$(GO) run ./internal/tools/testrun -count=1 ./...
+	$(GO) run ./internal/tools/testrun -race -count=1 $(RACE_PKGS)
+	$(MAKE) --no-print-directory demo-cold
+
+# make demo on an empty build cache (a new GOCACHE, removed afterwards): it
+# must succeed and leave git status --porcelain as it was (empty on a fresh
+# clone): the README says the demo gives the same files on a cold cache.
+demo-cold:
+	@before="$$(git status --porcelain; git diff HEAD | cksum)"; \
+	cache="$$(mktemp -d)"; \
+	echo "make demo with GOCACHE=$$cache (empty)"; \
+	GOCACHE="$$cache" $(MAKE) --no-print-directory demo; status=$$?; \
+	rm -rf "$$cache"; \
+	test $$status -eq 0 || { echo "demo-cold: make demo failed on an empty build cache"; exit 1; }; \
+	after="$$(git status --porcelain; git diff HEAD | cksum)"; \
+	test "$$before" = "$$after" || { echo "demo-cold: make demo on an empty build cache changed the work tree:"; git status --porcelain; git diff --stat HEAD; exit 1; }; \
+	echo "demo-cold: make demo on an empty build cache left the work tree unchanged"
 
 # Rewrite the golden packages after an intended generator change.
 golden:

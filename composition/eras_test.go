@@ -273,12 +273,11 @@ func TestDiscoverProbeFaults(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
 			var w warnings
-			start := time.Now()
+			// ctx bounds a hang; a server that ignores the probe is
+			// caught by the option's 300ms, else Connect fails with
+			// ctx's deadline.
 			s, err := Connect(ctx, tc.tr, append(tc.opts, w.option())...)
-			t.Logf("after %v: warnings %q, err %v", time.Since(start).Round(time.Millisecond), w.get(), err)
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("Connect took %v", d)
-			}
+			t.Logf("warnings %q, err %v", w.get(), err)
 			got := w.get()
 			switch {
 			case len(tc.warn) == 0 && len(got) != 0:

@@ -6,11 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"time"
 
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/examples/composer/sqliteexplorer"
+	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 )
 
 // sqliteExplorer returns the command line of the sqlite-explorer example server of
@@ -42,13 +47,19 @@ func Example() {
 	// Output: books: 24 rows
 }
 
-// Connecting to a Streamable HTTP server with a bearer token read from the
-// environment. Connect falls back to the legacy HTTP+SSE transport when the
-// server answers the initialize POST with HTTP 400, 404 or 405.
+// Connecting to a Streamable HTTP server with a bearer token (in a program,
+// read from the environment: os.Getenv("MCP_TOKEN")). Connect falls back to
+// the legacy HTTP+SSE transport when the server answers the initialize POST
+// with HTTP 400, 404 or 405. Here the server is the sqlite-explorer example's,
+// served on loopback by this process.
 func ExampleConnect_http() {
-	ctx := context.Background()
-	s, err := composition.Connect(ctx, composition.HTTP("http://127.0.0.1:8080/mcp"),
-		composition.WithBearerToken(os.Getenv("MCP_TOKEN")),
+	url, stop := serveExplorer("s3cret-token") // "http://127.0.0.1:PORT/mcp"
+	defer stop()
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := composition.Connect(ctx, composition.HTTP(url),
+		composition.WithBearerToken("s3cret-token"),
 		composition.WithWarnings(func(msg string) { log.Print(msg) }))
 	if err != nil {
 		var ce *composition.ConnectError
@@ -58,16 +69,19 @@ func ExampleConnect_http() {
 		log.Fatal(err)
 	}
 	defer s.Close()
-	fmt.Println("protocol version", s.ProtocolVersion())
+	fmt.Println(s.Transport(), "protocol version", s.ProtocolVersion())
+	// Output: streamable-http protocol version 2026-07-28
 }
 
 // Connecting to a stdio server with extra environment variables and its
 // stderr copied to ours.
 func ExampleConnect_stdio() {
-	ctx := context.Background()
-	s, err := composition.Connect(ctx, composition.Stdio("./my-server", "--stdio"),
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	s, err := composition.Connect(ctx, sqliteExplorer(),
 		composition.WithEnv("API_KEY="+os.Getenv("API_KEY")),
-		composition.WithStderr(os.Stderr))
+		composition.WithStderr(os.Stderr),
+		composition.WithDiscoverTimeout(-1)) // go run compiles first: wait for the server
 	if err != nil {
 		log.Fatal(err) // a *composition.ConnectError, with the end of the server's stderr
 	}
@@ -75,6 +89,7 @@ func ExampleConnect_stdio() {
 	var info struct{ Name, Version string }
 	_ = json.Unmarshal(s.ServerInfo(), &info)
 	fmt.Println("connected to", info.Name, info.Version)
+	// Output: connected to sqlite-explorer 0.1.0
 }
 
 // A tool that answers isError: true gives a *ToolError, with the text the
@@ -124,18 +139,64 @@ func ExampleNullable() {
 // WithArgsValidation and WithResultValidation check the arguments before
 // they are sent, and the natural result before it is decoded, against the
 // tool's schemas; a failure is a *ValidationError naming the JSON pointer.
+// (The server here is the sqlite-explorer example's, in this process.)
 func ExampleWithArgsValidation() {
+	srv, stop := newExplorer()
+	defer stop()
 	ctx := context.Background()
-	s, err := composition.Connect(ctx, sqliteExplorer(),
+	s, err := composition.Connect(ctx, composition.InProcess(srv),
 		composition.WithArgsValidation(), composition.WithResultValidation())
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer s.Close()
 
-	_, err = sqliteexplorer.NewClient(s).Query(ctx, sqliteexplorer.QueryArgs{SQL: "SELECT 1"})
+	res, err := sqliteexplorer.NewClient(s).Query(ctx, sqliteexplorer.QueryArgs{SQL: "SELECT name FROM authors ORDER BY id LIMIT 2"})
 	var ve *composition.ValidationError
 	if errors.As(err, &ve) {
 		log.Fatalf("at %q: %s", ve.Pointer, ve.Message)
+	}
+	fmt.Println(res.Columns, res.RowCount, err)
+	// Output: [name] 2 <nil>
+}
+
+// newExplorer returns the MCP server of the sqlite-explorer example on a new
+// database in a temporary folder, and a function that closes the database
+// and removes the folder.
+func newExplorer() (*server.MCPServer, func()) {
+	dir, err := os.MkdirTemp("", "composition-example-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	store, err := explorer.Open(context.Background(), dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv, err := explorer.NewServer(store)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return srv, func() {
+		_ = store.Close()
+		_ = os.RemoveAll(dir)
+	}
+}
+
+// serveExplorer serves newExplorer over Streamable HTTP on a loopback port,
+// answering only requests that carry "Authorization: Bearer " + token, and
+// returns the MCP endpoint's URL and a function that stops it.
+func serveExplorer(token string) (string, func()) {
+	srv, stop := newExplorer()
+	streamable := server.NewStreamableHTTPServer(srv)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		streamable.ServeHTTP(w, r)
+	}))
+	return ts.URL + "/mcp", func() {
+		ts.Close()
+		stop()
 	}
 }

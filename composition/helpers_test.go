@@ -3,6 +3,7 @@ package composition
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -67,13 +68,22 @@ func startHTTPServer(t *testing.T, bin string, args ...string) string {
 // tests that stop it early.
 func startHTTPServerCmd(t *testing.T, bin string, args ...string) (string, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"-http", "127.0.0.1:0"}, args...)...)
+	url, cmd, _ := startServerProcess(t, bin, append([]string{"-http", "127.0.0.1:0"}, args...)...)
+	return url, cmd
+}
+
+// startServerProcess runs the test server with args (which must make it
+// listen and print "URL …" on stdout) and returns the URL, the process,
+// which is killed when the test ends, and its stderr.
+func startServerProcess(t *testing.T, bin string, args ...string) (string, *exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
+	stderr := new(syncBuffer)
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -92,31 +102,90 @@ func startHTTPServerCmd(t *testing.T, bin string, args ...string) (string, *exec
 	select {
 	case line, ok := <-lines:
 		if url, found := strings.CutPrefix(line, "URL "); ok && found {
-			return url, cmd
+			return url, cmd, stderr
 		}
 		t.Fatalf("test server did not print its URL (got %q); stderr:\n%s", line, stderr.String())
-	case <-time.After(20 * time.Second):
-		t.Fatalf("test server did not start; stderr:\n%s", stderr.String())
+	case <-time.After(hangBound):
+		t.Fatalf("test server did not start within %v; stderr:\n%s", hangBound, stderr.String())
 	}
-	return "", nil
+	return "", nil, nil
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent use.
+// hangBound is how long a test waits for something that must happen before
+// it reports a hang: generous, so that it fails only on a genuine hang and
+// never on a slow or loaded machine. Tests wait for signals, never for time;
+// hangBound is the guard when the signal never comes.
+const hangBound = time.Minute
+
+// returnsOnceDone runs f, which must return once ctx is done, and fails the
+// test if f still runs hangBound after that. It asserts no duration: f may
+// return before ctx is done, or any time within the bound after.
+func returnsOnceDone(t *testing.T, ctx context.Context, what string, f func()) {
+	t.Helper()
+	returned := make(chan struct{})
+	go func() {
+		defer close(returned)
+		f()
+	}()
+	select {
+	case <-returned:
+		return
+	case <-ctx.Done():
+	}
+	select {
+	case <-returned:
+	case <-time.After(hangBound):
+		t.Fatalf("%s still waits %v after its context ended (%v)", what, hangBound, context.Cause(ctx))
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use, which signals when
+// a text has been written to it (seen).
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	waiters []bufferWaiter
+}
+
+// bufferWaiter is a pending seen: c is closed once text is in the buffer.
+type bufferWaiter struct {
+	text string
+	c    chan struct{}
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.b.Write(p)
+	n, err := b.b.Write(p)
+	pending := b.waiters[:0]
+	for _, w := range b.waiters {
+		if strings.Contains(b.b.String(), w.text) {
+			close(w.c)
+		} else {
+			pending = append(pending, w)
+		}
+	}
+	b.waiters = pending
+	return n, err
 }
 
 func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// seen returns a channel that is closed once text has been written to b.
+func (b *syncBuffer) seen(text string) <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := make(chan struct{})
+	if strings.Contains(b.b.String(), text) {
+		close(c)
+	} else {
+		b.waiters = append(b.waiters, bufferWaiter{text, c})
+	}
+	return c
 }
 
 // errExecNotFound is what a missing stdio command unwraps to.

@@ -131,7 +131,7 @@ func TestPinning(t *testing.T) {
 		{"stdio", func(*testing.T) Transport { return Stdio(bin) }, false},
 		{"http", func(t *testing.T) Transport { return HTTP(startHTTPServer(t, bin)) }, false},
 		{"sse", func(t *testing.T) Transport {
-			url, _ := startServerProcess(t, bin, "-sse", "127.0.0.1:0")
+			url, _, _ := startServerProcess(t, bin, "-sse", "127.0.0.1:0")
 			return SSE(url)
 		}, true},
 		{"in-process", func(*testing.T) Transport { return InProcess(pinserver.New(nil)) }, false},

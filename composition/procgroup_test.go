@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestStdioProcessGroup: a stdio server started through a shell that leaves
@@ -23,52 +25,89 @@ func TestStdioProcessGroup(t *testing.T) {
 		t.Fatalf("this test needs /bin/sh: %v", err)
 	}
 	bin := buildTestServer(t)
-	// The shell starts a grandchild, writes its pid, then becomes the
-	// server (or a silent process).
-	launch := func(pidFile, then string) Transport {
-		return Stdio("sh", "-c", fmt.Sprintf(`sleep 1000 & echo $! > %s; exec %s`, pidFile, then))
+	// The shell starts a grandchild, writes its pid to a FIFO (which
+	// waits for the test to read it), then becomes the server (or a silent
+	// process).
+	launch := func(fifo, then string) Transport {
+		return Stdio("sh", "-c", fmt.Sprintf(`sleep 1000 & echo $! > %s; exec %s`, fifo, then))
 	}
 
 	t.Run("close", func(t *testing.T) {
-		pidFile := filepath.Join(t.TempDir(), "pid")
+		fifo, pid := pidFIFO(t)
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
-		s, err := Connect(ctx, launch(pidFile, bin))
+		s, err := Connect(ctx, launch(fifo, bin))
 		if err != nil {
 			t.Fatal(err)
 		}
-		pid := readPid(t, pidFile)
-		if gone(pid) {
-			t.Fatalf("grandchild %d is not running before Close", pid)
+		p := readPid(t, pid)
+		if gone(p) {
+			t.Fatalf("grandchild %d is not running before Close", p)
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, pid)
+		waitGone(t, p)
 	})
 
-	t.Run("timeout", func(t *testing.T) {
-		pidFile := filepath.Join(t.TempDir(), "pid")
-		ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	t.Run("gives up", func(t *testing.T) {
+		fifo, pid := pidFIFO(t)
+		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		_, err := Connect(ctx, launch(pidFile, "sleep 1000"))
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("Connect: %v", err)
+		errc := make(chan error, 1)
+		go func() {
+			_, err := Connect(ctx, launch(fifo, "sleep 1000"))
+			errc <- err
+		}()
+		// The grandchild runs and the shell has become a process that
+		// never answers: Connect waits for the handshake until ctx ends.
+		p := readPid(t, pid)
+		cancel()
+		select {
+		case err := <-errc:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Connect: %v", err)
+			}
+		case <-time.After(hangBound):
+			t.Fatalf("Connect still waits %v after its context ended", hangBound)
 		}
-		waitGone(t, readPid(t, pidFile))
+		waitGone(t, p)
 	})
 }
 
-func readPid(t *testing.T, file string) int {
+// pidFIFO makes a FIFO for a shell to write a pid to, and returns its path
+// and a channel that receives what the shell wrote once it closes the FIFO.
+func pidFIFO(t *testing.T) (string, <-chan string) {
 	t.Helper()
-	for i := 0; i < 500; i++ {
-		b, err := os.ReadFile(file)
-		if pid, err2 := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && err2 == nil {
-			return pid
-		}
-		time.Sleep(10 * time.Millisecond)
+	fifo := filepath.Join(t.TempDir(), "pid")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("no pid in %s", file)
+	c := make(chan string, 1)
+	go func() {
+		b, err := os.ReadFile(fifo) // opening waits for the writer
+		if err != nil {
+			c <- err.Error()
+			return
+		}
+		c <- string(b)
+	}()
+	return fifo, c
+}
+
+// readPid waits for the pid the shell writes to the FIFO of pidFIFO.
+func readPid(t *testing.T, c <-chan string) int {
+	t.Helper()
+	select {
+	case s := <-c:
+		pid, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			t.Fatalf("the shell wrote %q, not a pid", s)
+		}
+		return pid
+	case <-time.After(hangBound):
+		t.Fatalf("the shell wrote no pid within %v", hangBound)
+	}
 	return 0
 }
 
@@ -87,15 +126,31 @@ func gone(pid int) bool {
 	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
 }
 
-// waitGone fails unless pid exits; the signal has been sent, so the wait is
-// for the kernel, not a timing assertion.
+// waitGone fails unless pid exits: it waits on a pidfd (Linux 5.3), which
+// becomes readable when the process ends, and gives up after hangBound.
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	for i := 0; i < 1000 && !gone(pid); i++ {
-		time.Sleep(10 * time.Millisecond)
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return // already gone and reaped
 	}
-	if !gone(pid) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-		t.Fatalf("grandchild %d is still running", pid)
+	if err != nil {
+		t.Fatalf("pidfd_open(%d) (Linux 5.3 or later): %v", pid, err)
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, int(hangBound.Milliseconds()))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("poll on the pidfd of %d: %v", pid, err)
+		}
+		if n == 0 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("grandchild %d is still running %v after the group was ended", pid, hangBound)
+		}
+		return
 	}
 }

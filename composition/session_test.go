@@ -307,13 +307,12 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 	t.Run("cancellation", func(t *testing.T) {
 		callCtx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		defer cancel()
-		start := time.Now()
-		err := s.Call(callCtx, Tool{Name: "sleep"}, map[string]any{"ms": 60000}, nil)
+		var err error
+		returnsOnceDone(t, callCtx, "a call of a tool that sleeps a minute", func() {
+			err = s.Call(callCtx, Tool{Name: "sleep"}, map[string]any{"ms": 60000}, nil)
+		})
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("err = %v, want context.DeadlineExceeded", err)
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("Call returned after %v", d)
 		}
 		// The session still works.
 		var got int64
@@ -395,8 +394,8 @@ func testLifetime(t *testing.T, bin string) {
 	}
 	select {
 	case <-s.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("Done not closed after the server exited")
+	case <-time.After(hangBound):
+		t.Fatalf("Done not closed %v after the server exited", hangBound)
 	}
 	err = s.Call(ctx, Tool{Name: "integer"}, nil, &n)
 	t.Logf("call after the server exited: %v", err)
@@ -616,17 +615,14 @@ func TestConnectErrors(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), timeout)
 			defer cancel()
 			tr := c.tr(t)
-			start := time.Now()
-			s, err := Connect(ctx, tr, c.opts...)
-			elapsed := time.Since(start)
+			var s *Session
+			var err error
+			returnsOnceDone(t, ctx, "Connect", func() { s, err = Connect(ctx, tr, c.opts...) })
 			if err == nil {
 				s.Close()
 				t.Fatal("Connect succeeded")
 			}
-			t.Logf("error after %v:\n%v", elapsed.Round(time.Millisecond), err)
-			if c.timeout > 0 && elapsed > c.timeout+3*time.Second {
-				t.Errorf("Connect returned %v after the context ended", elapsed-c.timeout)
-			}
+			t.Logf("error:\n%v", err)
 			var ce *ConnectError
 			if !errors.As(err, &ce) {
 				t.Fatalf("err is %T, want *ConnectError", err)

@@ -1,11 +1,9 @@
 package composition
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"net/http"
-	"os/exec"
 	"reflect"
 	"strings"
 	"sync"
@@ -17,45 +15,6 @@ import (
 
 	"github.com/mcpbind/mcpbind/internal/testenv"
 )
-
-// startServerProcess runs the test server with args (which must make it
-// listen and print "URL …" on stdout) and returns the URL and the process,
-// which is killed when the test ends.
-func startServerProcess(t *testing.T, bin string, args ...string) (string, *exec.Cmd) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	select {
-	case line := <-lines:
-		if url, ok := strings.CutPrefix(line, "URL "); ok {
-			return url, cmd
-		}
-		t.Fatalf("test server did not print its URL (got %q); stderr:\n%s", line, stderr.String())
-	case <-time.After(20 * time.Second):
-		t.Fatalf("test server did not start; stderr:\n%s", stderr.String())
-	}
-	return "", nil
-}
 
 // warnings collects the warnings of WithWarnings.
 type warnings struct {
@@ -83,7 +42,7 @@ func (w *warnings) get() []string {
 func TestSSE(t *testing.T) {
 	t.Parallel()
 	bin := buildTestServer(t)
-	url, _ := startServerProcess(t, bin, "-sse", "127.0.0.1:0")
+	url, _, _ := startServerProcess(t, bin, "-sse", "127.0.0.1:0")
 
 	t.Run("SSE", func(t *testing.T) {
 		t.Parallel()
@@ -171,7 +130,7 @@ func TestSSE(t *testing.T) {
 func TestSSEStreamEnds(t *testing.T) {
 	t.Parallel()
 	bin := buildTestServer(t)
-	url, cmd := startServerProcess(t, bin, "-sse", "127.0.0.1:0")
+	url, cmd, stderr := startServerProcess(t, bin, "-sse", "127.0.0.1:0")
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	s, err := Connect(ctx, SSE(url))
@@ -182,27 +141,47 @@ func TestSSEStreamEnds(t *testing.T) {
 
 	errc := make(chan error, 1)
 	go func() { errc <- s.Call(ctx, Tool{Name: "sleep"}, map[string]any{"ms": 60000}, nil) }()
-	time.Sleep(300 * time.Millisecond) // let the call reach the server
+	// The server writes "sleeping" to stderr once the call has reached it.
+	select {
+	case <-stderr.seen("testserver: sleeping"):
+	case err := <-errc:
+		t.Fatalf("the call ended before the server was killed: %v", err)
+	case <-ctx.Done():
+		t.Fatalf("the call did not reach the server; stderr:\n%s", stderr.String())
+	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case err := <-errc:
 		t.Logf("call in flight: %v", err)
-		if err == nil {
-			t.Error("the call in flight succeeded")
+		// Lost, not timed out: the session fails the calls in flight
+		// when the stream ends, long before their context does.
+		var lost *SessionLostError
+		if !errors.As(err, &lost) || !lost.Sent || ctx.Err() != nil {
+			t.Errorf("the call in flight: err = %v, want a SessionLostError (sent) before its context ends", err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the call in flight still waits 10s after the server died")
+	case <-time.After(hangBound):
+		t.Fatalf("the call in flight still waits %v after the server died", hangBound)
 	}
-	start := time.Now()
-	err = s.Call(ctx, Tool{Name: "integer"}, nil, new(int64))
+	// The session has seen its event stream end: a later call fails at
+	// once, unsent, saying why. Its context is already cancelled, so that
+	// a call that waited for anything would fail with context.Canceled.
+	select {
+	case <-s.Done():
+	case <-time.After(hangBound):
+		t.Fatalf("the session's Done is still open %v after the server died", hangBound)
+	}
+	ended, cancelEnded := context.WithCancel(ctx)
+	cancelEnded()
+	err = s.Call(ended, Tool{Name: "integer"}, nil, new(int64))
 	t.Logf("later call: %v", err)
 	if err == nil || !strings.Contains(err.Error(), "event stream has ended") {
 		t.Errorf("later call: err = %v, want it to say the event stream has ended", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("later call took %v", d)
+	var lost *SessionLostError
+	if !errors.As(err, &lost) || lost.Sent || errors.Is(err, context.Canceled) {
+		t.Errorf("later call: err = %#v, want a SessionLostError (not sent) that is not context.Canceled", err)
 	}
 }
 
@@ -261,16 +240,14 @@ func TestHTTPFallbackErrors(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), timeout)
 			defer cancel()
-			start := time.Now()
-			s, err := Connect(ctx, HTTP(url))
+			var s *Session
+			var err error
+			returnsOnceDone(t, ctx, "Connect", func() { s, err = Connect(ctx, HTTP(url)) })
 			if err == nil {
 				s.Close()
 				t.Fatal("Connect succeeded")
 			}
-			t.Logf("after %v: %v", time.Since(start).Round(time.Millisecond), err)
-			if d := time.Since(start); d > timeout+3*time.Second {
-				t.Errorf("Connect took %v", d)
-			}
+			t.Logf("%v", err)
 			var ce *ConnectError
 			if !errors.As(err, &ce) || ce.Stage != "initialize" {
 				t.Errorf("err = %#v, want a *ConnectError at initialize", err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,11 +19,12 @@ import (
 	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
-// slowSession is a connected fake server whose tools/list takes a while and
-// which counts how many sessions are open at once.
+// slowSession is a connected fake server whose tools/list waits at a
+// barrier and which counts how many sessions are open at once.
 type slowSession struct {
 	name   string
 	open   *atomic.Int32
+	gate   *barrier
 	closed atomic.Bool
 }
 
@@ -33,10 +35,52 @@ func (s *slowSession) ServerInfo() json.RawMessage {
 }
 func (s *slowSession) Capabilities() json.RawMessage { return json.RawMessage(`{"tools":{}}`) }
 func (s *slowSession) Instructions() string          { return "" }
-func (s *slowSession) ListToolsRaw(context.Context) ([]json.RawMessage, error) {
-	time.Sleep(30 * time.Millisecond)
+func (s *slowSession) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
+	if err := s.gate.wait(ctx); err != nil {
+		return nil, err
+	}
 	return []json.RawMessage{json.RawMessage(`{"name":"t","inputSchema":{"type":"object"}}`)}, nil
 }
+
+// barrier holds the first size callers of wait until size of them wait at
+// once, then lets every caller through. It fails a caller after hangBound,
+// which happens only when fewer than size can run at once.
+type barrier struct {
+	size    int
+	mu      sync.Mutex
+	arrived int
+	full    chan struct{}
+}
+
+// hangBound is how long a test waits for something that must happen before
+// it reports a hang: generous, so that it fails only on a genuine hang.
+const hangBound = time.Minute
+
+func newBarrier(size int) *barrier { return &barrier{size: size, full: make(chan struct{})} }
+
+func (b *barrier) wait(ctx context.Context) error {
+	b.mu.Lock()
+	b.arrived++
+	n := b.arrived
+	b.mu.Unlock()
+	if n == b.size {
+		// Before letting them go, yield: a goroutine that would open one
+		// session too many gets to run while size are held.
+		for range 1000 {
+			runtime.Gosched()
+		}
+		close(b.full)
+	}
+	select {
+	case <-b.full:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(hangBound):
+		return fmt.Errorf("only %d of %d calls ran at once within %v", n, b.size, hangBound)
+	}
+}
+
 func (s *slowSession) Close() error {
 	if s.closed.CompareAndSwap(false, true) {
 		s.open.Add(-1)
@@ -56,6 +100,10 @@ func TestExportAllConcurrency(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var lines []string
+	// The first three sessions wait in tools/list until all three are
+	// open: the export runs Concurrency sessions at once, and a fourth
+	// would show in peak.
+	gate := newBarrier(3)
 	outcomes := ExportAll(context.Background(), targets, MultiOptions{
 		Concurrency: 3,
 		Log: func(server string, warning bool, msg string) {
@@ -74,11 +122,11 @@ func TestExportAllConcurrency(t *testing.T) {
 					break
 				}
 			}
-			return &slowSession{name: "Server " + t.ID, open: &open}, nil
+			return &slowSession{name: "Server " + t.ID, open: &open, gate: gate}, nil
 		},
 	})
-	if p := peak.Load(); p > 3 || p < 2 {
-		t.Errorf("peak concurrency %d, want 2 or 3 with Concurrency 3", p)
+	if p := peak.Load(); p != 3 {
+		t.Errorf("peak concurrency %d, want 3 with Concurrency 3", p)
 	}
 	if open.Load() != 0 {
 		t.Errorf("%d sessions left open", open.Load())

@@ -275,10 +275,13 @@ func newServer(pageSize int, loopCursor bool, eras string) *server.MCPServer {
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText("just words"), nil
 		})
-	s.AddTool(tool("sleep", "Sleeps for ms milliseconds, or until cancelled.",
+	s.AddTool(tool("sleep", "Sleeps for ms milliseconds, or until cancelled; writes \"testserver: sleeping\" to stderr when it starts.",
 		`{"type":"object","properties":{"ms":{"type":"integer"}}}`, ""),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			ms, _ := req.GetArguments()["ms"].(float64)
+			// The signal that the call has reached the server, for tests
+			// that stop it during a call.
+			fmt.Fprintln(os.Stderr, "testserver: sleeping")
 			select {
 			case <-time.After(time.Duration(ms) * time.Millisecond):
 				return mcp.NewToolResultText("slept"), nil
