@@ -1,0 +1,29 @@
+// Runs mcpbind as the client of one @modelcontextprotocol/conformance
+// scenario: `node conformance-client.cjs MCPBIND ARG... URL`. The suite
+// passes a scenario's credentials in MCP_CONFORMANCE_CONTEXT (JSON:
+// client_id, client_secret, private_key_pem); they are handed to mcpbind
+// as flags naming environment variables, never on the command line.
+const { spawnSync } = require("node:child_process");
+
+const [bin, ...args] = process.argv.slice(2);
+const url = args.pop();
+const ctx = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
+const env = { ...process.env };
+const flags = [];
+if (ctx.client_id) flags.push("--oauth-client-id", ctx.client_id);
+if (ctx.client_secret) {
+  env.CONFORMANCE_CLIENT_SECRET = ctx.client_secret;
+  flags.push("--oauth-client-secret-env", "CONFORMANCE_CLIENT_SECRET");
+}
+if (ctx.private_key_pem) {
+  env.CONFORMANCE_PRIVATE_KEY = ctx.private_key_pem;
+  flags.push("--oauth-private-key-env", "CONFORMANCE_PRIVATE_KEY");
+}
+// The subcommand stays first; the context's flags follow it.
+const [sub, ...rest] = args;
+const r = spawnSync(bin, [sub, ...flags, ...rest, url], { env, stdio: "inherit" });
+if (r.error) {
+  console.error("conformance-client: " + r.error.message);
+  process.exit(1);
+}
+process.exit(r.status === null ? 1 : r.status);
