@@ -19,11 +19,20 @@ if (ctx.private_key_pem) {
   env.CONFORMANCE_PRIVATE_KEY = ctx.private_key_pem;
   flags.push("--oauth-private-key-env", "CONFORMANCE_PRIVATE_KEY");
 }
-// The subcommand stays first; the context's flags follow it.
-const [sub, ...rest] = args;
-const r = spawnSync(bin, [sub, ...flags, ...rest, url], { env, stdio: "inherit" });
-if (r.error) {
-  console.error("conformance-client: " + r.error.message);
-  process.exit(1);
+// The subcommand stays first; the context's flags follow it. The
+// pseudo-subcommand "login+call" runs `mcpbind login URL`, then `mcpbind
+// call ARG... URL`, which must use the kept login.
+function run(argv) {
+  const r = spawnSync(bin, argv, { env, stdio: "inherit" });
+  if (r.error) {
+    console.error("conformance-client: " + r.error.message);
+    process.exit(1);
+  }
+  if (r.status !== 0) process.exit(r.status === null ? 1 : r.status);
 }
-process.exit(r.status === null ? 1 : r.status);
+let [sub, ...rest] = args;
+if (sub === "login+call") {
+  run(["login", ...flags, url]);
+  sub = "call";
+}
+run([sub, ...flags, ...rest, url]);

@@ -58,16 +58,25 @@ func TestConformance(t *testing.T) {
 	// the authorization code) may appear in mcpbind's stdout or stderr, or
 	// in the bundle of the export scenario. draft marks the scenarios whose
 	// failures are logged, not errors.
+	//
+	// needsLogin scenarios run `mcpbind call` without --login and without a
+	// terminal: it must fail, saying which `mcpbind login URL` to run. A
+	// "login+call" command runs `mcpbind login URL`, then `mcpbind call`
+	// without --login, which must use the kept login: a second
+	// authorization would fail for want of a terminal.
 	scenarios := []struct {
-		name  string
-		call  []string
-		draft bool
+		name       string
+		call       []string
+		draft      bool
+		needsLogin bool
 	}{
 		{name: "initialize", call: []string{"--list"}},
 		{name: "tools_call", call: []string{"add_numbers", "--args", `{"a":2,"b":3}`}},
 		{name: "sse-retry", call: []string{"test_reconnection"}},
 		{name: "auth/metadata-default", call: []string{"export", "--login", "-o", "BUNDLE"}},
 		{name: "auth/metadata-var1", call: []string{"--login", "--list"}},
+		{name: "auth/metadata-var1", call: []string{"--list"}, needsLogin: true},
+		{name: "auth/scope-from-www-authenticate", call: []string{"login+call", "--list"}},
 		{name: "auth/metadata-var2", call: []string{"--login", "--list"}},
 		{name: "auth/metadata-var3", call: []string{"--login", "--list"}},
 		{name: "auth/basic-cimd", call: []string{"--login", "--oauth-client-metadata-url", "https://conformance-test.local/client-metadata.json", "--list"}},
@@ -90,7 +99,14 @@ func TestConformance(t *testing.T) {
 	}
 
 	for _, sc := range scenarios {
-		t.Run(sc.name, func(t *testing.T) {
+		label := sc.name
+		switch {
+		case sc.needsLogin:
+			label += "/without a terminal"
+		case sc.call[0] == "login+call":
+			label += "/login then call"
+		}
+		t.Run(label, func(t *testing.T) {
 			out := t.TempDir()
 			home := t.TempDir()
 			bundlePath := filepath.Join(home, "bundle.json")
@@ -100,7 +116,7 @@ func TestConformance(t *testing.T) {
 			auth := strings.HasPrefix(sc.name, "auth/")
 			if auth {
 				words = []string{shellQuote(node), shellQuote(filepath.Join(root, "testservers", "conformance-client.cjs")), shellQuote(bin)}
-				if sc.call[0] != "export" {
+				if sc.call[0] != "export" && sc.call[0] != "login+call" {
 					words = append(words, "call")
 				}
 			}
@@ -128,8 +144,18 @@ func TestConformance(t *testing.T) {
 				"HOME="+home)
 			output, err := cmd.CombinedOutput()
 			fail := t.Errorf
-			if sc.draft {
+			if sc.draft || sc.needsLogin {
 				fail = t.Logf
+			}
+			if sc.needsLogin {
+				stderr := findFiles(out, "stderr.txt")
+				if len(stderr) != 1 {
+					t.Fatalf("want one stderr.txt under %s, found %v", out, stderr)
+				}
+				data, _ := os.ReadFile(stderr[0])
+				if !strings.Contains(string(data), "needs an OAuth login (no stored login): run `mcpbind login http://localhost:") {
+					t.Errorf("mcpbind call without a terminal did not say to log in; stderr:\n%s", data)
+				}
 			}
 			if err != nil {
 				fail("conformance client --scenario %s: %v", sc.name, err)
@@ -145,7 +171,7 @@ func TestConformance(t *testing.T) {
 					fail("check %s: %s: %s %s", c.ID, c.Status, c.Description, c.ErrorMessage)
 				}
 			}
-			if passed == 0 {
+			if passed == 0 && !sc.needsLogin {
 				fail("no check passed")
 			}
 			if auth {
