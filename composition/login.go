@@ -50,6 +50,9 @@ type OAuthLogin = mcpconn.OAuthLogin
 //		// Reason says why: no stored login, or the stored one was refused and
 //		// could not be refreshed.
 //		Reason string
+//		// ClientID is the pre-registered client the login is kept for; "" for
+//		// a client mcpbind registers.
+//		ClientID string
 //	}
 type LoginRequiredError = mcpconn.LoginRequiredError
 

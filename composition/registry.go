@@ -126,6 +126,12 @@ type ServerStatus struct {
 	// was lost ("" when none), redacted of configured secrets and URL
 	// credentials.
 	LastError string
+	// LoginCommand, when the last failure was that the server needs an
+	// OAuth login (a *LoginRequiredError: servers.yaml "auth: oauth" with
+	// no kept login, or one that was refused and could not be refreshed),
+	// is the command that logs in: "mcpbind login [--oauth-client-id ID]
+	// URL". "" otherwise.
+	LoginCommand string
 }
 
 // regServer is one server of a registry.
@@ -260,6 +266,9 @@ func (r *Registry) Status() []ServerStatus {
 		}
 		if s.lastErr != nil {
 			st.LastError = s.redact(s.lastErr)
+			if le := (*LoginRequiredError)(nil); errors.As(s.lastErr, &le) {
+				st.LoginCommand = le.Command()
+			}
 		}
 		s.mu.Unlock()
 		if closed {

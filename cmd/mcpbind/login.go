@@ -85,7 +85,7 @@ func (c *cli) authorizer(noBrowser bool) func(ctx context.Context, authURL strin
 func explainLogin(err error) error {
 	var le *composition.LoginRequiredError
 	if errors.As(err, &le) {
-		return fmt.Errorf("%w: run `mcpbind login %s` on a machine with a browser, or give --login to run the flow here", err, le.Server)
+		return fmt.Errorf("%w: run `%s` where a browser can be opened, or give --login to run the flow here", err, le.Command())
 	}
 	return err
 }

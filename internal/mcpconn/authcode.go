@@ -101,11 +101,32 @@ type LoginRequiredError struct {
 	// Reason says why: no stored login, or the stored one was refused and
 	// could not be refreshed.
 	Reason string
+	// ClientID is the pre-registered client the login is kept for; "" for
+	// a client mcpbind registers.
+	ClientID string
 }
 
 // Error says that a login is needed.
 func (e *LoginRequiredError) Error() string {
 	return fmt.Sprintf("server %s needs an OAuth login (%s)", e.Server, e.Reason)
+}
+
+// Command is the mcpbind command line that logs in to the server with the
+// client: "mcpbind login [--oauth-client-id ID] URL".
+func (e *LoginRequiredError) Command() string {
+	if e.ClientID != "" {
+		return "mcpbind login --oauth-client-id " + shellWord(e.ClientID) + " " + shellWord(e.Server)
+	}
+	return "mcpbind login " + shellWord(e.Server)
+}
+
+// shellWord quotes s for a POSIX shell unless it is made of characters that
+// need no quoting.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // loginAuth runs the flow for one connection (see the top of this file).
@@ -304,7 +325,7 @@ func (a *loginAuth) answer(ctx context.Context, l *tokenstore.Login, ch challeng
 		if l != nil {
 			reason = "the stored login was refused and could not be refreshed"
 		}
-		return nil, &LoginRequiredError{Server: redactURL(a.serverURL), Reason: reason}
+		return nil, &LoginRequiredError{Server: redactURL(a.serverURL), Reason: reason, ClientID: a.cfg.ClientID}
 	}
 	a.mu.Lock()
 	a.flows++

@@ -1,0 +1,144 @@
+package composition
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mcpbind/mcpbind/internal/tokenstore"
+)
+
+// loginStore is a file token store in a temporary configuration folder.
+func loginStore(t *testing.T) *tokenstore.Store {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv(tokenstore.EnvStore, "file")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("HOME", home)
+	store, err := tokenstore.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
+}
+
+// keptLogin is a login of the test client at the protected server at url,
+// as `mcpbind login` keeps it.
+func keptLogin(as *authServer, url, access, refresh string, expiry time.Time) *tokenstore.Login {
+	return &tokenstore.Login{
+		Server: tokenstore.ServerKey(url), ClientKey: testClientID,
+		Issuer: as.url, TokenEndpoint: as.url + "/token",
+		ClientID: testClientID, ClientSecret: testClientSecret, AuthMethod: "client_secret_basic",
+		Resource: url, AccessToken: access, TokenType: "Bearer", RefreshToken: refresh, Expiry: expiry,
+	}
+}
+
+// TestOAuthLoginRefresh: a kept login's token is refreshed (with the RFC 8707
+// resource, the refresh token rotated and kept) when it is about to expire
+// and when the server refuses it; the next connection uses the kept token
+// without a token request; a refused login with no browser is a
+// *LoginRequiredError that names the command to run and shows no secret.
+func TestOAuthLoginRefresh(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	as := newAuthServer(t)
+	url := protectedServer(t, as) + "/mcp"
+	store := loginStore(t)
+	login := OAuthLogin{ClientID: testClientID, Store: store}
+
+	connect := func() error {
+		s, err := Connect(ctx, HTTP(url), WithOAuthLogin(login))
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return callInteger(ctx, s)
+	}
+	kept := func() *tokenstore.Login {
+		t.Helper()
+		l, err := store.Load(tokenstore.ServerKey(url), testClientID)
+		if err != nil || l == nil {
+			t.Fatalf("kept login: %v, %v", l, err)
+		}
+		return l
+	}
+
+	for _, tc := range []struct {
+		name   string
+		access string
+		expiry time.Time
+	}{
+		{"expired", as.issue(), time.Now().Add(-time.Hour)},
+		{"refused", "at-revoked", time.Now().Add(time.Hour)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := as.issueRefresh()
+			if err := store.Save(keptLogin(as, url, tc.access, rt, tc.expiry)); err != nil {
+				t.Fatal(err)
+			}
+			before := len(as.seen())
+			if err := connect(); err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			reqs := as.seen()[before:]
+			if len(reqs) != 1 || reqs[0].grantType != "refresh_token" || reqs[0].resource != url {
+				t.Fatalf("token requests = %+v, want one refresh_token grant with resource %s", reqs, url)
+			}
+			l := kept()
+			if !as.isValid(l.AccessToken) || l.RefreshToken == rt || l.RefreshToken == "" {
+				t.Errorf("the kept login was not replaced by the refreshed one")
+			}
+			if err := connect(); err != nil {
+				t.Fatalf("second connect: %v", err)
+			}
+			if n := len(as.seen()) - before; n != 1 {
+				t.Errorf("the second connection made %d more token requests, want none (the kept token)", n-1)
+			}
+		})
+	}
+
+	t.Run("refused, no refresh, no browser", func(t *testing.T) {
+		as.revokeAll()
+		if err := store.Save(keptLogin(as, url, "at-revoked", "rt-unknown", time.Now().Add(time.Hour))); err != nil {
+			t.Fatal(err)
+		}
+		err := connect()
+		var le *LoginRequiredError
+		if !errors.As(err, &le) {
+			t.Fatalf("err = %v, want a *LoginRequiredError", err)
+		}
+		if want := "mcpbind login --oauth-client-id " + testClientID + " " + url; le.Command() != want {
+			t.Errorf("Command() = %q, want %q", le.Command(), want)
+		}
+		checkNoSecrets(t, err.Error(), "rt-")
+	})
+}
+
+// TestRegistryLoginStatus: a servers.yaml server with "auth: oauth" and no
+// kept login fails to connect, and Status says which command logs in.
+func TestRegistryLoginStatus(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	as := newAuthServer(t)
+	url := protectedServer(t, as) + "/mcp"
+	loginStore(t)
+	cfg := filepath.Join(t.TempDir(), "servers.yaml")
+	if err := os.WriteFile(cfg, []byte("servers:\n  hosted:\n    url: "+url+"\n    auth: oauth\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadRegistry(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Session(ctx, "hosted"); err == nil {
+		t.Fatal("connected without a login")
+	}
+	st := r.Status()
+	if len(st) != 1 || st[0].LoginCommand != "mcpbind login "+url {
+		t.Fatalf("Status = %+v, want LoginCommand %q", st, "mcpbind login "+url)
+	}
+}
