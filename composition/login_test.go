@@ -3,8 +3,11 @@ package composition
 import (
 	"context"
 	"errors"
+	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,5 +143,86 @@ func TestRegistryLoginStatus(t *testing.T) {
 	st := r.Status()
 	if len(st) != 1 || st[0].LoginCommand != "mcpbind login "+url {
 		t.Fatalf("Status = %+v, want LoginCommand %q", st, "mcpbind login "+url)
+	}
+}
+
+// TestOAuthLoginFlow drives the authorization-code flow through Authorize
+// (in place of a browser): the authorization URL carries the client, PKCE
+// with S256, a state and the RFC 8707 resource, and redirects to 127.0.0.1;
+// a redirect with a forged state is refused (HTTP 400 to the browser, an
+// error naming the state to Connect) and the login is not kept; the real
+// redirect completes the login, which is kept.
+func TestOAuthLoginFlow(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	as := newAuthServer(t)
+	url := protectedServer(t, as) + "/mcp"
+	store := loginStore(t)
+
+	// redirect plays the browser: it checks the authorization URL, then
+	// sends the redirect with the given state ("" for the right one).
+	redirect := func(state string) func(context.Context, string) error {
+		return func(ctx context.Context, authURL string) error {
+			u, err := neturl.Parse(authURL)
+			if err != nil {
+				return err
+			}
+			q := u.Query()
+			for k, want := range map[string]string{
+				"response_type": "code", "client_id": testClientID, "code_challenge_method": "S256", "resource": url,
+			} {
+				if q.Get(k) != want {
+					t.Errorf("authorization URL: %s = %q, want %q", k, q.Get(k), want)
+				}
+			}
+			if !strings.HasPrefix(authURL, as.url+"/authorize?") || q.Get("code_challenge") == "" || q.Get("state") == "" {
+				t.Errorf("authorization URL %s: want the authorization endpoint with a code_challenge and a state", authURL)
+			}
+			back, err := neturl.Parse(q.Get("redirect_uri"))
+			if err != nil || back.Hostname() != "127.0.0.1" || back.Port() == "" {
+				t.Fatalf("redirect_uri %q: want http://127.0.0.1:PORT/…", q.Get("redirect_uri"))
+			}
+			if state == "" {
+				state = q.Get("state")
+			}
+			bq := back.Query()
+			bq.Set("code", testAuthCode)
+			bq.Set("state", state)
+			back.RawQuery = bq.Encode()
+			resp, err := http.Get(back.String())
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if forged := state != q.Get("state"); forged != (resp.StatusCode == http.StatusBadRequest) {
+				t.Errorf("the callback answered %s to a redirect with forged state %v", resp.Status, forged)
+			}
+			return nil
+		}
+	}
+	connect := func(authorize func(context.Context, string) error) error {
+		s, err := Connect(ctx, HTTP(url), WithOAuthLogin(OAuthLogin{ClientID: testClientID, ClientSecret: testClientSecret, Store: store, Authorize: authorize}))
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return callInteger(ctx, s)
+	}
+
+	err := connect(redirect("forged-state"))
+	if err == nil || !strings.Contains(err.Error(), "state does not match") {
+		t.Fatalf("forged state: err = %v, want the state refused", err)
+	}
+	checkNoSecrets(t, err.Error(), testAuthCode)
+	if l, _ := store.Load(tokenstore.ServerKey(url), testClientID); l != nil {
+		t.Errorf("a login was kept after a forged redirect")
+	}
+
+	if err := connect(redirect("")); err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	l, err := store.Load(tokenstore.ServerKey(url), testClientID)
+	if err != nil || l == nil || !as.isValid(l.AccessToken) || l.Resource != url {
+		t.Fatalf("kept login: %+v, %v; want the issued token for %s", l != nil, err, url)
 	}
 }

@@ -20,6 +20,7 @@ import (
 const (
 	testClientID     = "mcpbind-test-client"
 	testClientSecret = "s3cret-client-Pa55word"
+	testAuthCode     = "auth-code-4-test"
 )
 
 // authServer is an OAuth 2.0 authorization server for the tests: RFC 8414
@@ -67,6 +68,7 @@ func newAuthServer(t *testing.T) *authServer {
 		writeJSON(w, http.StatusOK, map[string]any{
 			"issuer":                                as.url,
 			"token_endpoint":                        as.url + "/token",
+			"authorization_endpoint":                as.url + "/authorize",
 			"token_endpoint_auth_methods_supported": []string{"client_secret_basic"},
 			"grant_types_supported":                 []string{"client_credentials"},
 			"response_types_supported":              []string{"token"},
@@ -90,6 +92,13 @@ func newAuthServer(t *testing.T) *authServer {
 		switch {
 		case id != testClientID || secret != testClientSecret:
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": "client authentication failed"})
+		case req.grantType == "authorization_code":
+			// The code testAuthCode, redeemed with a PKCE verifier.
+			if r.PostForm.Get("code") != testAuthCode || r.PostForm.Get("code_verifier") == "" {
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"access_token": as.issue(), "token_type": "bearer", "expires_in": 3600, "refresh_token": as.issueRefresh()})
 		case req.grantType == "refresh_token":
 			if !as.useRefresh(r.PostForm.Get("refresh_token")) {
 				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
