@@ -166,6 +166,8 @@ func newLogoutCmd(c *cli) *cobra.Command {
 or call) kept for the server at URL and the client: from the OS keyring and
 from the file fallback. The authorization server is not told; revoke the
 grant there if you no longer trust the machine.`,
+		Example: `  mcpbind logout https://mcp.example.com/mcp
+  mcpbind logout --oauth-client-id my-client https://mcp.example.com/mcp`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, err := tokenstore.Open()
