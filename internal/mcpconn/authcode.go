@@ -773,7 +773,23 @@ func pickAuthMethod(supported []string, secret bool) string {
 // parseBearerChallenge returns the auth-params of a Bearer challenge in a
 // WWW-Authenticate value (RFC 9110 §11.6.1), or nil when it holds none.
 func parseBearerChallenge(h string) map[string]string {
-	i := strings.Index(strings.ToLower(h), "bearer")
+	// The scheme is a token at the start or after ", " (the end of the
+	// previous challenge), followed by a space or the end.
+	lower, i := strings.ToLower(h), -1
+	for from := 0; from < len(lower); {
+		j := strings.Index(lower[from:], "bearer")
+		if j < 0 {
+			break
+		}
+		j += from
+		before := strings.TrimRight(lower[:j], " \t")
+		after := lower[j+len("bearer"):]
+		if (before == "" || strings.HasSuffix(before, ",")) && (after == "" || after[0] == ' ' || after[0] == '\t') {
+			i = j
+			break
+		}
+		from = j + len("bearer")
+	}
 	if i < 0 {
 		return nil
 	}
