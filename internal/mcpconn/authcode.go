@@ -242,9 +242,15 @@ func (a *loginAuth) roundTrip(next http.RoundTripper, req *http.Request) (*http.
 	return resp, nil
 }
 
-// authorized returns req with l's token, or req itself without a login.
+// authorized returns req with l's token, or req itself without a login or
+// when req goes to another origin than the server's (the token is for the
+// server only; mcp-go's HTTP+SSE transport and the redirect rule keep
+// requests on that origin anyway).
 func (a *loginAuth) authorized(req *http.Request, l *tokenstore.Login) *http.Request {
 	if l == nil || l.AccessToken == "" {
+		return req
+	}
+	if su, err := url.Parse(a.serverURL); err != nil || origin(su) != origin(req.URL) {
 		return req
 	}
 	r := req.Clone(req.Context())

@@ -1,8 +1,11 @@
 package mcpconn
 
 import (
+	"net/http"
 	"reflect"
 	"testing"
+
+	"github.com/mcpbind/mcpbind/internal/tokenstore"
 )
 
 // TestParseBearerChallenge reads the auth-params of the Bearer challenge of
@@ -41,6 +44,29 @@ func TestLoginCommand(t *testing.T) {
 	} {
 		if got := tc.e.Command(); got != tc.want {
 			t.Errorf("Command() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// TestTokenOnlyToServerOrigin: the login's token goes with requests to the
+// server's origin, never with one to another scheme, host or port.
+func TestTokenOnlyToServerOrigin(t *testing.T) {
+	a := newLoginAuth(&OAuthLogin{}, "https://mcp.example.com/mcp", http.DefaultClient)
+	l := &tokenstore.Login{AccessToken: "at-secret"}
+	for u, want := range map[string]string{
+		"https://mcp.example.com/mcp":          "Bearer at-secret",
+		"https://MCP.example.com/message?s=1":  "Bearer at-secret",
+		"http://mcp.example.com/mcp":           "",
+		"https://mcp.example.com:8443/mcp":     "",
+		"https://evil.example.com/mcp":         "",
+		"https://mcp.example.com.evil.com/mcp": "",
+	} {
+		req, err := http.NewRequest(http.MethodPost, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.authorized(req, l).Header.Get("Authorization"); got != want {
+			t.Errorf("%s: Authorization %q, want %q", u, got, want)
 		}
 	}
 }
