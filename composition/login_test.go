@@ -146,6 +146,45 @@ func TestRegistryLoginStatus(t *testing.T) {
 	}
 }
 
+// TestRegistryLoginRefresh: a registry server with "auth: oauth" and a
+// pre-registered client uses the kept login, refreshing its expired token
+// and keeping the new one for the next connection.
+func TestRegistryLoginRefresh(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	as := newAuthServer(t)
+	url := protectedServer(t, as) + "/mcp"
+	store := loginStore(t)
+	rt := as.issueRefresh()
+	if err := store.Save(keptLogin(as, url, "at-expired", rt, time.Now().Add(-time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "servers.yaml")
+	yaml := "servers:\n  hosted:\n    url: " + url + "\n    auth: {oauth: {clientId: " + testClientID + "}}\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadRegistry(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	s, err := r.Session(ctx, "hosted")
+	if err != nil {
+		t.Fatalf("session: %v", err)
+	}
+	if err := callInteger(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	l, err := store.Load(tokenstore.ServerKey(url), testClientID)
+	if err != nil || l == nil || !as.isValid(l.AccessToken) || l.RefreshToken == rt {
+		t.Errorf("the kept login was not refreshed")
+	}
+	if st := r.Status(); len(st) != 1 || st[0].LoginCommand != "" {
+		t.Errorf("Status = %+v, want no LoginCommand", st)
+	}
+}
+
 // TestOAuthLoginFlow drives the authorization-code flow through Authorize
 // (in place of a browser): the authorization URL carries the client, PKCE
 // with S256, a state and the RFC 8707 resource, and redirects to 127.0.0.1;
