@@ -445,31 +445,62 @@ type prMetadata struct {
 	ScopesSupported      []string `json:"scopes_supported"`
 }
 
-// getJSON GETs u into v; found is false on a 404 or other non-200 answer
-// that says nothing is there.
-func (a *loginAuth) getJSON(ctx context.Context, u string, v any) (found bool, err error) {
+// getJSON GETs u (an OAuth metadata document) into v with hc. It returns
+// the HTTP status; v is set only on 200.
+func getJSON(ctx context.Context, hc *http.Client, u string, v any) (status int, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := a.hc.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
-		return false, redactErr(err, u)
+		return 0, redactErr(err, u)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		return false, nil
+		return resp.StatusCode, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return false, fmt.Errorf("reading %s: %w", redactURL(u), err)
+		return resp.StatusCode, fmt.Errorf("reading the answer: %w", err)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return false, fmt.Errorf("%s is not a JSON object: %w", redactURL(u), err)
+		return resp.StatusCode, fmt.Errorf("not a JSON object: %w", err)
 	}
-	return true, nil
+	return resp.StatusCode, nil
+}
+
+// findProtectedResource reads the first protected resource metadata (RFC
+// 9728) found at the candidate URLs for the MCP server at serverURL, and
+// checks that it binds to the server and names an authorization server.
+// None found: nil, with a note per URL tried. flow names the errors'
+// *TokenError flow.
+func findProtectedResource(ctx context.Context, hc *http.Client, serverURL string, candidates []string, flow string) (*prMetadata, []string, error) {
+	var notes []string
+	for _, u := range candidates {
+		fail := func(err error) (*prMetadata, []string, error) {
+			return nil, nil, &TokenError{What: "protected resource metadata", URL: redactURL(u), Err: err, flow: flow}
+		}
+		var p prMetadata
+		status, err := getJSON(ctx, hc, u, &p)
+		if err != nil {
+			return fail(err)
+		}
+		if status != http.StatusOK {
+			notes = append(notes, fmt.Sprintf("%s: HTTP %d", redactURL(u), status))
+			continue
+		}
+		if p.Resource != "" && !resourceBinds(p.Resource, serverURL) {
+			return fail(fmt.Errorf("its resource %q is not the MCP server's URL or a prefix of it (RFC 9728 §3.3)", p.Resource))
+		}
+		if len(p.AuthorizationServers) == 0 || p.AuthorizationServers[0] == "" {
+			return fail(errors.New("it lists no authorization_servers"))
+		}
+		return &p, nil, nil
+	}
+	return nil, notes, nil
 }
 
 // discover finds the protected resource metadata (nil for a 2025-03-26
@@ -488,24 +519,9 @@ func (a *loginAuth) discover(ctx context.Context, ch challenge) (*prMetadata, *a
 		candidates = append(candidates, rm)
 	}
 	candidates = append(candidates, protectedResourceURLs(a.serverURL)...)
-	var prm *prMetadata
-	for _, u := range candidates {
-		var p prMetadata
-		found, err := a.getJSON(ctx, u, &p)
-		if err != nil {
-			return nil, nil, fail("protected resource metadata", u, err)
-		}
-		if !found {
-			continue
-		}
-		if p.Resource != "" && !resourceBinds(p.Resource, a.serverURL) {
-			return nil, nil, fail("protected resource metadata", u, fmt.Errorf("its resource %q is not the MCP server's URL or a prefix of it (RFC 9728 §3.3)", p.Resource))
-		}
-		if len(p.AuthorizationServers) == 0 || p.AuthorizationServers[0] == "" {
-			return nil, nil, fail("protected resource metadata", u, errors.New("it lists no authorization_servers"))
-		}
-		prm = &p
-		break
+	prm, _, err := findProtectedResource(ctx, a.hc, a.serverURL, candidates, "OAuth login")
+	if err != nil {
+		return nil, nil, err
 	}
 	if prm != nil {
 		issuer := prm.AuthorizationServers[0]
@@ -514,11 +530,11 @@ func (a *loginAuth) discover(ctx context.Context, ch challenge) (*prMetadata, *a
 		}
 		for _, u := range authServerMetadataURLs(issuer) {
 			var md asMetadata
-			found, err := a.getJSON(ctx, u, &md)
+			status, err := getJSON(ctx, a.hc, u, &md)
 			if err != nil {
 				return nil, nil, fail("authorization server metadata", u, err)
 			}
-			if !found {
+			if status != http.StatusOK {
 				continue
 			}
 			if strings.TrimSuffix(md.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
@@ -536,11 +552,11 @@ func (a *loginAuth) discover(ctx context.Context, ch challenge) (*prMetadata, *a
 	base := (&url.URL{Scheme: su.Scheme, Host: su.Host}).String()
 	for _, u := range authServerMetadataURLs(base) {
 		var md asMetadata
-		found, err := a.getJSON(ctx, u, &md)
+		status, err := getJSON(ctx, a.hc, u, &md)
 		if err != nil {
 			return nil, nil, fail("authorization server metadata", u, err)
 		}
-		if found {
+		if status == http.StatusOK {
 			return nil, &md, a.checkEndpoints(&md, u)
 		}
 	}

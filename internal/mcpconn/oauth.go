@@ -2,10 +2,8 @@ package mcpconn
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -488,46 +486,15 @@ func (s *clientCredentialsStore) issuerMetadata(ctx context.Context, issuer stri
 // protectedResource reads the MCP server's protected resource metadata
 // (RFC 9728) and returns its first authorization server and its resource.
 func (s *clientCredentialsStore) protectedResource(ctx context.Context) (issuer, resource string, err error) {
-	var notes []string
-	for _, u := range protectedResourceURLs(s.serverURL) {
-		fail := func(format string, args ...any) (string, string, error) {
-			return "", "", &TokenError{What: "protected resource metadata", URL: redactURL(u), Err: fmt.Errorf(format, args...)}
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-		if err != nil {
-			return fail("%w", err)
-		}
-		req.Header.Set("Accept", "application/json")
-		resp, err := s.hc.Do(req)
-		if err != nil {
-			return fail("%w", redactErr(err, u))
-		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		_ = resp.Body.Close()
-		if err != nil {
-			return fail("reading the answer: %w", err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			notes = append(notes, fmt.Sprintf("%s: HTTP %d", redactURL(u), resp.StatusCode))
-			continue
-		}
-		var prm struct {
-			Resource             string   `json:"resource"`
-			AuthorizationServers []string `json:"authorization_servers"`
-		}
-		if err := json.Unmarshal(body, &prm); err != nil {
-			return fail("not a JSON object: %w", err)
-		}
-		if prm.Resource != "" && !resourceBinds(prm.Resource, s.serverURL) {
-			return fail("its resource %q is not the MCP server's URL or a prefix of it (RFC 9728 §3.3)", prm.Resource)
-		}
-		if len(prm.AuthorizationServers) == 0 || prm.AuthorizationServers[0] == "" {
-			return fail("it lists no authorization_servers")
-		}
-		return prm.AuthorizationServers[0], prm.Resource, nil
+	prm, notes, err := findProtectedResource(ctx, s.hc, s.serverURL, protectedResourceURLs(s.serverURL), "")
+	if err != nil {
+		return "", "", err
 	}
-	return "", "", &TokenError{What: "protected resource metadata", URL: redactURL(s.serverURL),
-		Err: fmt.Errorf("none found (%s); give the token URL or the issuer", strings.Join(notes, ", "))}
+	if prm == nil {
+		return "", "", &TokenError{What: "protected resource metadata", URL: redactURL(s.serverURL),
+			Err: fmt.Errorf("none found (%s); give the token URL or the issuer", strings.Join(notes, ", "))}
+	}
+	return prm.AuthorizationServers[0], prm.Resource, nil
 }
 
 // protectedResourceURLs lists where RFC 9728 metadata of serverURL may be:
