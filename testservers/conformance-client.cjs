@@ -35,4 +35,24 @@ if (sub === "login+call") {
   run(["login", ...flags, url]);
   sub = "call";
 }
-run([sub, ...flags, ...rest, url]);
+if (sub === "no-browser") {
+  // `mcpbind call --no-browser …` prints the authorization URL on stderr
+  // instead of opening a browser; play the person who opens it.
+  const { spawn } = require("node:child_process");
+  delete env.BROWSER;
+  const child = spawn(bin, ["call", "--no-browser", ...flags, ...rest, url], { env, stdio: ["ignore", "inherit", "pipe"] });
+  let seen = "";
+  let opened = false;
+  child.stderr.on("data", (d) => {
+    process.stderr.write(d);
+    seen += d.toString();
+    const m = seen.match(/^ {2}(http\S+)$/m);
+    if (m && !opened) {
+      opened = true;
+      fetch(m[1], { redirect: "follow" }).catch((e) => console.error("conformance-client: " + e.message));
+    }
+  });
+  child.on("close", (code) => process.exit(code === null ? 1 : code));
+} else {
+  run([sub, ...flags, ...rest, url]);
+}

@@ -63,7 +63,10 @@ func TestConformance(t *testing.T) {
 	// terminal: it must fail, saying which `mcpbind login URL` to run. A
 	// "login+call" command runs `mcpbind login URL`, then `mcpbind call`
 	// without --login, which must use the kept login: a second
-	// authorization would fail for want of a terminal.
+	// authorization would fail for want of a terminal. A "no-browser"
+	// command runs `mcpbind call --no-browser`, and the wrapper opens the
+	// URL that mcpbind prints (with BROWSER unset for mcpbind, so that only
+	// the printed URL can complete the flow).
 	scenarios := []struct {
 		name       string
 		call       []string
@@ -78,6 +81,7 @@ func TestConformance(t *testing.T) {
 		{name: "auth/metadata-var1", call: []string{"--list"}, needsLogin: true},
 		{name: "auth/scope-from-www-authenticate", call: []string{"login+call", "--list"}},
 		{name: "auth/metadata-var2", call: []string{"--login", "--list"}},
+		{name: "auth/metadata-var2", call: []string{"no-browser", "--login", "--list"}},
 		{name: "auth/metadata-var3", call: []string{"--login", "--list"}},
 		{name: "auth/basic-cimd", call: []string{"--login", "--oauth-client-metadata-url", "https://conformance-test.local/client-metadata.json", "--list"}},
 		{name: "auth/scope-from-www-authenticate", call: []string{"--login", "--list"}},
@@ -105,6 +109,8 @@ func TestConformance(t *testing.T) {
 			label += "/without a terminal"
 		case sc.call[0] == "login+call":
 			label += "/login then call"
+		case sc.call[0] == "no-browser":
+			label += "/no-browser"
 		}
 		t.Run(label, func(t *testing.T) {
 			out := t.TempDir()
@@ -116,7 +122,7 @@ func TestConformance(t *testing.T) {
 			auth := strings.HasPrefix(sc.name, "auth/")
 			if auth {
 				words = []string{shellQuote(node), shellQuote(filepath.Join(root, "testservers", "conformance-client.cjs")), shellQuote(bin)}
-				if sc.call[0] != "export" && sc.call[0] != "login+call" {
+				if sc.call[0] != "export" && sc.call[0] != "login+call" && sc.call[0] != "no-browser" {
 					words = append(words, "call")
 				}
 			}
