@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	neturl "net/url"
 	"os"
 	"path/filepath"
@@ -263,5 +264,27 @@ func TestOAuthLoginFlow(t *testing.T) {
 	l, err := store.Load(tokenstore.ServerKey(url), testClientID)
 	if err != nil || l == nil || !as.isValid(l.AccessToken) || l.Resource != url {
 		t.Fatalf("kept login: %+v, %v; want the issued token for %s", l != nil, err, url)
+	}
+}
+
+// TestOAuthLoginNotBearer: a 401 without a Bearer challenge (a server that
+// wants an API key) is reported as it is: no flow runs and no login is asked
+// for.
+func TestOAuthLoginNotBearer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Basic realm="api keys"`)
+		http.Error(w, "an API key is required", http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	store := loginStore(t)
+	_, err := Connect(ctx, HTTP(srv.URL+"/mcp"), WithOAuthLogin(OAuthLogin{Store: store, Authorize: func(context.Context, string) error {
+		t.Error("the login flow ran for a 401 without a Bearer challenge")
+		return errors.New("no")
+	}}))
+	var le *LoginRequiredError
+	if err == nil || errors.As(err, &le) || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("err = %v, want the server's 401", err)
 	}
 }

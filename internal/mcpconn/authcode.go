@@ -266,15 +266,20 @@ type challenge struct {
 	resourceMetadata string
 }
 
-// challenged parses resp's challenge and reports whether it asks for
-// authorization: a 401, or a 403 with error="insufficient_scope".
+// challenged parses resp's challenge and reports whether it asks for OAuth
+// authorization: a 401 with a Bearer challenge (RFC 6750 §3, which MCP
+// authorization requires), or a 403 with error="insufficient_scope". A 401
+// without one (a server that wants an API key, Basic authentication, …) is
+// passed on: no login can help it.
 func (a *loginAuth) challenged(resp *http.Response) (challenge, bool) {
 	ch := challenge{status: resp.StatusCode}
+	bearer := false
 	for _, h := range resp.Header.Values("WWW-Authenticate") {
 		params := parseBearerChallenge(h)
 		if params == nil {
 			continue
 		}
+		bearer = true
 		ch.errCode = params["error"]
 		ch.scope = strings.Fields(params["scope"])
 		ch.resourceMetadata = params["resource_metadata"]
@@ -282,9 +287,9 @@ func (a *loginAuth) challenged(resp *http.Response) (challenge, bool) {
 	}
 	switch resp.StatusCode {
 	case http.StatusUnauthorized:
-		return ch, true
+		return ch, bearer
 	case http.StatusForbidden:
-		return ch, ch.errCode == "insufficient_scope"
+		return ch, bearer && ch.errCode == "insufficient_scope"
 	}
 	return ch, false
 }
