@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -269,11 +270,17 @@ func TestOAuthLoginFlow(t *testing.T) {
 
 // TestOAuthLoginNotBearer: a 401 without a Bearer challenge (a server that
 // wants an API key) is reported as it is: no flow runs and no login is asked
-// for.
+// for, and nothing but the MCP endpoint is asked (no discovery, no
+// registration).
 func TestOAuthLoginNotBearer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	var mu sync.Mutex
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
 		w.Header().Set("WWW-Authenticate", `Basic realm="api keys"`)
 		http.Error(w, "an API key is required", http.StatusUnauthorized)
 	}))
@@ -286,5 +293,12 @@ func TestOAuthLoginNotBearer(t *testing.T) {
 	var le *LoginRequiredError
 	if err == nil || errors.As(err, &le) || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("err = %v, want the server's 401", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range paths {
+		if p != "/mcp" {
+			t.Errorf("the client asked for %s; want only /mcp", p)
+		}
 	}
 }
