@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/mcpbind/mcpbind/internal/tokenstore"
 )
 
@@ -299,6 +302,75 @@ func TestOAuthLoginNotBearer(t *testing.T) {
 	for _, p := range paths {
 		if p != "/mcp" {
 			t.Errorf("the client asked for %s; want only /mcp", p)
+		}
+	}
+}
+
+// TestComposingServerKeepsClientTokens: a composing server (Serve over
+// Streamable HTTP) whose tool calls a downstream HTTP server sends the
+// downstream only the credential configured for that connection, never the
+// token its own client sent.
+func TestComposingServerKeepsClientTokens(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const clientToken, downToken = "client-t0ken-for-the-composer", "downstream-t0ken"
+
+	// guard answers 401 without the token and records every Authorization
+	// header it sees.
+	var mu sync.Mutex
+	var seen []string
+	guard := func(token string, record bool, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if record {
+				mu.Lock()
+				seen = append(seen, r.Header.Get("Authorization"))
+				mu.Unlock()
+			}
+			if r.Header.Get("Authorization") != "Bearer "+token {
+				w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+				http.Error(w, "bad token", http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	downMCP := server.NewMCPServer("down", "1.0.0", server.WithToolCapabilities(false))
+	downMCP.AddTool(mcp.NewTool("integer"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("42"), nil
+	})
+	down := httptest.NewServer(guard(downToken, true, server.NewStreamableHTTPServer(downMCP)))
+	defer down.Close()
+	downSess, err := Connect(ctx, HTTP(down.URL+"/mcp"), WithBearerToken(downToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer downSess.Close()
+
+	upMCP := server.NewMCPServer("composer", "1.0.0", server.WithToolCapabilities(false))
+	relay := HandleNoArgs(Tool{Name: "relay"}, `{"name":"relay","inputSchema":{"type":"object"}}`,
+		func(ctx context.Context) (*Result, error) { return downSess.CallResult(ctx, "integer", nil) })
+	if err := Serve(upMCP, []ServedTool{relay}); err != nil {
+		t.Fatal(err)
+	}
+	up := httptest.NewServer(guard(clientToken, false, server.NewStreamableHTTPServer(upMCP)))
+	defer up.Close()
+	client, err := Connect(ctx, HTTP(up.URL+"/mcp"), WithBearerToken(clientToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	res, err := client.CallResult(ctx, "relay", nil)
+	if err != nil || res.Text() != "42" {
+		t.Fatalf("relay = %v, %v", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 {
+		t.Fatal("the downstream server saw no request")
+	}
+	for _, h := range seen {
+		if h != "Bearer "+downToken {
+			t.Errorf("the downstream server got Authorization %q; want only its own token", h)
 		}
 	}
 }
