@@ -14,7 +14,17 @@ require (
 	modernc.org/sqlite v1.40.0
 )
 
-require github.com/dlclark/regexp2 v1.12.0
+require (
+	github.com/cli/browser v1.3.0
+	github.com/dlclark/regexp2 v1.12.0
+	github.com/golang-jwt/jwt/v5 v5.3.1
+	github.com/zalando/go-keyring v0.2.8
+)
+
+require (
+	github.com/danieljoos/wincred v1.2.3 // indirect
+	github.com/godbus/dbus/v5 v5.2.2 // indirect
+)
 
 require (
 	github.com/dustin/go-humanize v1.0.1 // indirect
@@ -30,7 +40,7 @@ require (
 	golang.org/x/exp v0.0.0-20250620022241-b7579e27df2b // indirect
 	golang.org/x/mod v0.42.0
 	golang.org/x/oauth2 v0.37.0
-	golang.org/x/sys v0.49.0
+	golang.org/x/sys v0.50.0
 	modernc.org/libc v1.66.10 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.11.0 // indirect

@@ -213,6 +213,14 @@ type RedirectError = mcpconn.RedirectError
 //		// as the server's metadata says (when unknown: Basic first, then the
 //		// body). It never appears in errors or warnings.
 //		ClientID, ClientSecret string
+//		// PrivateKeyPEM, instead of ClientSecret, authenticates the client with
+//		// private_key_jwt (RFC 7523 §2.2, the SEP-1046 extension): a PEM
+//		// private key (PKCS #8, or SEC 1 EC / PKCS #1 RSA) that signs a short-lived
+//		// JWT assertion per token request (ES256, ES384 or ES512 for ECDSA keys
+//		// by curve, RS256 for RSA, EdDSA for Ed25519), whose audience is the
+//		// authorization server's issuer (its token URL when only that is
+//		// known). It never appears in errors or warnings.
+//		PrivateKeyPEM string
 //		// Scopes are the scopes asked for ("scope" parameter); none: the
 //		// server's default.
 //		Scopes []string

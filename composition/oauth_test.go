@@ -20,16 +20,18 @@ import (
 const (
 	testClientID     = "mcpbind-test-client"
 	testClientSecret = "s3cret-client-Pa55word"
+	testAuthCode     = "auth-code-4-test"
 )
 
 // authServer is an OAuth 2.0 authorization server for the tests: RFC 8414
-// metadata and a token endpoint for the client-credentials grant, on
-// 127.0.0.1.
+// metadata and a token endpoint for the client-credentials grant and the
+// refresh-token grant (with rotation), on 127.0.0.1.
 type authServer struct {
 	url string
 
 	mu       sync.Mutex
 	valid    map[string]bool // access tokens it issued and has not revoked
+	refresh  map[string]bool // refresh tokens it issued and has not used
 	requests []tokenRequest
 	n        int
 }
@@ -39,14 +41,34 @@ type tokenRequest struct {
 	grantType, scope, resource, authMethod string
 }
 
+// issueRefresh makes a new refresh token.
+func (as *authServer) issueRefresh() string {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	as.n++
+	tok := fmt.Sprintf("rt-%d-%d", as.n, time.Now().UnixNano())
+	as.refresh[tok] = true
+	return tok
+}
+
+// useRefresh reports whether tok is an unused refresh token, using it up.
+func (as *authServer) useRefresh(tok string) bool {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	ok := as.refresh[tok]
+	delete(as.refresh, tok)
+	return ok
+}
+
 func newAuthServer(t *testing.T) *authServer {
 	t.Helper()
-	as := &authServer{valid: map[string]bool{}}
+	as := &authServer{valid: map[string]bool{}, refresh: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{
 			"issuer":                                as.url,
 			"token_endpoint":                        as.url + "/token",
+			"authorization_endpoint":                as.url + "/authorize",
 			"token_endpoint_auth_methods_supported": []string{"client_secret_basic"},
 			"grant_types_supported":                 []string{"client_credentials"},
 			"response_types_supported":              []string{"token"},
@@ -70,6 +92,19 @@ func newAuthServer(t *testing.T) *authServer {
 		switch {
 		case id != testClientID || secret != testClientSecret:
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": "client authentication failed"})
+		case req.grantType == "authorization_code":
+			// The code testAuthCode, redeemed with a PKCE verifier.
+			if r.PostForm.Get("code") != testAuthCode || r.PostForm.Get("code_verifier") == "" {
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"access_token": as.issue(), "token_type": "bearer", "expires_in": 3600, "refresh_token": as.issueRefresh()})
+		case req.grantType == "refresh_token":
+			if !as.useRefresh(r.PostForm.Get("refresh_token")) {
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"access_token": as.issue(), "token_type": "bearer", "expires_in": 3600, "refresh_token": as.issueRefresh()})
 		case req.grantType != "client_credentials":
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
 		default:

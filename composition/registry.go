@@ -145,6 +145,12 @@ type ServerStatus struct {
 	// definition no longer matches the bundle (see [Session.ChangedTools]),
 	// sorted by name; empty when none changed or nothing is pinned.
 	ChangedTools []ToolStatus `json:"changedTools,omitempty"`
+	// LoginCommand, when the last failure was that the server needs an
+	// OAuth login (a *LoginRequiredError: servers.yaml "auth: oauth" with
+	// no kept login, or one that was refused and could not be refreshed),
+	// is the command that logs in: "mcpbind login [--oauth-client-id ID]
+	// URL". "" otherwise.
+	LoginCommand string `json:"loginCommand,omitempty"`
 }
 
 // regServer is one server of a registry.
@@ -284,6 +290,9 @@ func (r *Registry) Status() []ServerStatus {
 		}
 		if s.lastErr != nil {
 			st.LastError = s.redact(s.lastErr)
+			if le := (*LoginRequiredError)(nil); errors.As(s.lastErr, &le) {
+				st.LoginCommand = le.Command()
+			}
 		}
 		s.mu.Unlock()
 		if closed {

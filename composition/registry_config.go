@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/mcpbind/mcpbind/internal/serverconf"
+	"github.com/mcpbind/mcpbind/internal/tokenstore"
 )
 
 // LoadRegistry reads the servers config file at path, the servers.yaml that
@@ -41,6 +42,17 @@ func resolvedServer(res *serverconf.Resolved) *regServer {
 		s.t = HTTP(res.URL)
 		for _, h := range res.Headers {
 			s.opts = append(s.opts, WithHeader(h.Key, h.Value))
+		}
+		if res.OAuth != nil {
+			// The login kept by `mcpbind login URL`, refreshed and kept
+			// again across reconnects; a registry never opens a browser,
+			// so a missing login is a *LoginRequiredError (Status says
+			// the command to run).
+			l := OAuthLogin{ClientID: res.OAuth.ClientID, Scopes: res.OAuth.Scopes}
+			if store, err := tokenstore.Open(); err == nil {
+				l.Store = store
+			}
+			s.opts = append(s.opts, WithOAuthLogin(l))
 		}
 	} else {
 		s.t = Stdio(res.Command[0], res.Command[1:]...)

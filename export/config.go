@@ -30,6 +30,12 @@ type ServerConfig struct {
 // KeyValue is one entry of an env or headers mapping.
 type KeyValue = serverconf.KeyValue
 
+// OAuth is the "auth: oauth" of an HTTP server: it is reached with the
+// OAuth login kept by `mcpbind login URL`, made with ClientID ("" for a
+// client mcpbind registered) and asking for Scopes (none: what the server
+// asks for).
+type OAuth = serverconf.OAuth
+
 // ConfigError is a problem with a servers config file, located in it when
 // possible. Its message reads like
 // `servers.yaml:7:14: server "remote": url: environment variable API_HOST is not set`.
@@ -105,6 +111,10 @@ type Target struct {
 	// Secrets are the values (header values, env values, expanded
 	// variables) that must not appear in messages.
 	Secrets []string
+	// OAuth is the server's "auth: oauth", or nil. Resolve adds no option
+	// for it: the caller adds composition.WithOAuthLogin with its token
+	// store and, where a user is present, a browser.
+	OAuth *OAuth
 }
 
 // Resolve expands s's ${NAME} references with lookup (os.LookupEnv in
@@ -118,7 +128,7 @@ func (s *ServerConfig) Resolve(lookup func(string) (string, bool)) (*Target, err
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{ID: r.ID, ProtocolVersion: r.ProtocolVersion, Timeout: r.Timeout, Secrets: r.Secrets}
+	t := &Target{ID: r.ID, ProtocolVersion: r.ProtocolVersion, Timeout: r.Timeout, Secrets: r.Secrets, OAuth: r.OAuth}
 	if r.URL != "" {
 		t.Transport = composition.HTTP(r.URL)
 		for _, h := range r.Headers {

@@ -66,8 +66,14 @@ func TestAuthFlagsMapping(t *testing.T) {
 			want: &composition.OAuthClientCredentials{ClientID: "c", ClientSecret: flagSecret, TokenURL: "http://127.0.0.1:9/token"},
 		},
 		{name: "no client id", args: []string{"--oauth-client-secret-env=SECRET"}, err: "need --oauth-client-id"},
-		{name: "scope alone", args: []string{"--oauth-scope=a"}, err: "need --oauth-client-id"},
-		{name: "no secret", args: []string{"--oauth-client-id=c"}, err: "needs --oauth-client-secret-env"},
+		// Without a secret or key, the flags configure the OAuth login
+		// (the authorization-code flow), not the client-credentials grant.
+		{name: "scope alone: a login", args: []string{"--oauth-scope=a"}},
+		{name: "client id alone: a login", args: []string{"--oauth-client-id=c"}},
+		{name: "secret with --login: a login", args: []string{"--login", "--oauth-client-id=c", "--oauth-client-secret-env=SECRET"}},
+		{name: "no client id for the key", args: []string{"--oauth-private-key-env=SECRET"}, err: "need --oauth-client-id"},
+		{name: "secret and key", args: []string{"--oauth-client-id=c", "--oauth-client-secret-env=SECRET", "--oauth-private-key-env=SECRET"}, err: "not both"},
+		{name: "unset key", args: []string{"--oauth-client-id=c", "--oauth-private-key-env=NOPE"}, err: "NOPE is not set"},
 		{name: "unset secret", args: []string{"--oauth-client-id=c", "--oauth-client-secret-env=NOPE"}, err: "NOPE is not set"},
 		{name: "empty secret", args: []string{"--oauth-client-id=c", "--oauth-client-secret-env=EMPTY"}, err: "EMPTY is empty"},
 		{name: "broken secret", args: []string{"--oauth-client-id=c", "--oauth-client-secret-env=BROKEN"}, err: "line break"},

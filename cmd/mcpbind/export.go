@@ -285,16 +285,25 @@ func (c *cli) exportTarget(f *exportFlags, args []string, dash int) (t compositi
 		opts = append(opts, composition.WithHeader("Authorization", "Bearer "+token))
 		secrets = append(secrets, token)
 	}
-	if f.auth.given() {
-		if auth || f.bearerEnv != "" {
-			return none, nil, nil, usageErrorf("--oauth-* and --bearer-env or --header 'Authorization: …' both authorize; give one")
-		}
+	if f.auth.given() && (auth || f.bearerEnv != "") {
+		return none, nil, nil, usageErrorf("--oauth-*, --login and --bearer-env or --header 'Authorization: …' both authorize; give one")
+	}
+	switch {
+	case f.auth.clientCredentialsGrant():
 		authOpts, err := f.auth.compositionOptions(c.lookupEnv)
 		if err != nil {
 			return none, nil, nil, err
 		}
 		opts = append(opts, authOpts...)
 		secrets = append(secrets, f.auth.secretValues(c.lookupEnv)...)
+	case !auth && f.bearerEnv == "":
+		// No credential given: the stored OAuth login, or the flow on a 401.
+		opt, s, err := c.loginOption(&f.auth, false)
+		if err != nil {
+			return none, nil, nil, err
+		}
+		opts = append(opts, opt)
+		secrets = append(secrets, s...)
 	}
 	return composition.HTTP(raw), opts, secrets, nil
 }

@@ -70,6 +70,15 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 		if t.Timeout == 0 {
 			t.Timeout = f.timeout
 		}
+		if t.OAuth != nil {
+			o := authOptions{clientID: t.OAuth.ClientID, scopes: t.OAuth.Scopes, login: f.auth.login, noBrowser: f.auth.noBrowser}
+			opt, _, err := c.loginOption(&o, false)
+			if err != nil {
+				problems = append(problems, fmt.Errorf("server %q: %w", t.ID, err))
+				continue
+			}
+			t.Options = append(t.Options, opt)
+		}
 		t.Options = append(t.Options, waitForDiscover(), composition.WithMaxResponseBytes(f.maxResponseBytes))
 		if t.ProtocolVersion == "" && f.protocolVersion != "" {
 			t.ProtocolVersion = f.protocolVersion

@@ -167,6 +167,7 @@ Exit codes: 0 ok, 1 breaking change found, 2 usage or input error,
 	root.AddCommand(newCallCmd(c))
 	root.AddCommand(newValidateCmd(c))
 	root.AddCommand(newShowCmd(c))
+	root.AddCommand(newLoginCmd(c), newLogoutCmd(c))
 	addCompletionCmd(root)
 	return root
 }

@@ -154,7 +154,7 @@ func (c *cli) connect(ctx context.Context, f *exportFlags, target composition.Tr
 		case ctx.Err() != nil:
 			return fmt.Errorf("%w (interrupted)", err)
 		}
-		return err
+		return explainLogin(err)
 	}
 	k.progress("connecting to %s", target.String())
 	sess, err := composition.Connect(k.ctx, target, opts...)

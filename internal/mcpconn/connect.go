@@ -292,20 +292,24 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 		s.http.secrets = s.secrets
 		s.http.maxResponseBytes = cfg.maxResponseBytes
 		s.auth = auth
+		var rt http.RoundTripper = s.http
 		if auth != nil {
 			s.http.unauthorized = auth.invalidate
+			if auth.login != nil {
+				rt = auth.login.wrap(s.http) // authcode.go
+			}
 		}
 		if kind == TransportSSE {
-			inner, err = newSSETransport(s, t.url, cfg, auth)
+			inner, err = newSSETransport(s, t.url, cfg, auth, rt)
 		} else {
 			opts := []transport.StreamableHTTPCOption{
 				transport.WithHTTPHeaders(cfg.headers),
-				transport.WithHTTPBasicClient(newHTTPClient(s.http)),
+				transport.WithHTTPBasicClient(newHTTPClient(rt)),
 				// mcp-go logs stream errors (with server text in them) to
 				// slog.Default; what matters reaches the caller as errors.
 				transport.WithHTTPLogger(slog.New(slog.DiscardHandler)),
 			}
-			if auth != nil {
+			if auth != nil && auth.login == nil {
 				opts = append(opts, transport.WithHTTPOAuth(auth.oauthConfig()))
 			}
 			if v := cfg.protocolVersion; cfg.toolListStream && v != "" && v < mcp.ProtocolVersion20260728 {

@@ -2,10 +2,8 @@ package mcpconn
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -39,6 +37,7 @@ type authConfig struct {
 	bearer    string
 	bearerSet bool
 	cc        *OAuthClientCredentials
+	login     *OAuthLogin // authcode.go
 }
 
 // WithBearerToken: see composition.WithBearerToken, which documents it for users.
@@ -66,6 +65,14 @@ type OAuthClientCredentials struct {
 	// as the server's metadata says (when unknown: Basic first, then the
 	// body). It never appears in errors or warnings.
 	ClientID, ClientSecret string
+	// PrivateKeyPEM, instead of ClientSecret, authenticates the client with
+	// private_key_jwt (RFC 7523 §2.2, the SEP-1046 extension): a PEM
+	// private key (PKCS #8, or SEC 1 EC / PKCS #1 RSA) that signs a short-lived
+	// JWT assertion per token request (ES256, ES384 or ES512 for ECDSA keys
+	// by curve, RS256 for RSA, EdDSA for Ed25519), whose audience is the
+	// authorization server's issuer (its token URL when only that is
+	// known). It never appears in errors or warnings.
+	PrivateKeyPEM string
 	// Scopes are the scopes asked for ("scope" parameter); none: the
 	// server's default.
 	Scopes []string
@@ -103,11 +110,16 @@ type TokenError struct {
 
 	body    string   // the start of a non-RFC 6749 error answer
 	secrets []string // values redacted from the message
+	flow    string   // what was being done; "": "OAuth client credentials"
 }
 
 // Error says what failed, where, and why.
 func (e *TokenError) Error() string {
-	msg := "OAuth client credentials: " + e.What + " " + e.URL
+	flow := e.flow
+	if flow == "" {
+		flow = "OAuth client credentials"
+	}
+	msg := flow + ": " + e.What + " " + e.URL
 	switch {
 	case e.StatusCode != 0:
 		msg += fmt.Sprintf(" answered HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
@@ -141,16 +153,31 @@ type authState struct {
 		invalidate(authorization string)
 		secrets() []string
 	}
-	hc *http.Client
+	hc    *http.Client
+	login *loginAuth // WithOAuthLogin; store is nil then
 }
 
 // newAuthState checks the credential options; nil when there are none.
 func newAuthState(a *authConfig, serverURL string) (*authState, error) {
-	if !a.bearerSet && a.cc == nil {
+	if !a.bearerSet && a.cc == nil && a.login == nil {
 		return nil, nil
 	}
 	hc := newHTTPClient(&http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true})
 	hc.Timeout = 30 * time.Second
+	if a.login != nil {
+		if a.bearerSet || a.cc != nil {
+			return nil, errors.New("WithOAuthLogin and WithBearerToken or WithOAuthClientCredentials both authorize; give one")
+		}
+		if u := a.login.ClientMetadataURL; u != "" {
+			if p, err := url.Parse(u); err != nil || p.Scheme != "https" || p.Host == "" || p.Path == "" || p.Path == "/" {
+				return nil, errors.New("WithOAuthLogin: the client metadata document URL must be an https URL with a path")
+			}
+		}
+		if a.login.ClientSecret != "" && a.login.ClientID == "" {
+			return nil, errors.New("WithOAuthLogin: a client secret without a client ID")
+		}
+		return &authState{hc: hc, login: newLoginAuth(a.login, serverURL, hc)}, nil
+	}
 	if a.bearerSet {
 		if a.cc != nil {
 			return nil, errors.New("WithBearerToken and WithOAuthClientCredentials both set the Authorization header; give one")
@@ -167,8 +194,10 @@ func newAuthState(a *authConfig, serverURL string) (*authState, error) {
 	switch {
 	case cc.ClientID == "":
 		return nil, errors.New("WithOAuthClientCredentials: no client ID")
-	case cc.ClientSecret == "":
-		return nil, errors.New("WithOAuthClientCredentials: no client secret (the client-credentials grant needs a confidential client)")
+	case cc.ClientSecret == "" && cc.PrivateKeyPEM == "":
+		return nil, errors.New("WithOAuthClientCredentials: no client secret or private key (the client-credentials grant needs a confidential client)")
+	case cc.ClientSecret != "" && cc.PrivateKeyPEM != "":
+		return nil, errors.New("WithOAuthClientCredentials: give the client secret or the private key, not both")
 	case cc.TokenURL != "" && cc.Issuer != "":
 		return nil, errors.New("WithOAuthClientCredentials: give the token URL or the issuer, not both")
 	}
@@ -187,7 +216,14 @@ func newAuthState(a *authConfig, serverURL string) (*authState, error) {
 			return nil, errors.New("WithOAuthClientCredentials: the resource must be an absolute URI without a fragment (RFC 8707)")
 		}
 	}
-	return &authState{store: &clientCredentialsStore{cc: cc, serverURL: serverURL, hc: hc, sem: make(chan struct{}, 1)}, hc: hc}, nil
+	st := &clientCredentialsStore{cc: cc, serverURL: serverURL, hc: hc, sem: make(chan struct{}, 1)}
+	if cc.PrivateKeyPEM != "" {
+		var err error
+		if st.signer, err = newAssertionSigner(cc.PrivateKeyPEM); err != nil {
+			return nil, fmt.Errorf("WithOAuthClientCredentials: %w", err)
+		}
+	}
+	return &authState{store: st, hc: hc}, nil
 }
 
 // oauthConfig is the mcp-go OAuth configuration that sends the token.
@@ -196,14 +232,29 @@ func (a *authState) oauthConfig() transport.OAuthConfig {
 }
 
 // prime obtains the first token.
-func (a *authState) prime(ctx context.Context) error { return a.store.prime(ctx) }
+func (a *authState) prime(ctx context.Context) error {
+	if a.login != nil {
+		_, err := a.login.current() // the token is fetched by the first request's 401
+		return err
+	}
+	return a.store.prime(ctx)
+}
 
 // invalidate drops the token that a request carrying authorization was
 // refused with (called on an HTTP 401).
-func (a *authState) invalidate(authorization string) { a.store.invalidate(authorization) }
+func (a *authState) invalidate(authorization string) {
+	if a.store != nil {
+		a.store.invalidate(authorization)
+	}
+}
 
 // secrets are the values that must not appear in messages.
-func (a *authState) secrets() []string { return a.store.secrets() }
+func (a *authState) secrets() []string {
+	if a.login != nil {
+		return a.login.secretValues()
+	}
+	return a.store.secrets()
+}
 
 // annotate explains mcp-go's error for an HTTP 401 answer ("no valid token
 // available"), which here means that the server refused the token, and
@@ -247,6 +298,8 @@ type clientCredentialsStore struct {
 	mu       sync.Mutex
 	conf     *clientcredentials.Config // set once the token endpoint is known
 	tokenURL string
+	audience string           // of private_key_jwt assertions: the issuer, else the token URL
+	signer   *assertionSigner // private_key_jwt, or nil (jwtassert.go)
 	tok      *oauth2.Token
 }
 
@@ -261,20 +314,34 @@ func (s *clientCredentialsStore) GetToken(ctx context.Context) (*transport.Token
 	defer func() { <-s.sem }()
 
 	s.mu.Lock()
-	tok, conf, tokenURL := s.tok, s.conf, s.tokenURL
+	tok, conf, tokenURL, aud := s.tok, s.conf, s.tokenURL, s.audience
 	s.mu.Unlock()
 	if tok.Valid() {
 		return convertToken(tok), nil
 	}
 	if conf == nil {
 		var err error
-		if conf, err = s.configure(ctx); err != nil {
+		if conf, aud, err = s.configure(ctx); err != nil {
 			return nil, err
 		}
 		tokenURL = conf.TokenURL
 		s.mu.Lock()
-		s.conf, s.tokenURL = conf, tokenURL
+		s.conf, s.tokenURL, s.audience = conf, tokenURL, aud
 		s.mu.Unlock()
+	}
+	if s.signer != nil {
+		assertion, err := s.signer.sign(s.cc.ClientID, aud)
+		if err != nil {
+			return nil, &TokenError{What: "token endpoint", URL: redactURL(tokenURL), Err: err}
+		}
+		c := *conf
+		c.EndpointParams = url.Values{}
+		for k, v := range conf.EndpointParams {
+			c.EndpointParams[k] = v
+		}
+		c.EndpointParams.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+		c.EndpointParams.Set("client_assertion", assertion)
+		conf = &c
 	}
 	tok, err := conf.Token(context.WithValue(ctx, oauth2.HTTPClient, s.hc))
 	if err != nil {
@@ -309,7 +376,7 @@ func (s *clientCredentialsStore) invalidate(authorization string) {
 func (s *clientCredentialsStore) secrets() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []string{s.cc.ClientSecret}
+	out := []string{s.cc.ClientSecret, s.cc.PrivateKeyPEM}
 	if s.tok != nil {
 		out = append(out, s.tok.AccessToken)
 	}
@@ -337,7 +404,7 @@ func (s *clientCredentialsStore) tokenError(tokenURL string, err error) error {
 }
 
 // configure finds the token endpoint and how to authenticate to it.
-func (s *clientCredentialsStore) configure(ctx context.Context) (*clientcredentials.Config, error) {
+func (s *clientCredentialsStore) configure(ctx context.Context) (*clientcredentials.Config, string, error) {
 	conf := &clientcredentials.Config{
 		ClientID:     s.cc.ClientID,
 		ClientSecret: s.cc.ClientSecret,
@@ -345,27 +412,32 @@ func (s *clientCredentialsStore) configure(ctx context.Context) (*clientcredenti
 		TokenURL:     s.cc.TokenURL,
 	}
 	resource := s.cc.Resource
+	audience := conf.TokenURL
+	if s.signer != nil {
+		conf.AuthStyle = oauth2.AuthStyleInParams // client_id with the assertion, no secret
+	}
 	if conf.TokenURL == "" {
 		issuer := s.cc.Issuer
 		if issuer == "" {
 			var prmResource string
 			var err error
 			if issuer, prmResource, err = s.protectedResource(ctx); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			if resource == "" {
 				resource = prmResource
 			}
 			if err := checkAuthURL("authorization server", issuer); err != nil {
-				return nil, &TokenError{What: "protected resource metadata", URL: redactURL(s.serverURL), Err: err}
+				return nil, "", &TokenError{What: "protected resource metadata", URL: redactURL(s.serverURL), Err: err}
 			}
 		}
 		md, err := s.issuerMetadata(ctx, issuer)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		conf.TokenURL = md.TokenEndpoint
+		conf.TokenURL, audience = md.TokenEndpoint, issuer
 		switch {
+		case s.signer != nil:
 		case slices.Contains(md.TokenEndpointAuthMethodsSupported, "client_secret_basic"):
 			conf.AuthStyle = oauth2.AuthStyleInHeader
 		case slices.Contains(md.TokenEndpointAuthMethodsSupported, "client_secret_post"):
@@ -376,7 +448,7 @@ func (s *clientCredentialsStore) configure(ctx context.Context) (*clientcredenti
 		resource = canonicalResource(s.serverURL)
 	}
 	conf.EndpointParams = url.Values{"resource": {resource}}
-	return conf, nil
+	return conf, audience, nil
 }
 
 // issuerMetadata reads an authorization server's metadata through mcp-go's
@@ -414,46 +486,15 @@ func (s *clientCredentialsStore) issuerMetadata(ctx context.Context, issuer stri
 // protectedResource reads the MCP server's protected resource metadata
 // (RFC 9728) and returns its first authorization server and its resource.
 func (s *clientCredentialsStore) protectedResource(ctx context.Context) (issuer, resource string, err error) {
-	var notes []string
-	for _, u := range protectedResourceURLs(s.serverURL) {
-		fail := func(format string, args ...any) (string, string, error) {
-			return "", "", &TokenError{What: "protected resource metadata", URL: redactURL(u), Err: fmt.Errorf(format, args...)}
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-		if err != nil {
-			return fail("%w", err)
-		}
-		req.Header.Set("Accept", "application/json")
-		resp, err := s.hc.Do(req)
-		if err != nil {
-			return fail("%w", redactErr(err, u))
-		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		_ = resp.Body.Close()
-		if err != nil {
-			return fail("reading the answer: %w", err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			notes = append(notes, fmt.Sprintf("%s: HTTP %d", redactURL(u), resp.StatusCode))
-			continue
-		}
-		var prm struct {
-			Resource             string   `json:"resource"`
-			AuthorizationServers []string `json:"authorization_servers"`
-		}
-		if err := json.Unmarshal(body, &prm); err != nil {
-			return fail("not a JSON object: %w", err)
-		}
-		if prm.Resource != "" && !resourceBinds(prm.Resource, s.serverURL) {
-			return fail("its resource %q is not the MCP server's URL or a prefix of it (RFC 9728 §3.3)", prm.Resource)
-		}
-		if len(prm.AuthorizationServers) == 0 || prm.AuthorizationServers[0] == "" {
-			return fail("it lists no authorization_servers")
-		}
-		return prm.AuthorizationServers[0], prm.Resource, nil
+	prm, notes, err := findProtectedResource(ctx, s.hc, s.serverURL, protectedResourceURLs(s.serverURL), "")
+	if err != nil {
+		return "", "", err
 	}
-	return "", "", &TokenError{What: "protected resource metadata", URL: redactURL(s.serverURL),
-		Err: fmt.Errorf("none found (%s); give the token URL or the issuer", strings.Join(notes, ", "))}
+	if prm == nil {
+		return "", "", &TokenError{What: "protected resource metadata", URL: redactURL(s.serverURL),
+			Err: fmt.Errorf("none found (%s); give the token URL or the issuer", strings.Join(notes, ", "))}
+	}
+	return prm.AuthorizationServers[0], prm.Resource, nil
 }
 
 // protectedResourceURLs lists where RFC 9728 metadata of serverURL may be:

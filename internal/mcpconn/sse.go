@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -29,16 +30,16 @@ const (
 // newSSETransport makes the mcp-go SSE transport of session s, with the
 // headers and credentials of the config and s's HTTP recorder, which also
 // insists that the GET opens a text/event-stream.
-func newSSETransport(s *Conn, rawURL string, cfg *config, auth *authState) (transport.Interface, error) {
+func newSSETransport(s *Conn, rawURL string, cfg *config, auth *authState, rt http.RoundTripper) (transport.Interface, error) {
 	s.http.eventStream = true
 	opts := []transport.ClientOption{
 		transport.WithHeaders(cfg.headers),
-		transport.WithHTTPClient(newHTTPClient(s.http)),
+		transport.WithHTTPClient(newHTTPClient(rt)),
 		transport.WithSSELogger(slog.New(slog.DiscardHandler)),
 		transport.WithEndpointTimeout(sseEndpointTimeout),
 		transport.WithResponseTimeout(sseResponseTimeout),
 	}
-	if auth != nil {
+	if auth != nil && auth.login == nil {
 		opts = append(opts, transport.WithOAuth(auth.oauthConfig()))
 	}
 	tr, err := transport.NewSSE(rawURL, opts...)

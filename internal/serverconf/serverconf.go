@@ -36,6 +36,12 @@ import (
 //	    headers: {Authorization: "Bearer ${API_TOKEN}"}
 //	    protocolVersion: "2025-06-18"
 //	    timeout: 1m
+//	  hosted:
+//	    url: https://mcp.example.com/mcp
+//	    auth: oauth                 # the login kept by `mcpbind login URL`
+//	  hosted2:
+//	    url: https://mcp.example.org/mcp
+//	    auth: {oauth: {clientId: my-client, scopes: [read, write]}}
 //
 // Strings in command, args, env values, cwd, url and header values may
 // reference environment variables as ${NAME}; "$$" is a literal "$". They are
@@ -75,6 +81,9 @@ type Server struct {
 	ProtocolVersion string
 	// Timeout bounds connecting and listing tools (0: the caller's default).
 	Timeout time.Duration
+	// OAuth, set by "auth: oauth", says that an HTTP server is reached with
+	// the OAuth login kept by `mcpbind login URL` (MCP authorization).
+	OAuth *OAuth
 
 	// Line and Column locate the server's id in the config file.
 	Line, Column int
@@ -84,6 +93,17 @@ type Server struct {
 	// Resolve's errors).
 	source    string
 	positions map[string]textPos
+}
+
+// OAuth is the "auth" of an HTTP server that uses the kept OAuth login:
+// "auth: oauth", or "auth: {oauth: {clientId: ID, scopes: [S, …]}}". Its
+// strings are literal (no ${NAME}): they are not secrets.
+type OAuth struct {
+	// ClientID is the pre-registered client the login was made with; ""
+	// for a client mcpbind registered.
+	ClientID string
+	// Scopes are the scopes to ask for; none: what the server asks for.
+	Scopes []string
 }
 
 // KeyValue is one entry of an env or headers mapping.
@@ -238,7 +258,7 @@ func (p *configParser) parse(file *ast.File) (*Config, error) {
 }
 
 // serverKeys are the keys of a server mapping.
-const serverKeys = "command, args, env, cwd, url, headers, protocolVersion or timeout"
+const serverKeys = "command, args, env, cwd, url, headers, auth, protocolVersion or timeout"
 
 // server reads one server mapping.
 func (p *configParser) server(e entry) (*Server, error) {
@@ -254,7 +274,7 @@ func (p *configParser) server(e entry) (*Server, error) {
 		got[f.key] = f
 	}
 	for _, f := range fields {
-		if !slices.Contains([]string{"command", "args", "env", "cwd", "url", "headers", "protocolVersion", "timeout"}, f.key) {
+		if !slices.Contains([]string{"command", "args", "env", "cwd", "url", "headers", "auth", "protocolVersion", "timeout"}, f.key) {
 			return nil, p.errAt(f.keyNode, id, "unknown key %q (want %s)", f.key, serverKeys)
 		}
 	}
@@ -266,7 +286,7 @@ func (p *configParser) server(e entry) (*Server, error) {
 	case !hasCmd && !hasURL:
 		return nil, p.errAt(e.keyNode, id, "neither command nor url: give command for a stdio server or url for an HTTP server")
 	}
-	stdioOnly, httpOnly := []string{"args", "env", "cwd"}, []string{"headers"}
+	stdioOnly, httpOnly := []string{"args", "env", "cwd"}, []string{"headers", "auth"}
 	if hasURL {
 		for _, k := range stdioOnly {
 			if f, ok := got[k]; ok {
@@ -337,6 +357,16 @@ func (p *configParser) server(e entry) (*Server, error) {
 				}
 			}
 		}
+		if f, ok := got["auth"]; ok {
+			if sc.OAuth, err = p.auth(f, id); err != nil {
+				return nil, err
+			}
+			for _, kv := range sc.Headers {
+				if strings.EqualFold(kv.Key, "Authorization") {
+					return nil, p.errAt(f.keyNode, id, "auth: oauth and an Authorization header both authorize; give one")
+				}
+			}
+		}
 	}
 	if f, ok := got["protocolVersion"]; ok {
 		if sc.ProtocolVersion, err = p.scalar(f, id); err != nil {
@@ -370,6 +400,53 @@ func (p *configParser) server(e entry) (*Server, error) {
 		}
 	}
 	return sc, nil
+}
+
+// auth reads "auth: oauth" or "auth: {oauth: {clientId: …, scopes: […]}}".
+func (p *configParser) auth(e entry, id string) (*OAuth, error) {
+	n, err := p.deref(e.value, id)
+	if err != nil {
+		return nil, err
+	}
+	const want = `want "oauth" or {oauth: {clientId: ID, scopes: [SCOPE, …]}}`
+	if s, ok := scalarText(n); ok {
+		if s != "oauth" {
+			return nil, p.errAt(e.value, id, "auth: unknown %q (%s)", s, want)
+		}
+		return &OAuth{}, nil
+	}
+	fields, err := p.mapping(e.value, id, "auth")
+	if err != nil {
+		return nil, err
+	}
+	if len(fields) != 1 || fields[0].key != "oauth" {
+		return nil, p.errAt(e.value, id, "auth: %s", want)
+	}
+	o := &OAuth{}
+	inner, err := p.mapping(fields[0].value, id, "auth.oauth")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range inner {
+		switch f.key {
+		case "clientId":
+			if o.ClientID, err = p.scalar(f, id); err != nil {
+				return nil, err
+			}
+		case "scopes":
+			if o.Scopes, err = p.stringList(f, id, "auth.oauth.scopes"); err != nil {
+				return nil, err
+			}
+			for i, sc := range o.Scopes {
+				if sc == "" || strings.ContainsAny(sc, " \t\r\n\"\\") {
+					return nil, p.errAt(f.value, id, "auth.oauth.scopes[%d]: %q is not a scope token (RFC 6749 §3.3)", i, sc)
+				}
+			}
+		default:
+			return nil, p.errAt(f.keyNode, id, "auth.oauth: unknown key %q (want clientId or scopes)", f.key)
+		}
+	}
+	return o, nil
 }
 
 // fieldValue is one string of a Server that may hold references.
@@ -774,6 +851,8 @@ type Resolved struct {
 	ProtocolVersion string
 	// Timeout bounds connecting and listing tools (0: the caller's default).
 	Timeout time.Duration
+	// OAuth is the server's "auth: oauth", or nil.
+	OAuth *OAuth
 	// Secrets are the values (header values, env values, expanded
 	// variables) that must not appear in messages or logs.
 	Secrets []string
@@ -785,7 +864,7 @@ type Resolved struct {
 // directory. Errors are *Error values naming the server, the field and the
 // variable (an unset variable wraps an *UnsetVariableError), never a value.
 func (s *Server) Resolve(lookup func(string) (string, bool)) (*Resolved, error) {
-	r := &Resolved{ID: s.ID, ProtocolVersion: s.ProtocolVersion, Timeout: s.Timeout}
+	r := &Resolved{ID: s.ID, ProtocolVersion: s.ProtocolVersion, Timeout: s.Timeout, OAuth: s.OAuth}
 	recording := func(name string) (string, bool) {
 		v, ok := lookup(name)
 		if ok && v != "" {

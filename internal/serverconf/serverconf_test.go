@@ -108,6 +108,42 @@ servers:
 	}
 }
 
+// TestParseAuth reads both spellings of "auth: oauth".
+func TestParseAuth(t *testing.T) {
+	const src = `servers:
+  short:
+    url: https://a.example.com/mcp
+    auth: oauth
+  long:
+    url: https://b.example.com/mcp
+    auth: {oauth: {clientId: my-client, scopes: [read, "write:all"]}}
+  bare:
+    url: https://c.example.com/mcp
+    auth:
+      oauth:
+  none:
+    url: https://d.example.com/mcp
+`
+	cfg, err := Parse([]byte(src), "servers.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*OAuth{}
+	for _, s := range cfg.Servers {
+		got[s.ID] = s.OAuth
+	}
+	want := map[string]*OAuth{
+		"short": {}, "long": {ClientID: "my-client", Scopes: []string{"read", "write:all"}}, "bare": {}, "none": nil,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("OAuth = %+v, want %+v", got, want)
+	}
+	r, err := cfg.Servers[1].Resolve(func(string) (string, bool) { return "", false }) // "long"
+	if err != nil || !reflect.DeepEqual(r.OAuth, want["long"]) {
+		t.Errorf("Resolve: %+v, %v", r, err)
+	}
+}
+
 // TestParseErrors checks that every mistake is reported with the file,
 // line and column, as a *Error.
 func TestParseErrors(t *testing.T) {
@@ -126,6 +162,11 @@ func TestParseErrors(t *testing.T) {
 		{"no servers", "servers: {}\n", "1:10: servers is empty"},
 		{"bad id", "servers:\n  ../x: {url: http://x/mcp}\n", `2:3: server id: invalid server id "../x"`},
 		{"unknown key", "servers:\n  a:\n    url: http://x/mcp\n    header: {A: b}\n", `4:5: server "a": unknown key "header"`},
+		{"auth for stdio", "servers:\n  a:\n    command: x\n    auth: oauth\n", `4:5: server "a": auth applies to HTTP servers`},
+		{"auth unknown", "servers:\n  a:\n    url: http://x/mcp\n    auth: basic\n", `4:11: server "a": auth: unknown "basic"`},
+		{"auth key", "servers:\n  a:\n    url: http://x/mcp\n    auth: {oauth: {client: x}}\n", `4:20: server "a": auth.oauth: unknown key "client"`},
+		{"auth scope", "servers:\n  a:\n    url: http://x/mcp\n    auth: {oauth: {scopes: [\"a b\"]}}\n", `server "a": auth.oauth.scopes[0]: "a b" is not a scope token`},
+		{"auth and header", "servers:\n  a:\n    url: http://x/mcp\n    headers: {Authorization: x}\n    auth: oauth\n", `5:5: server "a": auth: oauth and an Authorization header both authorize`},
 		{"both", "servers:\n  a:\n    command: x\n    url: http://x/mcp\n", `4:5: server "a": both command and url`},
 		{"neither", "servers:\n  a:\n    timeout: 1s\n", `2:3: server "a": neither command nor url`},
 		{"args for HTTP", "servers:\n  a:\n    url: http://x/mcp\n    args: [a]\n", `4:5: server "a": args applies to stdio servers`},
