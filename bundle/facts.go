@@ -145,11 +145,15 @@ func (s *Server) Digest() string {
 }
 
 // ToolDigest returns the digest of tool name recorded under x-mcpbind, or
-// "" when there is none.
+// "" when there is none. It decodes x-mcpbind each time: a caller that
+// asks about every tool decodes once with Facts and asks Facts.ToolDigest.
 func (s *Server) ToolDigest(name string) string {
 	f, _ := s.Facts()
-	return f.Tools[name].Digest
+	return f.ToolDigest(name)
 }
+
+// ToolDigest returns the digest of tool name, or "" when none is recorded.
+func (f Facts) ToolDigest(name string) string { return f.Tools[name].Digest }
 
 // ToolEvidence returns the envelope evidence recorded for tool name by
 // `mcpbind export --probe-eras`, and whether there is any. A tool without
@@ -158,8 +162,23 @@ func (s *Server) ToolDigest(name string) string {
 // NaturalOutputSchema is always filled in when the tool has an output
 // schema: from x-mcpbind, or else the tool's own outputSchema (which the
 // file then does not repeat). The returned value shares no memory with s.
+// It decodes x-mcpbind each time: a caller that asks about every tool
+// decodes once with Facts and asks Facts.ToolEvidence.
 func (s *Server) ToolEvidence(name string) (Evidence, bool) {
 	f, _ := s.Facts()
+	var own json.RawMessage
+	if i := slices.IndexFunc(s.Tools, func(t Tool) bool { return t.Name == name }); i >= 0 && f.Tools[name].Envelope != nil {
+		own = s.Tools[i].Member("outputSchema")
+	}
+	return f.ToolEvidence(name, own)
+}
+
+// ToolEvidence returns the envelope evidence recorded for tool name, and
+// whether there is any, as Server.ToolEvidence does; outputSchema is the
+// tool's own outputSchema (nil when it has none), which fills in
+// NaturalOutputSchema when the file omits it. The returned value shares no
+// memory with f or outputSchema.
+func (f Facts) ToolEvidence(name string, outputSchema json.RawMessage) (Evidence, bool) {
 	ev := f.Tools[name].Envelope
 	if ev == nil {
 		return Evidence{}, false
@@ -168,9 +187,7 @@ func (s *Server) ToolEvidence(name string) (Evidence, bool) {
 	out.ProbedVersions = slices.Clone(ev.ProbedVersions)
 	out.NaturalOutputSchema = slices.Clone(ev.NaturalOutputSchema)
 	if out.NaturalOutputSchema == nil {
-		if i := slices.IndexFunc(s.Tools, func(t Tool) bool { return t.Name == name }); i >= 0 {
-			out.NaturalOutputSchema = s.Tools[i].Member("outputSchema")
-		}
+		out.NaturalOutputSchema = slices.Clone(outputSchema)
 	}
 	return out, true
 }

@@ -73,9 +73,10 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 		_ = json.Unmarshal(srv.ServerInfo, &info) // optional, display only
 	}
 	p.ServerName, p.ServerVersion = info.Name, info.Version
-	p.ServerDigest = srv.Digest()
+	facts, _ := srv.Facts() // decoded once: read for every tool
+	p.ServerDigest = facts.Digest
 
-	b := &builder{srv: srv, cfg: cfg, pkg: p, types: newScope(ReservedPackageNames()...), methods: newScope(), used: map[string]bool{}}
+	b := &builder{srv: srv, facts: facts, cfg: cfg, pkg: p, types: newScope(ReservedPackageNames()...), methods: newScope(), used: map[string]bool{}}
 	for _, t := range srv.Tools {
 		tool, err := b.tool(t.Raw)
 		if err != nil {
@@ -108,6 +109,7 @@ func errorsAs(err error, target **Error) bool {
 
 type builder struct {
 	srv     *bundle.Server
+	facts   bundle.Facts // srv's x-mcpbind
 	cfg     Config
 	pkg     *Package
 	types   *scope // package-level identifiers
@@ -155,7 +157,7 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 	if method == "" {
 		method = "Tool"
 	}
-	t := &Tool{Name: rt.Name, Method: b.methods.claim(method), Digest: b.srv.ToolDigest(rt.Name),
+	t := &Tool{Name: rt.Name, Method: b.methods.claim(method), Digest: b.facts.ToolDigest(rt.Name),
 		ReadOnly: rt.Annotations["readOnlyHint"] == true, Idempotent: rt.Annotations["idempotentHint"] == true}
 	t.Doc = toolDoc(t.Method, rt)
 
@@ -364,7 +366,7 @@ func (ts *typeSession) result(t *Tool, typeName string) error {
 	ts.hint("", fmt.Sprintf("the result of the tool %q", t.Name))
 	inner := child("", "properties", "result")
 	wrapperShaped := root.boolean == nil && root.s.Properties["result"] != nil
-	ev, hasEv := ts.b.srv.ToolEvidence(t.Name)
+	ev, hasEv := ts.b.facts.ToolEvidence(t.Name, nil) // only its flags are read
 	switch {
 	case hasEv && ev.AlwaysWraps:
 		// Export saw the server wrap in every protocol version.

@@ -46,25 +46,25 @@ func (c *comparer) compareVariant(o, n *variant, path string) {
 // compareEnum compares the allowed values of two alternatives.
 func (c *comparer) compareEnum(o, n *variant, path string) {
 	kw := cmpOr(n.v.enumKw, o.v.enumKw, "enum")
-	ptr := childPtr(path, kw)
+	ptr := func() string { return childPtr(path, kw) }
 	oe, ne := o.v.hasEnum, n.v.hasEnum
 	switch {
 	case !oe && !ne:
 	case !oe:
-		c.emit(ptr, narrowed, "enum", "enum narrowed: values restricted to "+listValues(n.enum), nil, n.enum)
+		c.emit(ptr(), narrowed, "enum", "enum narrowed: values restricted to "+listValues(n.enum), nil, n.enum)
 	case !ne:
-		c.emit(ptr, widened, "enum", "enum widened: any value of the type now (was "+listValues(o.enum)+")", o.enum, nil)
+		c.emit(ptr(), widened, "enum", "enum widened: any value of the type now (was "+listValues(o.enum)+")", o.enum, nil)
 	default:
 		gone := valuesMinus(o.enum, n.enum)
 		fresh := valuesMinus(n.enum, o.enum)
 		switch {
 		case len(gone) == 0 && len(fresh) == 0:
 		case len(fresh) == 0:
-			c.emit(ptr, narrowed, "enum", "enum narrowed: removed "+listValues(gone), o.enum, n.enum)
+			c.emit(ptr(), narrowed, "enum", "enum narrowed: removed "+listValues(gone), o.enum, n.enum)
 		case len(gone) == 0:
-			c.emit(ptr, widened, "enum", "enum widened: added "+listValues(fresh), o.enum, n.enum)
+			c.emit(ptr(), widened, "enum", "enum widened: added "+listValues(fresh), o.enum, n.enum)
 		default:
-			c.emit(ptr, changed, "enum", "enum changed: added "+listValues(fresh)+", removed "+listValues(gone), o.enum, n.enum)
+			c.emit(ptr(), changed, "enum", "enum changed: added "+listValues(fresh)+", removed "+listValues(gone), o.enum, n.enum)
 		}
 	}
 }
@@ -169,19 +169,19 @@ func (c *comparer) compareObject(o, n *view, path string) {
 		}
 	}
 
-	apPtr := childPtr(path, "additionalProperties")
+	apPtr := func() string { return childPtr(path, "additionalProperties") } // built only when used: paths grow with depth
 	switch {
 	case oClosed && nClosed:
 	case nClosed:
-		c.emit(apPtr, narrowed, "additional-properties", "additionalProperties is now false: properties the schema does not list are rejected", nil, false)
+		c.emit(apPtr(), narrowed, "additional-properties", "additionalProperties is now false: properties the schema does not list are rejected", nil, false)
 	case oClosed:
 		msg := "additionalProperties is no longer false: objects may carry properties the schema does not list"
 		if c.dir == Output {
 			msg += " (structs generated from the old schema reject them)"
 		}
-		c.emit(apPtr, widened, "additional-properties", msg, false, nil)
+		c.emit(apPtr(), widened, "additional-properties", msg, false, nil)
 	case len(oAP) > 0 || len(nAP) > 0:
-		c.compareNode(oAP, nAP, apPtr)
+		c.compareNode(oAP, nAP, apPtr())
 	}
 
 	pats := slices.Clone(n.patNames)
@@ -329,13 +329,13 @@ func (c *comparer) compareArray(o, n *view, path string) {
 		}
 		c.compareNode(op, np, childPtr(path, "prefixItems", strconv.Itoa(i)))
 	}
-	switch cp := childPtr(path, "contains"); {
+	switch cp := func() string { return childPtr(path, "contains") }; {
 	case len(o.contains) > 0 && len(n.contains) > 0:
-		c.compareNode(o.contains, n.contains, cp)
+		c.compareNode(o.contains, n.contains, cp())
 	case len(n.contains) > 0:
-		c.emit(cp, narrowed, "contains", "contains added: the array must hold a matching item", nil, nil)
+		c.emit(cp(), narrowed, "contains", "contains added: the array must hold a matching item", nil, nil)
 	case len(o.contains) > 0:
-		c.emit(cp, widened, "contains", "contains removed", nil, nil)
+		c.emit(cp(), widened, "contains", "contains removed", nil, nil)
 	}
 	c.compareBound(o, n, "minItems", true, path)
 	c.compareBound(o, n, "maxItems", false, path)
@@ -343,11 +343,11 @@ func (c *comparer) compareArray(o, n *view, path string) {
 		c.compareBound(o, n, "minContains", true, path)
 		c.compareBound(o, n, "maxContains", false, path)
 	}
-	switch up := childPtr(path, "uniqueItems"); {
+	switch up := func() string { return childPtr(path, "uniqueItems") }; {
 	case !o.uniqueItems && n.uniqueItems:
-		c.emit(up, narrowed, "unique-items", "items must now be unique", nil, true)
+		c.emit(up(), narrowed, "unique-items", "items must now be unique", nil, true)
 	case o.uniqueItems && !n.uniqueItems:
-		c.emit(up, widened, "unique-items", "items no longer need to be unique", true, nil)
+		c.emit(up(), widened, "unique-items", "items no longer need to be unique", true, nil)
 	}
 }
 
@@ -419,7 +419,7 @@ func (c *comparer) compareBound(o, n *view, kw string, lower bool, path string) 
 
 // compareMultipleOf compares multipleOf.
 func (c *comparer) compareMultipleOf(o, n *view, path string) {
-	ptr := childPtr(path, "multipleOf")
+	ptr := func() string { return childPtr(path, "multipleOf") }
 	var om, nm *big.Rat
 	if len(o.multipleOf) > 0 {
 		om = o.multipleOf[0]
@@ -431,16 +431,16 @@ func (c *comparer) compareMultipleOf(o, n *view, path string) {
 	switch {
 	case om == nil && nm == nil:
 	case om == nil:
-		c.emit(ptr, narrowed, "multiple-of", "multipleOf added: "+ratString(nm), nil, jsonNumber(nm))
+		c.emit(ptr(), narrowed, "multiple-of", "multipleOf added: "+ratString(nm), nil, jsonNumber(nm))
 	case nm == nil:
-		c.emit(ptr, widened, "multiple-of", "multipleOf removed (was "+ratString(om)+")", jsonNumber(om), nil)
+		c.emit(ptr(), widened, "multiple-of", "multipleOf removed (was "+ratString(om)+")", jsonNumber(om), nil)
 	case om.Cmp(nm) == 0:
 	case divides(om, nm):
-		c.emit(ptr, narrowed, "multiple-of", "multipleOf narrowed: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
+		c.emit(ptr(), narrowed, "multiple-of", "multipleOf narrowed: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
 	case divides(nm, om):
-		c.emit(ptr, widened, "multiple-of", "multipleOf widened: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
+		c.emit(ptr(), widened, "multiple-of", "multipleOf widened: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
 	default:
-		c.emit(ptr, changed, "multiple-of", "multipleOf changed: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
+		c.emit(ptr(), changed, "multiple-of", "multipleOf changed: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
 	}
 }
 
@@ -448,7 +448,7 @@ func (c *comparer) compareMultipleOf(o, n *view, path string) {
 // taken as constraints: one added narrows, one removed widens.
 func (c *comparer) compareStrings(o, n []string, kw, path string) {
 	fresh, gone := stringsMinus(n, o), stringsMinus(o, n)
-	ptr := childPtr(path, kw)
+	ptr := func() string { return childPtr(path, kw) }
 	first := func(s []string) any {
 		if len(s) == 0 {
 			return nil
@@ -458,11 +458,11 @@ func (c *comparer) compareStrings(o, n []string, kw, path string) {
 	switch {
 	case len(fresh) == 0 && len(gone) == 0:
 	case len(gone) == 0:
-		c.emit(ptr, narrowed, kw, fmt.Sprintf("%s added: %q", kw, fresh[0]), nil, fresh[0])
+		c.emit(ptr(), narrowed, kw, fmt.Sprintf("%s added: %q", kw, fresh[0]), nil, fresh[0])
 	case len(fresh) == 0:
-		c.emit(ptr, widened, kw, fmt.Sprintf("%s removed (was %q)", kw, gone[0]), gone[0], nil)
+		c.emit(ptr(), widened, kw, fmt.Sprintf("%s removed (was %q)", kw, gone[0]), gone[0], nil)
 	default:
-		c.emit(ptr, changed, kw, fmt.Sprintf("%s changed: %q → %q", kw, gone[0], fresh[0]), first(gone), first(fresh))
+		c.emit(ptr(), changed, kw, fmt.Sprintf("%s changed: %q → %q", kw, gone[0], fresh[0]), first(gone), first(fresh))
 	}
 }
 
