@@ -64,8 +64,9 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // BuildServer turns one bundle server into the IR of a Go package named
-// pkgName. Tools are processed in bundle order (by name), so names given to
-// colliding identifiers are stable.
+// pkgName. Tools are processed by name, whatever their order in srv, so
+// names given to colliding identifiers are stable and the package does not
+// depend on the order a server lists its tools in.
 func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, error) {
 	p := &Package{Name: pkgName, ServerID: srv.ID, ProtocolVersion: srv.ProtocolVersion}
 	var info struct{ Name, Version string }
@@ -77,7 +78,11 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 	p.ServerDigest = facts.Digest
 
 	b := &builder{srv: srv, facts: facts, cfg: cfg, pkg: p, types: newScope(ReservedPackageNames()...), methods: newScope(), used: map[string]bool{}}
-	for _, t := range srv.Tools {
+	// By name, whatever order the server listed them in: names given to
+	// colliding identifiers and to merged types follow this order, and the
+	// Go API of a contract must not depend on how the tools are listed.
+	tools := slices.SortedStableFunc(slices.Values(srv.Tools), func(x, y bundle.Tool) int { return strings.Compare(x.Name, y.Name) })
+	for _, t := range tools {
 		tool, err := b.tool(t.Raw)
 		if err != nil {
 			var ie *Error

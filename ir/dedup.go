@@ -128,11 +128,14 @@ type dedup struct {
 }
 
 // schemaNode is one JSON value of a schema document: id is the signature
-// of its canonical text (keys sorted), equal exactly when the texts are;
-// hasRef says whether the value holds a "$ref" or "$dynamicRef"; title is
-// an object's string "title".
+// of its canonical text (keys sorted, and the alternatives of an anyOf or
+// oneOf in any order), equal exactly when the texts are; an array's setID
+// is the signature of its elements as a multiset; hasRef says whether the
+// value holds a "$ref" or "$dynamicRef"; title is an object's string
+// "title".
 type schemaNode struct {
 	id     int
+	setID  int
 	hasRef bool
 	title  string
 	obj    map[string]*schemaNode
@@ -199,20 +202,27 @@ func (d *dedup) tree(v any) *schemaNode {
 			c := d.tree(x[k])
 			n.obj[k] = c
 			n.hasRef = n.hasRef || c.hasRef || k == "$ref" || k == "$dynamicRef"
-			fmt.Fprintf(&b, " %q:%d", k, c.id)
+			id := c.id
+			if (k == "anyOf" || k == "oneOf") && c.arr != nil {
+				id = c.setID // alternatives in any order are the same union
+			}
+			fmt.Fprintf(&b, " %q:%d", k, id)
 		}
 		if t, ok := x["title"].(string); ok {
 			n.title = t
 		}
 	case []any:
 		n.arr = make([]*schemaNode, len(x))
+		ids := make([]int, len(x))
 		b.WriteString("a")
 		for i, e := range x {
 			c := d.tree(e)
-			n.arr[i] = c
+			n.arr[i], ids[i] = c, c.id
 			n.hasRef = n.hasRef || c.hasRef
 			fmt.Fprintf(&b, " %d", c.id)
 		}
+		slices.Sort(ids)
+		n.setID = d.intern(fmt.Sprint("s", ids))
 	default:
 		text, _ := json.Marshal(x)
 		n.hasRef = x == "$ref" || x == "$dynamicRef"

@@ -136,3 +136,16 @@ func TestDedupDeepSchemaMergesNothing(t *testing.T) {
 		t.Errorf("types: one tool %d (want 300), two tools %d (want 301: both args types and 299 shared)", one, two)
 	}
 }
+
+// TestDedupAlternativesInAnyOrder: two schemas that list the same union
+// alternatives in another order, with the same Go shape, are one type.
+func TestDedupAlternativesInAnyOrder(t *testing.T) {
+	tool := func(name, alts string) string {
+		return `{"name":"` + name + `","inputSchema":{"type":"object","properties":{
+			"filter":{"type":"object","properties":{"v":{"anyOf":[` + alts + `]}}}}}}`
+	}
+	p := build(t, tool("a", `{"type":"string"},{"type":"null"}`), tool("b", `{"type":"null"},{"type":"string"}`))
+	if names := typeNames(p); len(names) != 3 || !slices.Contains(names, "Filter") {
+		t.Errorf("types = %v, want AArgs, BArgs and one Filter", names)
+	}
+}
