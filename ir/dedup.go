@@ -28,7 +28,7 @@ func dedupTypes(p *Package, namer *Namer, names *scope) {
 	for _, t := range p.Tools {
 		roots[t.Args], roots[t.Result] = true, true
 	}
-	d := &dedup{p: p, docs: map[string]*schemaNode{}, ids: map[string]int{}, sigs: map[*Type]int{}, visiting: map[*Type]bool{}}
+	d := &dedup{p: p, docs: map[string]*schemaNode{}, shared: map[int]*schemaNode{}, ids: map[string]int{}, sigs: map[*Type]int{}, visiting: map[*Type]bool{}}
 	groups := map[int][]*Type{}
 	var order []int
 	for _, t := range p.Types {
@@ -120,6 +120,7 @@ func dedupTypes(p *Package, namer *Namer, names *scope) {
 type dedup struct {
 	p        *Package
 	docs     map[string]*schemaNode // schema document key → its interned tree
+	shared   map[int]*schemaNode    // exact signature → the one node with that text
 	byKey    map[string]string      // schema document key → its JSON text
 	ids      map[string]int         // local description → signature
 	sigs     map[*Type]int
@@ -127,13 +128,16 @@ type dedup struct {
 	props    map[*Type]string // type → the first property whose type it is
 }
 
-// schemaNode is one JSON value of a schema document: id is the signature
-// of its canonical text (keys sorted, and the alternatives of an anyOf or
-// oneOf in any order), equal exactly when the texts are; an array's setID
+// schemaNode is one JSON value of a schema document, shared by every
+// document that holds the same text: exact is the signature of its text
+// (keys sorted), id that of its canonical text (keys sorted, and the
+// alternatives of an anyOf or oneOf in any order), each equal exactly when
+// the texts are; an array's setID
 // is the signature of its elements as a multiset; hasRef says whether the
 // value holds a "$ref" or "$dynamicRef"; title is an object's string
 // "title".
 type schemaNode struct {
+	exact  int // the signature of its text as written (alternatives in order)
 	id     int
 	setID  int
 	hasRef bool
@@ -189,48 +193,76 @@ func (d *dedup) node(doc, ptr string) *schemaNode {
 }
 
 // tree interns the decoded JSON value v, bottom up: each value's
-// description names its children by their signatures.
+// description names its children by their signatures. Values with the same
+// text are one node (the schemas of many tools share most of theirs).
 func (d *dedup) tree(v any) *schemaNode {
-	var b strings.Builder
-	n := &schemaNode{}
+	var exact strings.Builder // the text, in order: what makes values one node
 	switch x := v.(type) {
 	case map[string]any:
-		n.obj = make(map[string]*schemaNode, len(x))
 		keys := slices.Sorted(maps.Keys(x))
-		b.WriteString("o")
-		for _, k := range keys {
-			c := d.tree(x[k])
+		kids := make([]*schemaNode, len(keys))
+		exact.WriteString("o")
+		for i, k := range keys {
+			kids[i] = d.tree(x[k])
+			fmt.Fprintf(&exact, " %q:%d", k, kids[i].exact)
+		}
+		e := d.intern(exact.String())
+		if n := d.shared[e]; n != nil {
+			return n
+		}
+		n := &schemaNode{exact: e, obj: make(map[string]*schemaNode, len(keys))}
+		var canon strings.Builder
+		canon.WriteString("O")
+		for i, k := range keys {
+			c := kids[i]
 			n.obj[k] = c
 			n.hasRef = n.hasRef || c.hasRef || k == "$ref" || k == "$dynamicRef"
 			id := c.id
 			if (k == "anyOf" || k == "oneOf") && c.arr != nil {
 				id = c.setID // alternatives in any order are the same union
 			}
-			fmt.Fprintf(&b, " %q:%d", k, id)
+			fmt.Fprintf(&canon, " %q:%d", k, id)
 		}
 		if t, ok := x["title"].(string); ok {
 			n.title = t
 		}
+		n.id = d.intern(canon.String())
+		d.shared[e] = n
+		return n
 	case []any:
-		n.arr = make([]*schemaNode, len(x))
-		ids := make([]int, len(x))
-		b.WriteString("a")
-		for i, e := range x {
-			c := d.tree(e)
-			n.arr[i], ids[i] = c, c.id
-			n.hasRef = n.hasRef || c.hasRef
-			fmt.Fprintf(&b, " %d", c.id)
+		kids := make([]*schemaNode, len(x))
+		exact.WriteString("a")
+		for i, el := range x {
+			kids[i] = d.tree(el)
+			fmt.Fprintf(&exact, " %d", kids[i].exact)
 		}
+		e := d.intern(exact.String())
+		if n := d.shared[e]; n != nil {
+			return n
+		}
+		n := &schemaNode{exact: e, arr: kids}
+		ids := make([]int, len(kids))
+		for i, c := range kids {
+			ids[i] = c.id
+			n.hasRef = n.hasRef || c.hasRef
+		}
+		n.id = d.intern(fmt.Sprint("A", ids))
 		slices.Sort(ids)
 		n.setID = d.intern(fmt.Sprint("s", ids))
+		d.shared[e] = n
+		return n
 	default:
 		text, _ := json.Marshal(x)
-		n.hasRef = x == "$ref" || x == "$dynamicRef"
-		b.WriteString("v")
-		b.Write(text)
+		exact.WriteString("v")
+		exact.Write(text)
+		e := d.intern(exact.String())
+		if n := d.shared[e]; n != nil {
+			return n
+		}
+		n := &schemaNode{exact: e, id: e, hasRef: x == "$ref" || x == "$dynamicRef"}
+		d.shared[e] = n
+		return n
 	}
-	n.id = d.intern(b.String())
-	return n
 }
 
 // sig returns the structural signature of t: equal signatures mean the
