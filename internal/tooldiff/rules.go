@@ -10,7 +10,7 @@ import (
 )
 
 // compareVariant compares two matched alternatives at path.
-func (c *comparer) compareVariant(o, n *variant, path string) {
+func (c *comparer) compareVariant(o, n *variant, path *jpath) {
 	if o.own != nil || n.own != nil {
 		oo, no := o.own, n.own
 		if oo == nil {
@@ -44,27 +44,27 @@ func (c *comparer) compareVariant(o, n *variant, path string) {
 }
 
 // compareEnum compares the allowed values of two alternatives.
-func (c *comparer) compareEnum(o, n *variant, path string) {
+func (c *comparer) compareEnum(o, n *variant, path *jpath) {
 	kw := cmpOr(n.v.enumKw, o.v.enumKw, "enum")
-	ptr := func() string { return childPtr(path, kw) }
+	ptr := path.child(kw)
 	oe, ne := o.v.hasEnum, n.v.hasEnum
 	switch {
 	case !oe && !ne:
 	case !oe:
-		c.emit(ptr(), narrowed, "enum", "enum narrowed: values restricted to "+listValues(n.enum), nil, n.enum)
+		c.emit(ptr, narrowed, "enum", "enum narrowed: values restricted to "+listValues(n.enum), nil, n.enum)
 	case !ne:
-		c.emit(ptr(), widened, "enum", "enum widened: any value of the type now (was "+listValues(o.enum)+")", o.enum, nil)
+		c.emit(ptr, widened, "enum", "enum widened: any value of the type now (was "+listValues(o.enum)+")", o.enum, nil)
 	default:
 		gone := valuesMinus(o.enum, n.enum)
 		fresh := valuesMinus(n.enum, o.enum)
 		switch {
 		case len(gone) == 0 && len(fresh) == 0:
 		case len(fresh) == 0:
-			c.emit(ptr(), narrowed, "enum", "enum narrowed: removed "+listValues(gone), o.enum, n.enum)
+			c.emit(ptr, narrowed, "enum", "enum narrowed: removed "+listValues(gone), o.enum, n.enum)
 		case len(gone) == 0:
-			c.emit(ptr(), widened, "enum", "enum widened: added "+listValues(fresh), o.enum, n.enum)
+			c.emit(ptr, widened, "enum", "enum widened: added "+listValues(fresh), o.enum, n.enum)
 		default:
-			c.emit(ptr(), changed, "enum", "enum changed: added "+listValues(fresh)+", removed "+listValues(gone), o.enum, n.enum)
+			c.emit(ptr, changed, "enum", "enum changed: added "+listValues(fresh)+", removed "+listValues(gone), o.enum, n.enum)
 		}
 	}
 }
@@ -116,7 +116,7 @@ func apState(d *doc, v *view) (closed bool, schemas []string) {
 }
 
 // compareObject compares the object keywords of two views.
-func (c *comparer) compareObject(o, n *view, path string) {
+func (c *comparer) compareObject(o, n *view, path *jpath) {
 	oClosed, oAP := apState(c.old, o)
 	nClosed, nAP := apState(c.new, n)
 	names := slices.Clone(n.propNames)
@@ -128,7 +128,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 	for _, name := range names {
 		op, inO := o.props[name]
 		np, inN := n.props[name]
-		pp := childPtr(path, "properties", name)
+		pp := path.child("properties", name)
 		oReq, nReq := o.required[name], n.required[name]
 		switch {
 		case inO && inN:
@@ -163,25 +163,25 @@ func (c *comparer) compareObject(o, n *view, path string) {
 		}
 		switch {
 		case n.required[name] && !o.required[name]:
-			c.emit(childPtr(path, "required"), narrowed, "required", fmt.Sprintf("property %q is now required", name), nil, name)
+			c.emit(path.child("required"), narrowed, "required", fmt.Sprintf("property %q is now required", name), nil, name)
 		case o.required[name] && !n.required[name]:
-			c.emit(childPtr(path, "required"), widened, "required", fmt.Sprintf("property %q is no longer required", name), name, nil)
+			c.emit(path.child("required"), widened, "required", fmt.Sprintf("property %q is no longer required", name), name, nil)
 		}
 	}
 
-	apPtr := func() string { return childPtr(path, "additionalProperties") } // built only when used: paths grow with depth
+	apPtr := path.child("additionalProperties")
 	switch {
 	case oClosed && nClosed:
 	case nClosed:
-		c.emit(apPtr(), narrowed, "additional-properties", "additionalProperties is now false: properties the schema does not list are rejected", nil, false)
+		c.emit(apPtr, narrowed, "additional-properties", "additionalProperties is now false: properties the schema does not list are rejected", nil, false)
 	case oClosed:
 		msg := "additionalProperties is no longer false: objects may carry properties the schema does not list"
 		if c.dir == Output {
 			msg += " (structs generated from the old schema reject them)"
 		}
-		c.emit(apPtr(), widened, "additional-properties", msg, false, nil)
+		c.emit(apPtr, widened, "additional-properties", msg, false, nil)
 	case len(oAP) > 0 || len(nAP) > 0:
-		c.compareNode(oAP, nAP, apPtr())
+		c.compareNode(oAP, nAP, apPtr)
 	}
 
 	pats := slices.Clone(n.patNames)
@@ -193,7 +193,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 	for _, p := range pats {
 		op, inO := o.patProps[p]
 		np, inN := n.patProps[p]
-		pp := childPtr(path, "patternProperties", p)
+		pp := path.child("patternProperties", p)
 		switch {
 		case inO && inN:
 			c.compareNode(op, np, pp)
@@ -208,7 +208,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 		}
 	}
 	if len(o.propNamesPtrs) > 0 || len(n.propNamesPtrs) > 0 {
-		c.compareNode(o.propNamesPtrs, n.propNamesPtrs, childPtr(path, "propertyNames"))
+		c.compareNode(o.propNamesPtrs, n.propNamesPtrs, path.child("propertyNames"))
 	}
 	c.compareBound(o, n, "minProperties", true, path)
 	c.compareBound(o, n, "maxProperties", false, path)
@@ -226,7 +226,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 		}
 	})
 	for _, k := range deps {
-		ptr := childPtr(path, "dependentRequired", k)
+		ptr := path.child("dependentRequired", k)
 		fresh, gone := stringsMinus(n.depReq[k], o.depReq[k]), stringsMinus(o.depReq[k], n.depReq[k])
 		switch {
 		case len(fresh) > 0 && len(gone) > 0:
@@ -250,7 +250,7 @@ func stringsMinus(a, b []string) []string {
 }
 
 // compareRequired reports a property becoming required or optional.
-func (c *comparer) compareRequired(oReq, nReq bool, pp string) {
+func (c *comparer) compareRequired(oReq, nReq bool, pp *jpath) {
 	switch {
 	case !oReq && nReq:
 		msg := "property made required"
@@ -268,18 +268,18 @@ func (c *comparer) compareRequired(oReq, nReq bool, pp string) {
 }
 
 // propertyAdded reports a property the old schema did not list.
-func (c *comparer) propertyAdded(np []string, required, oldClosed bool, oldAP []string, pp string) {
+func (c *comparer) propertyAdded(np []string, required, oldClosed bool, oldAP []string, pp *jpath) {
 	schema := c.schemaValue(c.new, np)
 	switch {
 	case c.dir == Input && required:
-		c.put(Change{Class: Breaking, Pointer: pp, Code: "property-added", Message: "new required property"}, nil, schema)
+		c.put(Change{Class: Breaking, Pointer: pp.String(), Code: "property-added", Message: "new required property"}, nil, schema)
 	case c.dir == Input:
-		c.put(Change{Class: Compatible, Pointer: pp, Code: "property-added", Message: "new optional property"}, nil, schema)
+		c.put(Change{Class: Compatible, Pointer: pp.String(), Code: "property-added", Message: "new optional property"}, nil, schema)
 	case oldClosed:
-		c.put(Change{Class: Breaking, Pointer: pp, Code: "property-added",
+		c.put(Change{Class: Breaking, Pointer: pp.String(), Code: "property-added",
 			Message: "new property where additionalProperties was false: structs generated from the old schema reject it"}, nil, schema)
 	default:
-		c.put(Change{Class: Compatible, Pointer: pp, Code: "property-added", Message: "new property"}, nil, schema)
+		c.put(Change{Class: Compatible, Pointer: pp.String(), Code: "property-added", Message: "new property"}, nil, schema)
 	}
 	if !oldClosed && len(oldAP) > 0 {
 		// Its values used to be governed by additionalProperties.
@@ -288,16 +288,16 @@ func (c *comparer) propertyAdded(np []string, required, oldClosed bool, oldAP []
 }
 
 // propertyRemoved reports a property the new schema no longer lists.
-func (c *comparer) propertyRemoved(op []string, required, newClosed bool, newAP []string, pp string) {
+func (c *comparer) propertyRemoved(op []string, required, newClosed bool, newAP []string, pp *jpath) {
 	schema := c.schemaValue(c.old, op)
 	switch {
 	case c.dir == Output:
-		c.put(Change{Class: Breaking, Pointer: pp, Code: "property-removed", Message: "property removed"}, schema, nil)
+		c.put(Change{Class: Breaking, Pointer: pp.String(), Code: "property-removed", Message: "property removed"}, schema, nil)
 	case newClosed:
-		c.put(Change{Class: Breaking, Pointer: pp, Code: "property-removed",
+		c.put(Change{Class: Breaking, Pointer: pp.String(), Code: "property-removed",
 			Message: "property removed and additionalProperties is false: the server now rejects it"}, schema, nil)
 	default:
-		c.put(Change{Class: Compatible, Pointer: pp, Code: "property-removed",
+		c.put(Change{Class: Compatible, Pointer: pp.String(), Code: "property-removed",
 			Message: "property removed (additionalProperties still admits it)"}, schema, nil)
 		if len(newAP) > 0 {
 			c.compareNode(op, newAP, pp)
@@ -315,9 +315,9 @@ func (c *comparer) schemaValue(d *doc, ptrs []string) any {
 }
 
 // compareArray compares the array keywords of two views.
-func (c *comparer) compareArray(o, n *view, path string) {
+func (c *comparer) compareArray(o, n *view, path *jpath) {
 	if o.hasItems || n.hasItems {
-		c.compareNode(o.items, n.items, childPtr(path, "items"))
+		c.compareNode(o.items, n.items, path.child("items"))
 	}
 	for i := 0; i < max(len(o.prefix), len(n.prefix)); i++ {
 		var op, np []string
@@ -327,15 +327,15 @@ func (c *comparer) compareArray(o, n *view, path string) {
 		if i < len(n.prefix) {
 			np = n.prefix[i]
 		}
-		c.compareNode(op, np, childPtr(path, "prefixItems", strconv.Itoa(i)))
+		c.compareNode(op, np, path.child("prefixItems", strconv.Itoa(i)))
 	}
-	switch cp := func() string { return childPtr(path, "contains") }; {
+	switch cp := path.child("contains"); {
 	case len(o.contains) > 0 && len(n.contains) > 0:
-		c.compareNode(o.contains, n.contains, cp())
+		c.compareNode(o.contains, n.contains, cp)
 	case len(n.contains) > 0:
-		c.emit(cp(), narrowed, "contains", "contains added: the array must hold a matching item", nil, nil)
+		c.emit(cp, narrowed, "contains", "contains added: the array must hold a matching item", nil, nil)
 	case len(o.contains) > 0:
-		c.emit(cp(), widened, "contains", "contains removed", nil, nil)
+		c.emit(cp, widened, "contains", "contains removed", nil, nil)
 	}
 	c.compareBound(o, n, "minItems", true, path)
 	c.compareBound(o, n, "maxItems", false, path)
@@ -343,11 +343,11 @@ func (c *comparer) compareArray(o, n *view, path string) {
 		c.compareBound(o, n, "minContains", true, path)
 		c.compareBound(o, n, "maxContains", false, path)
 	}
-	switch up := func() string { return childPtr(path, "uniqueItems") }; {
+	switch up := path.child("uniqueItems"); {
 	case !o.uniqueItems && n.uniqueItems:
-		c.emit(up(), narrowed, "unique-items", "items must now be unique", nil, true)
+		c.emit(up, narrowed, "unique-items", "items must now be unique", nil, true)
 	case o.uniqueItems && !n.uniqueItems:
-		c.emit(up(), widened, "unique-items", "items no longer need to be unique", true, nil)
+		c.emit(up, widened, "unique-items", "items no longer need to be unique", true, nil)
 	}
 }
 
@@ -364,7 +364,7 @@ func boundDefault(kw string) (bound, bool) {
 
 // compareBound compares one bound keyword; for "minimum" and "maximum" it
 // covers the exclusive forms too.
-func (c *comparer) compareBound(o, n *view, kw string, lower bool, path string) {
+func (c *comparer) compareBound(o, n *view, kw string, lower bool, path *jpath) {
 	ob, oOK := o.bounds[kw]
 	nb, nOK := n.bounds[kw]
 	def, hasDef := boundDefault(kw)
@@ -399,27 +399,27 @@ func (c *comparer) compareBound(o, n *view, kw string, lower bool, path string) 
 	num := func(b bound) any { return jsonNumber(b.val) }
 	switch {
 	case !oOK:
-		c.emit(childPtr(path, name(nb)), narrowed, "bound", fmt.Sprintf("%s added: %s", name(nb), show(nb)), nil, num(nb))
+		c.emit(path.child(name(nb)), narrowed, "bound", fmt.Sprintf("%s added: %s", name(nb), show(nb)), nil, num(nb))
 	case !nOK:
-		c.emit(childPtr(path, name(ob)), widened, "bound", fmt.Sprintf("%s removed (was %s)", name(ob), show(ob)), num(ob), nil)
+		c.emit(path.child(name(ob)), widened, "bound", fmt.Sprintf("%s removed (was %s)", name(ob), show(ob)), num(ob), nil)
 	case tighter(nb, ob, lower):
 		verb := "raised"
 		if !lower {
 			verb = "lowered"
 		}
-		c.emit(childPtr(path, name(nb)), narrowed, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
+		c.emit(path.child(name(nb)), narrowed, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
 	default:
 		verb := "lowered"
 		if !lower {
 			verb = "raised"
 		}
-		c.emit(childPtr(path, name(nb)), widened, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
+		c.emit(path.child(name(nb)), widened, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
 	}
 }
 
 // compareMultipleOf compares multipleOf.
-func (c *comparer) compareMultipleOf(o, n *view, path string) {
-	ptr := func() string { return childPtr(path, "multipleOf") }
+func (c *comparer) compareMultipleOf(o, n *view, path *jpath) {
+	ptr := path.child("multipleOf")
 	var om, nm *big.Rat
 	if len(o.multipleOf) > 0 {
 		om = o.multipleOf[0]
@@ -431,24 +431,24 @@ func (c *comparer) compareMultipleOf(o, n *view, path string) {
 	switch {
 	case om == nil && nm == nil:
 	case om == nil:
-		c.emit(ptr(), narrowed, "multiple-of", "multipleOf added: "+ratString(nm), nil, jsonNumber(nm))
+		c.emit(ptr, narrowed, "multiple-of", "multipleOf added: "+ratString(nm), nil, jsonNumber(nm))
 	case nm == nil:
-		c.emit(ptr(), widened, "multiple-of", "multipleOf removed (was "+ratString(om)+")", jsonNumber(om), nil)
+		c.emit(ptr, widened, "multiple-of", "multipleOf removed (was "+ratString(om)+")", jsonNumber(om), nil)
 	case om.Cmp(nm) == 0:
 	case divides(om, nm):
-		c.emit(ptr(), narrowed, "multiple-of", "multipleOf narrowed: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
+		c.emit(ptr, narrowed, "multiple-of", "multipleOf narrowed: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
 	case divides(nm, om):
-		c.emit(ptr(), widened, "multiple-of", "multipleOf widened: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
+		c.emit(ptr, widened, "multiple-of", "multipleOf widened: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
 	default:
-		c.emit(ptr(), changed, "multiple-of", "multipleOf changed: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
+		c.emit(ptr, changed, "multiple-of", "multipleOf changed: "+ratString(om)+" → "+ratString(nm), jsonNumber(om), jsonNumber(nm))
 	}
 }
 
 // compareStrings compares the values of a string keyword (pattern, format)
 // taken as constraints: one added narrows, one removed widens.
-func (c *comparer) compareStrings(o, n []string, kw, path string) {
+func (c *comparer) compareStrings(o, n []string, kw string, path *jpath) {
 	fresh, gone := stringsMinus(n, o), stringsMinus(o, n)
-	ptr := func() string { return childPtr(path, kw) }
+	ptr := path.child(kw)
 	first := func(s []string) any {
 		if len(s) == 0 {
 			return nil
@@ -458,11 +458,11 @@ func (c *comparer) compareStrings(o, n []string, kw, path string) {
 	switch {
 	case len(fresh) == 0 && len(gone) == 0:
 	case len(gone) == 0:
-		c.emit(ptr(), narrowed, kw, fmt.Sprintf("%s added: %q", kw, fresh[0]), nil, fresh[0])
+		c.emit(ptr, narrowed, kw, fmt.Sprintf("%s added: %q", kw, fresh[0]), nil, fresh[0])
 	case len(fresh) == 0:
-		c.emit(ptr(), widened, kw, fmt.Sprintf("%s removed (was %q)", kw, gone[0]), gone[0], nil)
+		c.emit(ptr, widened, kw, fmt.Sprintf("%s removed (was %q)", kw, gone[0]), gone[0], nil)
 	default:
-		c.emit(ptr(), changed, kw, fmt.Sprintf("%s changed: %q → %q", kw, gone[0], fresh[0]), first(gone), first(fresh))
+		c.emit(ptr, changed, kw, fmt.Sprintf("%s changed: %q → %q", kw, gone[0], fresh[0]), first(gone), first(fresh))
 	}
 }
 
