@@ -115,8 +115,9 @@ func (s *Server) SetFacts(f Facts) error {
 	if f.Digest != "" && !digest.Valid(f.Digest) {
 		return fmt.Errorf("server %q: x-mcpbind digest %q is not sha256:<64 hex digits>", s.ID, f.Digest)
 	}
+	has := s.toolNames()
 	for name, tf := range f.Tools {
-		if !slices.ContainsFunc(s.Tools, func(t Tool) bool { return t.Name == name }) {
+		if !has[name] {
 			return fmt.Errorf("server %q: x-mcpbind names tool %q, which the server does not have", s.ID, name)
 		}
 		if tf.Digest != "" && !digest.Valid(tf.Digest) {
@@ -249,6 +250,16 @@ func (t Tool) Member(key string) json.RawMessage {
 	return m[key]
 }
 
+// toolNames returns the set of s's tool names: one lookup per name, not a
+// scan of the tools (a server can have thousands).
+func (s *Server) toolNames() map[string]bool {
+	has := make(map[string]bool, len(s.Tools))
+	for _, t := range s.Tools {
+		has[t.Name] = true
+	}
+	return has
+}
+
 // checkFacts checks what bundle.schema.json cannot say about a server's
 // x-mcpbind: that every tool it names exists. ptr is the server's JSON
 // pointer.
@@ -267,8 +278,9 @@ func checkFacts(s *Server, ptr string) *Error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	has := s.toolNames()
 	for _, name := range names {
-		if !slices.ContainsFunc(s.Tools, func(t Tool) bool { return t.Name == name }) {
+		if !has[name] {
 			return &Error{Kind: KindInvalid, Pointer: ptr + "/x-mcpbind/tools/" + escapePointer(name),
 				Msg: fmt.Sprintf("x-mcpbind has facts about tool %q, which the server does not have", name)}
 		}
@@ -304,8 +316,9 @@ func pruneStaleFacts(s *Server, ptr string) []string {
 			return nil
 		}
 		kept := tools[:0:0]
+		has := s.toolNames()
 		for _, tm := range tools {
-			if slices.ContainsFunc(s.Tools, func(t Tool) bool { return t.Name == tm.Key }) {
+			if has[tm.Key] {
 				kept = append(kept, tm)
 				continue
 			}
