@@ -32,7 +32,10 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpbind/mcpbind/internal/serverid"
 )
@@ -195,56 +198,13 @@ func Parse(data []byte, source string) (*Bundle, error) {
 // It fails, writing nothing, when the result would not be a valid bundle:
 // a duplicate server id or tool name, a tool whose Raw is not an object with
 // the same name, invalid raw JSON, or anything bundle.schema.json rejects.
+// What it checks is the document it writes, decoded from b's parts (each
+// raw member parsed once), not the bytes parsed again.
 func (b *Bundle) Marshal() ([]byte, error) {
-	if b.BundleVersion != 0 && b.BundleVersion != Version {
-		return nil, &Error{Kind: KindVersion, Pointer: "/bundleVersion",
-			Msg: fmt.Sprintf("cannot write bundleVersion %d: this build writes bundleVersion %d", b.BundleVersion, Version)}
+	servers, err := b.checked()
+	if err != nil {
+		return nil, err
 	}
-	servers := slices.Clone(b.Servers)
-	slices.SortStableFunc(servers, func(x, y Server) int { return strings.Compare(x.ID, y.ID) })
-	for i := range servers {
-		s := &servers[i]
-		ptr := fmt.Sprintf("/servers/%d", i)
-		if i > 0 && servers[i-1].ID == s.ID {
-			return nil, &Error{Kind: KindInvalid, Pointer: ptr + "/id", Msg: fmt.Sprintf("duplicate server id %q", s.ID)}
-		}
-		for _, f := range []struct {
-			name string
-			raw  json.RawMessage
-		}{{"serverInfo", s.ServerInfo}, {"capabilities", s.Capabilities}, {"x-mcpbind", s.Extensions}} {
-			if len(f.raw) > 0 && !json.Valid(f.raw) {
-				return nil, &Error{Kind: KindInvalid, Pointer: ptr + "/" + f.name, Msg: "not valid JSON"}
-			}
-		}
-		tools := slices.Clone(s.Tools)
-		slices.SortStableFunc(tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
-		for j, t := range tools {
-			tptr := fmt.Sprintf("%s/tools/%d", ptr, j)
-			nt, err := NewTool(t.Raw)
-			if err != nil {
-				return nil, &Error{Kind: KindInvalid, Pointer: tptr, Msg: fmt.Sprintf("tool %q: %v", t.Name, err)}
-			}
-			if nt.Name != t.Name {
-				return nil, &Error{Kind: KindInvalid, Pointer: tptr,
-					Msg: fmt.Sprintf("tool Name %q differs from the name %q in its raw JSON", t.Name, nt.Name)}
-			}
-			if j > 0 && tools[j-1].Name == t.Name {
-				return nil, &Error{Kind: KindInvalid, Pointer: tptr + "/name", Msg: fmt.Sprintf("duplicate tool name %q", t.Name)}
-			}
-			tools[j] = nt
-		}
-		if tools == nil {
-			tools = []Tool{}
-		}
-		s.Tools = tools
-		if err := checkFacts(s, ptr); err != nil {
-			return nil, err
-		}
-	}
-	if servers == nil {
-		servers = []Server{}
-	}
-
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -252,12 +212,124 @@ func (b *Bundle) Marshal() ([]byte, error) {
 	if err := enc.Encode(Bundle{BundleVersion: Version, Servers: servers}); err != nil {
 		return nil, &Error{Kind: KindInvalid, Msg: err.Error(), Err: err}
 	}
-	out := buf.Bytes()
-	// Never hand out bytes that Parse would refuse.
-	if err := check(out, ""); err != nil {
-		return nil, err
+	return buf.Bytes(), nil
+}
+
+// Check runs every check of Marshal without writing anything: nil means
+// Marshal would succeed.
+func (b *Bundle) Check() error {
+	_, err := b.checked()
+	return err
+}
+
+// checked returns b's servers as Marshal writes them (sorted by ID, their
+// tools by name), after checking the document they make: each raw member
+// is parsed once (valid JSON, no key twice), and the decoded document is
+// validated against bundle.schema.json.
+func (b *Bundle) checked() ([]Server, error) {
+	if b.BundleVersion != 0 && b.BundleVersion != Version {
+		return nil, &Error{Kind: KindVersion, Pointer: "/bundleVersion",
+			Msg: fmt.Sprintf("cannot write bundleVersion %d: this build writes bundleVersion %d", b.BundleVersion, Version)}
 	}
-	return out, nil
+	servers := slices.Clone(b.Servers)
+	slices.SortStableFunc(servers, func(x, y Server) int { return strings.Compare(x.ID, y.ID) })
+	docs := make([]any, len(servers))
+	for i := range servers {
+		s := &servers[i]
+		ptr := fmt.Sprintf("/servers/%d", i)
+		if i > 0 && servers[i-1].ID == s.ID {
+			return nil, &Error{Kind: KindInvalid, Pointer: ptr + "/id", Msg: fmt.Sprintf("duplicate server id %q", s.ID)}
+		}
+		doc := map[string]any{"id": s.ID, "protocolVersion": s.ProtocolVersion, "transport": s.Transport, "serverInfo": nil}
+		if s.Instructions != "" {
+			doc["instructions"] = s.Instructions
+		}
+		for _, f := range []struct {
+			name string
+			raw  json.RawMessage
+		}{{"serverInfo", s.ServerInfo}, {"capabilities", s.Capabilities}, {"x-mcpbind", s.Extensions}} {
+			if len(f.raw) == 0 {
+				continue
+			}
+			v, err := parseInstance(f.raw, "")
+			if err != nil {
+				return nil, &Error{Kind: KindInvalid, Pointer: ptr + "/" + f.name, Msg: "not valid JSON: " + err.Error(), Err: err}
+			}
+			doc[f.name] = v
+		}
+		tools := slices.Clone(s.Tools)
+		slices.SortStableFunc(tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+		toolDocs := make([]any, len(tools))
+		for j, t := range tools {
+			tptr := fmt.Sprintf("%s/tools/%d", ptr, j)
+			v, name, err := toolDoc(t.Raw)
+			if err != nil {
+				return nil, &Error{Kind: KindInvalid, Pointer: tptr, Msg: fmt.Sprintf("tool %q: %v", t.Name, err)}
+			}
+			if name != t.Name {
+				return nil, &Error{Kind: KindInvalid, Pointer: tptr,
+					Msg: fmt.Sprintf("tool Name %q differs from the name %q in its raw JSON", t.Name, name)}
+			}
+			if j > 0 && tools[j-1].Name == t.Name {
+				return nil, &Error{Kind: KindInvalid, Pointer: tptr + "/name", Msg: fmt.Sprintf("duplicate tool name %q", t.Name)}
+			}
+			toolDocs[j] = v
+		}
+		if tools == nil {
+			tools = []Tool{}
+		}
+		s.Tools = tools
+		doc["tools"] = toolDocs
+		if err := checkFacts(s, ptr); err != nil {
+			return nil, err
+		}
+		docs[i] = doc
+	}
+	if servers == nil {
+		servers = []Server{}
+	}
+	sch, err := compiledSchema()
+	if err != nil {
+		return nil, fmt.Errorf("bundle: embedded schema: %w", err) // a bug in this package
+	}
+	inst := map[string]any{"bundleVersion": json.Number(strconv.Itoa(Version)), "servers": docs}
+	if err := sch.Validate(inst); err != nil {
+		if ve, ok := errors.AsType[*jsonschema.ValidationError](err); ok {
+			return nil, schemaError(ve, "")
+		}
+		return nil, &Error{Kind: KindSchema, Msg: err.Error(), Err: err}
+	}
+	return servers, nil
+}
+
+// toolDoc parses a tool's raw JSON once (valid JSON, no key twice) and
+// returns it decoded, as the schema validator reads it, with its name. It
+// fails as NewTool does on a tool that is not an object with a non-empty
+// string "name".
+func toolDoc(raw json.RawMessage) (any, string, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, "", errors.New("tool is not valid JSON: empty")
+	}
+	v, err := parseInstance(raw, "")
+	if err != nil {
+		return nil, "", fmt.Errorf("tool is not valid JSON: %w", err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, "", errors.New("tool is not a JSON object")
+	}
+	nv, ok := m["name"]
+	if !ok {
+		return nil, "", errors.New("missing name")
+	}
+	name, ok := nv.(string)
+	if !ok {
+		return nil, "", fmt.Errorf("name is not a string: %v", nv)
+	}
+	if name == "" {
+		return nil, "", errors.New("empty name")
+	}
+	return v, name, nil
 }
 
 // CheckID reports whether id is a valid server id: a non-empty ASCII letter

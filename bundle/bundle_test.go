@@ -322,6 +322,9 @@ func TestMarshalErrors(t *testing.T) {
 		{"no serverInfo", Bundle{Servers: []Server{{ID: "a", ProtocolVersion: "p", Transport: "stdio"}}}, "/servers/0/serverInfo"},
 		{"bad transport", Bundle{Servers: []Server{{ID: "a", ServerInfo: json.RawMessage(`{"name":"n"}`), ProtocolVersion: "p", Transport: "tcp"}}}, "/servers/0/transport"},
 		{"bad id", Bundle{Servers: []Server{srv("")}}, "/servers/0/id"},
+		{"key twice in a tool", Bundle{Servers: []Server{srv("a", Tool{Name: "t", Raw: json.RawMessage(`{"name":"t","x":1,"x":2}`)})}}, `/servers/0/tools/0: tool "t"`},
+		{"key twice in serverInfo", Bundle{Servers: []Server{{ID: "a", ServerInfo: json.RawMessage(`{"name":"n","name":"m"}`), ProtocolVersion: "p", Transport: "stdio"}}}, "/servers/0/serverInfo"},
+		{"tool the schema rejects", Bundle{Servers: []Server{srv("a", tool(`{"name":"t","inputSchema":{"type":"object"},"title":5}`))}}, "/servers/0/tools/0/title"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -334,6 +337,9 @@ func TestMarshalErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v lacks %s", err, tc.want)
+			}
+			if cerr := tc.b.Check(); cerr == nil || cerr.Error() != err.Error() {
+				t.Errorf("Check: %v, Marshal: %v", cerr, err)
 			}
 		})
 	}

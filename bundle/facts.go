@@ -115,8 +115,9 @@ func (s *Server) SetFacts(f Facts) error {
 	if f.Digest != "" && !digest.Valid(f.Digest) {
 		return fmt.Errorf("server %q: x-mcpbind digest %q is not sha256:<64 hex digits>", s.ID, f.Digest)
 	}
+	has := s.toolNames()
 	for name, tf := range f.Tools {
-		if !slices.ContainsFunc(s.Tools, func(t Tool) bool { return t.Name == name }) {
+		if !has[name] {
 			return fmt.Errorf("server %q: x-mcpbind names tool %q, which the server does not have", s.ID, name)
 		}
 		if tf.Digest != "" && !digest.Valid(tf.Digest) {
@@ -145,11 +146,15 @@ func (s *Server) Digest() string {
 }
 
 // ToolDigest returns the digest of tool name recorded under x-mcpbind, or
-// "" when there is none.
+// "" when there is none. It decodes x-mcpbind each time: a caller that
+// asks about every tool decodes once with Facts and asks Facts.ToolDigest.
 func (s *Server) ToolDigest(name string) string {
 	f, _ := s.Facts()
-	return f.Tools[name].Digest
+	return f.ToolDigest(name)
 }
+
+// ToolDigest returns the digest of tool name, or "" when none is recorded.
+func (f Facts) ToolDigest(name string) string { return f.Tools[name].Digest }
 
 // ToolEvidence returns the envelope evidence recorded for tool name by
 // `mcpbind export --probe-eras`, and whether there is any. A tool without
@@ -158,8 +163,23 @@ func (s *Server) ToolDigest(name string) string {
 // NaturalOutputSchema is always filled in when the tool has an output
 // schema: from x-mcpbind, or else the tool's own outputSchema (which the
 // file then does not repeat). The returned value shares no memory with s.
+// It decodes x-mcpbind each time: a caller that asks about every tool
+// decodes once with Facts and asks Facts.ToolEvidence.
 func (s *Server) ToolEvidence(name string) (Evidence, bool) {
 	f, _ := s.Facts()
+	var own json.RawMessage
+	if i := slices.IndexFunc(s.Tools, func(t Tool) bool { return t.Name == name }); i >= 0 && f.Tools[name].Envelope != nil {
+		own = s.Tools[i].Member("outputSchema")
+	}
+	return f.ToolEvidence(name, own)
+}
+
+// ToolEvidence returns the envelope evidence recorded for tool name, and
+// whether there is any, as Server.ToolEvidence does; outputSchema is the
+// tool's own outputSchema (nil when it has none), which fills in
+// NaturalOutputSchema when the file omits it. The returned value shares no
+// memory with f or outputSchema.
+func (f Facts) ToolEvidence(name string, outputSchema json.RawMessage) (Evidence, bool) {
 	ev := f.Tools[name].Envelope
 	if ev == nil {
 		return Evidence{}, false
@@ -168,9 +188,7 @@ func (s *Server) ToolEvidence(name string) (Evidence, bool) {
 	out.ProbedVersions = slices.Clone(ev.ProbedVersions)
 	out.NaturalOutputSchema = slices.Clone(ev.NaturalOutputSchema)
 	if out.NaturalOutputSchema == nil {
-		if i := slices.IndexFunc(s.Tools, func(t Tool) bool { return t.Name == name }); i >= 0 {
-			out.NaturalOutputSchema = s.Tools[i].Member("outputSchema")
-		}
+		out.NaturalOutputSchema = slices.Clone(outputSchema)
 	}
 	return out, true
 }
@@ -232,6 +250,16 @@ func (t Tool) Member(key string) json.RawMessage {
 	return m[key]
 }
 
+// toolNames returns the set of s's tool names: one lookup per name, not a
+// scan of the tools (a server can have thousands).
+func (s *Server) toolNames() map[string]bool {
+	has := make(map[string]bool, len(s.Tools))
+	for _, t := range s.Tools {
+		has[t.Name] = true
+	}
+	return has
+}
+
 // checkFacts checks what bundle.schema.json cannot say about a server's
 // x-mcpbind: that every tool it names exists. ptr is the server's JSON
 // pointer.
@@ -250,8 +278,9 @@ func checkFacts(s *Server, ptr string) *Error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	has := s.toolNames()
 	for _, name := range names {
-		if !slices.ContainsFunc(s.Tools, func(t Tool) bool { return t.Name == name }) {
+		if !has[name] {
 			return &Error{Kind: KindInvalid, Pointer: ptr + "/x-mcpbind/tools/" + jsonpointer.Escape(name),
 				Msg: fmt.Sprintf("x-mcpbind has facts about tool %q, which the server does not have", name)}
 		}
@@ -282,8 +311,9 @@ func pruneStaleFacts(s *Server, ptr string) []string {
 			return nil
 		}
 		kept := tools[:0:0]
+		has := s.toolNames()
 		for _, tm := range tools {
-			if slices.ContainsFunc(s.Tools, func(t Tool) bool { return t.Name == tm.Key }) {
+			if has[tm.Key] {
 				kept = append(kept, tm)
 				continue
 			}

@@ -67,6 +67,25 @@ func TestFactsRoundTrip(t *testing.T) {
 		t.Error("evidence for a tool without any")
 	}
 
+	// Decoded once, the facts answer for every tool alike (what the IR
+	// reads: one decoding per server, not per tool).
+	fs, err := s.Facts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs.ToolDigest("plain") != d || fs.ToolDigest("nope") != "" {
+		t.Error("Facts.ToolDigest")
+	}
+	own := json.RawMessage(`{"type":"integer"}`)
+	if ev, ok := fs.ToolEvidence("count", own); !ok || !ev.LegacyWraps || string(ev.NaturalOutputSchema) != `{"type":"integer"}` {
+		t.Errorf("Facts.ToolEvidence(count): %+v %v", ev, ok)
+	} else if own[0] = '['; ev.NaturalOutputSchema[0] != '{' {
+		t.Error("Facts.ToolEvidence shares memory with the outputSchema given")
+	}
+	if _, ok := fs.ToolEvidence("plain", nil); ok {
+		t.Error("Facts.ToolEvidence: evidence for a tool without any")
+	}
+
 	// The facts survive a bundle round trip, byte for byte.
 	out, err := (&Bundle{Servers: []Server{s}}).Marshal()
 	if err != nil {

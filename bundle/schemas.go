@@ -126,8 +126,10 @@ func (s *Server) CheckSchemasWith(o CheckOptions) []Finding {
 	var out []Finding
 	facts, _ := s.Facts()
 	for _, t := range s.Tools {
+		var members map[string]json.RawMessage // decoded once per tool
+		_ = json.Unmarshal(t.Raw, &members)
 		for _, key := range []string{"inputSchema", "outputSchema"} {
-			raw := t.Member(key)
+			raw := members[key]
 			if raw == nil {
 				continue
 			}

@@ -222,6 +222,7 @@ func compareServer(o, n *bundle.Server, cfg ir.Config) []Change {
 	newPkg, newErr := buildIR(n, cfg)
 	apiByTool, apiRest := compareAPI(id, oldPkg, oldErr, newPkg, newErr)
 
+	oldIR, newIR := irTools(oldPkg), irTools(newPkg)
 	oldTools := toolsByName(o)
 	newTools := toolsByName(n)
 	names := make([]string, 0, len(oldTools)+len(newTools))
@@ -242,7 +243,7 @@ func compareServer(o, n *bundle.Server, cfg ir.Config) []Change {
 		case nt == nil:
 			out = append(out, Change{Class: Breaking, Server: id, Tool: name, Where: InTool, Code: "tool-removed", Message: "tool removed", Old: ot.Raw})
 		default:
-			out = append(out, tooldiff.Tool(id, name, ot.Raw, nt.Raw, naturalPointer(irTool(oldPkg, name)), naturalPointer(irTool(newPkg, name)))...)
+			out = append(out, tooldiff.Tool(id, name, ot.Raw, nt.Raw, naturalPointer(oldIR[name]), naturalPointer(newIR[name]))...)
 		}
 		out = append(out, apiByTool[name]...)
 	}
@@ -286,16 +287,15 @@ func toolsByName(s *bundle.Server) map[string]*bundle.Tool {
 	return m
 }
 
-func irTool(p *ir.Package, name string) *ir.Tool {
-	if p == nil {
-		return nil
-	}
-	for _, t := range p.Tools {
-		if t.Name == name {
-			return t
+// irTools indexes a package's tools by name (nil p: none).
+func irTools(p *ir.Package) map[string]*ir.Tool {
+	m := map[string]*ir.Tool{}
+	if p != nil {
+		for _, t := range p.Tools {
+			m[t.Name] = t
 		}
 	}
-	return nil
+	return m
 }
 
 // naturalPointer is where the natural result schema sits in a tool's

@@ -2,38 +2,28 @@ package diff
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/synth"
 )
 
-// nestedBundle returns a one-tool bundle whose inputSchema nests depth
-// objects deep, with leaf as the innermost schema.
+// nestedBundle returns a one-tool bundle, with digests, whose inputSchema
+// nests depth objects deep, with leaf as the innermost schema.
 func nestedBundle(tb testing.TB, depth int, leaf string) *bundle.Bundle {
 	tb.Helper()
-	var b strings.Builder
-	b.WriteString(`{"name":"deep","inputSchema":`)
-	for range depth {
-		b.WriteString(`{"type":"object","properties":{"s":{"type":"string"},"a":`)
-	}
-	b.WriteString(leaf)
-	for range depth {
-		b.WriteString(`}}`)
-	}
-	b.WriteString(`}`)
-	tool, err := bundle.NewTool([]byte(b.String()))
+	b, err := synth.Bundle(synth.OneTool(synth.NestedSchema(depth, leaf)))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &bundle.Bundle{BundleVersion: 1, Servers: []bundle.Server{{ID: "scale", ProtocolVersion: "2026-07-28", Tools: []bundle.Tool{tool}}}}
+	return b
 }
 
 // BenchmarkCompareDepth measures diff of two bundles whose schemas nest
-// 100 to 400 objects deep and differ in the innermost leaf (linear in
+// 100 to 1,000 objects deep and differ in the innermost leaf (linear in
 // depth).
 func BenchmarkCompareDepth(b *testing.B) {
-	for _, d := range []int{100, 200, 400} {
+	for _, d := range []int{100, 200, 400, 800, 1000} {
 		b.Run(fmt.Sprint(d), func(b *testing.B) {
 			old, cur := nestedBundle(b, d, `{"type":"string"}`), nestedBundle(b, d, `{"type":"integer"}`)
 			b.ReportAllocs()
@@ -43,5 +33,35 @@ func BenchmarkCompareDepth(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// benchSelf measures diff of the bundle built by tools with itself.
+func benchSelf(b *testing.B, tools ...string) {
+	bun, err := synth.Bundle(tools...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := Compare(bun, bun); len(r.Changes) != 0 {
+			b.Fatal(r.Changes)
+		}
+	}
+}
+
+// BenchmarkCompareDefsChain measures diff of two bundles whose schema is a
+// chain of 1,000 and 3,000 "$defs" entries (linear in the chain's length).
+func BenchmarkCompareDefsChain(b *testing.B) {
+	for _, n := range []int{1000, 3000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchSelf(b, synth.OneTool(synth.DefsChain(n))) })
+	}
+}
+
+// BenchmarkCompareTools measures diff of a bundle of 1,000 and 10,000
+// synthetic tools, with digests, with itself (linear in the tools).
+func BenchmarkCompareTools(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchSelf(b, synth.Tools(n)...) })
 	}
 }

@@ -165,8 +165,10 @@ func Export(ctx context.Context, s Session, opts Options) (*bundle.Server, error
 	}
 	// Catch here, as a problem with the server's answers, anything that
 	// would stop the bundle from being written (the schema's checks of
-	// tool fields, an unknown transport, an empty protocol version).
-	if _, err := (&bundle.Bundle{Servers: []bundle.Server{*srv}}).Marshal(); err != nil {
+	// tool fields, an unknown transport, an empty protocol version): the
+	// checks of Marshal, on the document, without writing it (the caller
+	// marshals once).
+	if err := (&bundle.Bundle{Servers: []bundle.Server{*srv}}).Check(); err != nil {
 		return nil, &AnswerError{Msg: "the server's answers do not make a valid bundle", Err: err}
 	}
 	return srv, nil

@@ -10,45 +10,31 @@ import (
 )
 
 // syntheticTools returns n tools of the shape BenchmarkGenerate1000Tools
-// uses: a nested input object, an enum, a two-variant union and an
-// array-of-objects result per tool.
+// uses (a nested input object, an enum, a two-variant union and an
+// array-of-objects result per tool), with per-tool digests under
+// x-mcpbind, as export records them.
 func syntheticTools(tb testing.TB, n int) *bundle.Bundle {
 	tb.Helper()
-	tools := make([]bundle.Tool, 0, n)
-	for i := range n {
-		raw := synth.Tool(i)
-		tool, err := bundle.NewTool([]byte(raw))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tools = append(tools, tool)
-	}
-	return &bundle.Bundle{BundleVersion: 1, Servers: []bundle.Server{{ID: "synthetic", ProtocolVersion: "2026-07-28", Tools: tools}}}
-}
-
-// oneTool wraps one inputSchema in a one-tool bundle.
-func oneTool(tb testing.TB, inputSchema string) *bundle.Bundle {
-	tb.Helper()
-	tool, err := bundle.NewTool([]byte(`{"name":"deep","inputSchema":` + inputSchema + `}`))
+	b, err := synth.Bundle(synth.Tools(n)...)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &bundle.Bundle{BundleVersion: 1, Servers: []bundle.Server{{ID: "scale", ProtocolVersion: "2026-07-28", Tools: []bundle.Tool{tool}}}}
+	return b
 }
 
-// NestedSchema returns an object schema whose property "a" nests depth
-// objects deep, each level also carrying a string property.
-func nestedSchema(depth int) string {
-	var b strings.Builder
-	for range depth {
-		b.WriteString(`{"type":"object","properties":{"s":{"type":"string"},"a":`)
+// oneTool wraps one inputSchema in a one-tool bundle, with digests.
+func oneTool(tb testing.TB, inputSchema string) *bundle.Bundle {
+	tb.Helper()
+	b, err := synth.Bundle(synth.OneTool(inputSchema))
+	if err != nil {
+		tb.Fatal(err)
 	}
-	b.WriteString(`{"type":"string"}`)
-	for range depth {
-		b.WriteString(`}}`)
-	}
-	return b.String()
+	return b
 }
+
+// nestedSchema returns an object schema whose property "a" nests depth
+// objects deep, each level also carrying a string property.
+func nestedSchema(depth int) string { return synth.NestedSchema(depth, `{"type":"string"}`) }
 
 // wideSchema returns an object schema with n properties of four kinds.
 func wideSchema(n int) string {
@@ -93,11 +79,21 @@ func benchGenerate(b *testing.B, bun *bundle.Bundle) {
 	}
 }
 
-// BenchmarkGenerateDepth measures generate of one schema nested 100 to 800
-// objects deep: time per level should stay flat (linear in depth).
+// BenchmarkGenerateDepth measures generate of one schema nested 100 to
+// 1,000 objects deep: time and bytes per level should stay flat (linear in
+// depth).
 func BenchmarkGenerateDepth(b *testing.B) {
-	for _, d := range []int{100, 200, 400, 800} {
+	for _, d := range []int{100, 200, 400, 800, 1000} {
 		b.Run(fmt.Sprint(d), func(b *testing.B) { benchGenerate(b, oneTool(b, nestedSchema(d))) })
+	}
+}
+
+// BenchmarkGenerateDefsChain measures generate of one schema whose types
+// are a chain of 1,000 and 3,000 "$defs" entries, each referring to the
+// next (linear in the chain's length).
+func BenchmarkGenerateDefsChain(b *testing.B) {
+	for _, n := range []int{1000, 3000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchGenerate(b, oneTool(b, synth.DefsChain(n))) })
 	}
 }
 
@@ -117,7 +113,8 @@ func BenchmarkGenerateOneOf(b *testing.B) {
 }
 
 // BenchmarkGenerateTools measures generate of 1,000 and 10,000 synthetic
-// tools (10,000 should cost about ten times 1,000).
+// tools with their digests recorded, as export writes them (10,000 should
+// cost about ten times 1,000).
 func BenchmarkGenerateTools(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) { benchGenerate(b, syntheticTools(b, n)) })

@@ -67,8 +67,9 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // BuildServer turns one bundle server into the IR of a Go package named
-// pkgName. Tools are processed in bundle order (by name), so names given to
-// colliding identifiers are stable.
+// pkgName. Tools are processed by name, whatever their order in srv, so
+// names given to colliding identifiers are stable and the package does not
+// depend on the order a server lists its tools in.
 func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, error) {
 	p := &Package{Name: pkgName, ServerID: srv.ID, ProtocolVersion: srv.ProtocolVersion}
 	var info struct{ Name, Version string }
@@ -76,10 +77,15 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 		_ = json.Unmarshal(srv.ServerInfo, &info) // optional, display only
 	}
 	p.ServerName, p.ServerVersion = info.Name, info.Version
-	p.ServerDigest = srv.Digest()
+	facts, _ := srv.Facts() // decoded once: read for every tool
+	p.ServerDigest = facts.Digest
 
-	b := &builder{srv: srv, cfg: cfg, pkg: p, types: newScope(ReservedPackageNames()...), methods: newScope(), used: map[string]bool{}}
-	for _, t := range srv.Tools {
+	b := &builder{srv: srv, facts: facts, cfg: cfg, pkg: p, types: newScope(ReservedPackageNames()...), methods: newScope(), used: map[string]bool{}}
+	// By name, whatever order the server listed them in: names given to
+	// colliding identifiers and to merged types follow this order, and the
+	// Go API of a contract must not depend on how the tools are listed.
+	tools := slices.SortedStableFunc(slices.Values(srv.Tools), func(x, y bundle.Tool) int { return strings.Compare(x.Name, y.Name) })
+	for _, t := range tools {
 		tool, err := b.tool(t.Raw)
 		if err != nil {
 			var ie *Error
@@ -111,6 +117,7 @@ func errorsAs(err error, target **Error) bool {
 
 type builder struct {
 	srv     *bundle.Server
+	facts   bundle.Facts // srv's x-mcpbind
 	cfg     Config
 	pkg     *Package
 	types   *scope // package-level identifiers
@@ -158,7 +165,7 @@ func (b *builder) tool(raw json.RawMessage) (*Tool, error) {
 	if method == "" {
 		method = "Tool"
 	}
-	t := &Tool{Name: rt.Name, Method: b.methods.claim(method), Digest: b.srv.ToolDigest(rt.Name),
+	t := &Tool{Name: rt.Name, Method: b.methods.claim(method), Digest: b.facts.ToolDigest(rt.Name),
 		ReadOnly: rt.Annotations["readOnlyHint"] == true, Idempotent: rt.Annotations["idempotentHint"] == true}
 	t.Doc = toolDoc(t.Method, rt)
 
@@ -365,7 +372,7 @@ func (ts *typeSession) result(t *Tool, typeName string) error {
 	}
 	naturalPtr := ""
 	ts.hint("", fmt.Sprintf("the result of the tool %q", t.Name))
-	ev, hasEv := ts.b.srv.ToolEvidence(t.Name)
+	ev, hasEv := ts.b.facts.ToolEvidence(t.Name, nil) // only its flags are read
 	switch {
 	case hasEv && ev.AlwaysWraps:
 		// Export saw the server wrap in every protocol version.

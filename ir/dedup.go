@@ -3,6 +3,7 @@ package ir
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,9 +30,9 @@ func dedupTypes(p *Package, namer *Namer, names *scope) {
 	for _, t := range p.Tools {
 		roots[t.Args], roots[t.Result] = true, true
 	}
-	d := &dedup{p: p, docs: map[string]any{}, sigs: map[*Type]string{}, visiting: map[*Type]bool{}}
-	groups := map[string][]*Type{}
-	var order []string
+	d := &dedup{p: p, docs: map[string]*schemaNode{}, shared: map[int]*schemaNode{}, ids: map[string]int{}, sigs: map[*Type]int{}, visiting: map[*Type]bool{}}
+	groups := map[int][]*Type{}
+	var order []int
 	for _, t := range p.Types {
 		if roots[t] {
 			continue
@@ -111,78 +112,191 @@ func dedupTypes(p *Package, namer *Namer, names *scope) {
 }
 
 // dedup holds the state of one dedupTypes pass.
+//
+// Signatures are interned: a type's signature is a small integer, the
+// index of its local description (its own fields, with the signatures of
+// the types it uses and of its schema as integers) in one table. Equal
+// integers mean equal descriptions, so equal schemas and Go shapes all the
+// way down, and the work and memory stay linear in the size of the schemas
+// and types, whatever their nesting depth.
 type dedup struct {
 	p        *Package
-	docs     map[string]any // schema document key → decoded JSON
-	sigs     map[*Type]string
+	docs     map[string]*schemaNode // schema document key → its interned tree
+	shared   map[int]*schemaNode    // exact signature → the one node with that text
+	byKey    map[string]string      // schema document key → its JSON text
+	ids      map[string]int         // local description → signature
+	sigs     map[*Type]int
 	visiting map[*Type]bool
 	props    map[*Type]string // type → the first property whose type it is
 }
 
-// schemaText returns the canonical JSON text (keys sorted) of the schema
-// at doc#ptr, or "" when it cannot be found.
-func (d *dedup) schemaText(doc, ptr string) string {
-	v, ok := d.docs[doc]
+// schemaNode is one JSON value of a schema document, shared by every
+// document that holds the same text: exact is the signature of its text
+// (keys sorted), id that of its canonical text (keys sorted, and the
+// alternatives of an anyOf or oneOf in any order), each equal exactly when
+// the texts are; an array's setID
+// is the signature of its elements as a multiset; hasRef says whether the
+// value holds a "$ref" or "$dynamicRef"; title is an object's string
+// "title".
+type schemaNode struct {
+	exact  int // the signature of its text as written (alternatives in order)
+	id     int
+	setID  int
+	hasRef bool
+	title  string
+	obj    map[string]*schemaNode
+	arr    []*schemaNode
+}
+
+// intern returns the signature of a local description.
+func (d *dedup) intern(desc string) int {
+	if id, ok := d.ids[desc]; ok {
+		return id
+	}
+	id := len(d.ids)
+	d.ids[desc] = id
+	return id
+}
+
+// node returns the value at doc#ptr, or nil when it cannot be found.
+func (d *dedup) node(doc, ptr string) *schemaNode {
+	n, ok := d.docs[doc]
 	if !ok {
-		for _, s := range d.p.Schemas {
-			if s.Key == doc {
-				_ = json.Unmarshal([]byte(s.JSON), &v)
+		if d.byKey == nil {
+			d.byKey = make(map[string]string, len(d.p.Schemas))
+			for _, s := range d.p.Schemas {
+				d.byKey[s.Key] = s.JSON
 			}
 		}
-		d.docs[doc] = v
+		var v any
+		if text, ok := d.byKey[doc]; ok && json.Unmarshal([]byte(text), &v) == nil {
+			n = d.tree(v)
+		}
+		d.docs[doc] = n
 	}
-	if ptr != "" {
-		for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-			tok = jsonpointer.Unescape(tok)
-			switch x := v.(type) {
-			case map[string]any:
-				v = x[tok]
-			case []any:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(x) {
-					return ""
-				}
-				v = x[i]
-			default:
-				return ""
+	for rest, more := strings.TrimPrefix(ptr, "/"), ptr != ""; more && n != nil; {
+		var tok string
+		tok, rest, more = strings.Cut(rest, "/")
+		tok = jsonpointer.Unescape(tok)
+		switch {
+		case n.obj != nil:
+			n = n.obj[tok]
+		case n.arr != nil:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n.arr) {
+				return nil
 			}
+			n = n.arr[i]
+		default:
+			return nil
 		}
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
+	return n
+}
+
+// tree interns the decoded JSON value v, bottom up: each value's
+// description names its children by their signatures. Values with the same
+// text are one node (the schemas of many tools share most of theirs).
+func (d *dedup) tree(v any) *schemaNode {
+	var exact strings.Builder // the text, in order: what makes values one node
+	switch x := v.(type) {
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(x))
+		kids := make([]*schemaNode, len(keys))
+		exact.WriteString("o")
+		for i, k := range keys {
+			kids[i] = d.tree(x[k])
+			fmt.Fprintf(&exact, " %q:%d", k, kids[i].exact)
+		}
+		e := d.intern(exact.String())
+		if n := d.shared[e]; n != nil {
+			return n
+		}
+		n := &schemaNode{exact: e, obj: make(map[string]*schemaNode, len(keys))}
+		var canon strings.Builder
+		canon.WriteString("O")
+		for i, k := range keys {
+			c := kids[i]
+			n.obj[k] = c
+			n.hasRef = n.hasRef || c.hasRef || k == "$ref" || k == "$dynamicRef"
+			id := c.id
+			if (k == "anyOf" || k == "oneOf") && c.arr != nil {
+				id = c.setID // alternatives in any order are the same union
+			}
+			fmt.Fprintf(&canon, " %q:%d", k, id)
+		}
+		if t, ok := x["title"].(string); ok {
+			n.title = t
+		}
+		n.id = d.intern(canon.String())
+		d.shared[e] = n
+		return n
+	case []any:
+		kids := make([]*schemaNode, len(x))
+		exact.WriteString("a")
+		for i, el := range x {
+			kids[i] = d.tree(el)
+			fmt.Fprintf(&exact, " %d", kids[i].exact)
+		}
+		e := d.intern(exact.String())
+		if n := d.shared[e]; n != nil {
+			return n
+		}
+		n := &schemaNode{exact: e, arr: kids}
+		ids := make([]int, len(kids))
+		for i, c := range kids {
+			ids[i] = c.id
+			n.hasRef = n.hasRef || c.hasRef
+		}
+		n.id = d.intern(fmt.Sprint("A", ids))
+		slices.Sort(ids)
+		n.setID = d.intern(fmt.Sprint("s", ids))
+		d.shared[e] = n
+		return n
+	default:
+		text, _ := json.Marshal(x)
+		exact.WriteString("v")
+		exact.Write(text)
+		e := d.intern(exact.String())
+		if n := d.shared[e]; n != nil {
+			return n
+		}
+		n := &schemaNode{exact: e, id: e, hasRef: x == "$ref" || x == "$dynamicRef"}
+		d.shared[e] = n
+		return n
 	}
-	return string(b)
 }
 
 // sig returns the structural signature of t: equal signatures mean the
 // same canonical schema and the same Go shape. A type met again while its
 // own signature is being built (recursion) signs as its unique name, so
 // recursive types are never merged.
-func (d *dedup) sig(t *Type) string {
+func (d *dedup) sig(t *Type) int {
 	if t == nil {
-		return "nil"
+		return d.intern("nil")
 	}
 	if s, ok := d.sigs[t]; ok {
 		return s
 	}
 	if t.Named() && d.visiting[t] {
-		return "@" + t.Name
+		return d.intern("@" + t.Name)
 	}
 	d.visiting[t] = true
 	defer delete(d.visiting, t)
 	var b strings.Builder
-	fmt.Fprintf(&b, "{%s raw=%q closed=%v req=%q min=%d tag=%q/%q extra=%q:%s elem:%s", t.Kind, t.RawReason, t.Closed, t.Required, t.MinItems, t.Tag, t.TagValue, t.ExtraName, d.sig(t.Extra), d.sig(t.Elem))
+	fmt.Fprintf(&b, "{%s raw=%q closed=%v req=%q min=%d tag=%q/%q extra=%q:%d elem:%d", t.Kind, t.RawReason, t.Closed, t.Required, t.MinItems, t.Tag, t.TagValue, t.ExtraName, d.sig(t.Extra), d.sig(t.Elem))
 	if t.Named() {
-		schema := d.schemaText(t.SchemaDoc, t.Pointer)
-		if schema == "" || strings.Contains(schema, `"$ref"`) || strings.Contains(schema, `"$dynamicRef"`) {
+		n := d.node(t.SchemaDoc, t.Pointer)
+		if n == nil || n.hasRef {
 			// A $ref resolves inside its own document: no merging across documents.
 			fmt.Fprintf(&b, " doc=%q", t.SchemaDoc)
-			if schema == "" {
+			if n == nil {
 				fmt.Fprintf(&b, " at=%q", t.Pointer)
 			}
 		}
-		fmt.Fprintf(&b, " schema=%s", schema)
+		if n != nil {
+			fmt.Fprintf(&b, " schema=%d", n.id)
+		}
 		if len(t.Doc) > 1 {
 			fmt.Fprintf(&b, " docs=%q", t.Doc[1:])
 		}
@@ -191,7 +305,7 @@ func (d *dedup) sig(t *Type) string {
 		fmt.Fprintf(&b, " go=%q", t.Go.Expr)
 	}
 	for _, f := range t.Fields {
-		fmt.Fprintf(&b, " field(%s %q %d %v %v %q %q %s)", f.Name, f.JSONName, f.Wrap, f.Required, f.Nullable, f.Default, f.Doc, d.sig(f.Type))
+		fmt.Fprintf(&b, " field(%s %q %d %v %v %q %q %d)", f.Name, f.JSONName, f.Wrap, f.Required, f.Nullable, f.Default, f.Doc, d.sig(f.Type))
 	}
 	if t.Enum != nil {
 		fmt.Fprintf(&b, " enum(%d", t.Enum.Base)
@@ -203,12 +317,12 @@ func (d *dedup) sig(t *Type) string {
 	if t.Union != nil {
 		fmt.Fprintf(&b, " union(%d %q", t.Union.By, t.Union.Tag)
 		for _, v := range t.Union.Variants {
-			fmt.Fprintf(&b, " %s %q %q %q %s", v.Name, v.TagValue, v.JSONKind, v.UniqueProperty, d.sig(v.Type))
+			fmt.Fprintf(&b, " %s %q %q %q %d", v.Name, v.TagValue, v.JSONKind, v.UniqueProperty, d.sig(v.Type))
 		}
 		b.WriteString(")")
 	}
 	b.WriteString("}")
-	s := b.String()
+	s := d.intern(b.String())
 	d.sigs[t] = s
 	return s
 }
@@ -216,11 +330,11 @@ func (d *dedup) sig(t *Type) string {
 // groupName is the name a merged group would like: the schemas' shared
 // "title", else the property name all members are the type of, else "".
 func (d *dedup) groupName(g []*Type, namer *Namer) string {
-	var schema struct {
-		Title string `json:"title"`
+	title := ""
+	if n := d.node(g[0].SchemaDoc, g[0].Pointer); n != nil {
+		title = n.title
 	}
-	_ = json.Unmarshal([]byte(d.schemaText(g[0].SchemaDoc, g[0].Pointer)), &schema)
-	if n := namer.Exported(schema.Title); n != "" {
+	if n := namer.Exported(title); n != "" {
 		return n
 	}
 	prop := ""

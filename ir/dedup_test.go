@@ -88,3 +88,64 @@ func TestReservedPackageFunctions(t *testing.T) {
 		}
 	}
 }
+
+// refTool is a tool whose "filter" object refers to a "$defs" entry that
+// only its own document defines, with the given pattern.
+func refTool(name, pattern string) string {
+	return `{"name":"` + name + `","inputSchema":{"type":"object","properties":{
+		"filter":{"type":"object","properties":{"v":{"$ref":"#/$defs/v"}}}},
+		"$defs":{"v":{"type":"string","pattern":"` + pattern + `"}}}}`
+}
+
+// TestDedupKeepsRefsInTheirDocument: two schemas with the same text whose
+// $ref points into different documents are different types, while the
+// same $ref text in documents that agree still merges within the rules.
+func TestDedupKeepsRefsInTheirDocument(t *testing.T) {
+	p := build(t, refTool("a", "^a"), refTool("b", "^b"))
+	var filters []string
+	for _, n := range typeNames(p) {
+		if strings.Contains(n, "Filter") {
+			filters = append(filters, n)
+		}
+	}
+	if len(filters) != 2 {
+		t.Errorf("filter types = %v (all %v), want two: their $refs resolve in different documents", filters, typeNames(p))
+	}
+}
+
+// TestDedupDeepSchemaMergesNothing: a schema nested hundreds deep, each
+// level of its own shape, keeps one type per level (signatures of deep
+// types stay distinct), and two tools with that schema share them.
+func TestDedupDeepSchemaMergesNothing(t *testing.T) {
+	deep := func(name string) string {
+		var b strings.Builder
+		b.WriteString(`{"name":"` + name + `","inputSchema":`)
+		for range 300 {
+			b.WriteString(`{"type":"object","properties":{"s":{"type":"string"},"a":`)
+		}
+		b.WriteString(`{"type":"string"}`)
+		for range 300 {
+			b.WriteString(`}}`)
+		}
+		b.WriteString(`}`)
+		return b.String()
+	}
+	one := len(build(t, deep("x")).Types)
+	two := len(build(t, deep("x"), deep("y")).Types)
+	if one != 300 || two != 2+299 {
+		t.Errorf("types: one tool %d (want 300), two tools %d (want 301: both args types and 299 shared)", one, two)
+	}
+}
+
+// TestDedupAlternativesInAnyOrder: two schemas that list the same union
+// alternatives in another order, with the same Go shape, are one type.
+func TestDedupAlternativesInAnyOrder(t *testing.T) {
+	tool := func(name, alts string) string {
+		return `{"name":"` + name + `","inputSchema":{"type":"object","properties":{
+			"filter":{"type":"object","properties":{"v":{"anyOf":[` + alts + `]}}}}}}`
+	}
+	p := build(t, tool("a", `{"type":"string"},{"type":"null"}`), tool("b", `{"type":"null"},{"type":"string"}`))
+	if names := typeNames(p); len(names) != 3 || !slices.Contains(names, "Filter") {
+		t.Errorf("types = %v, want AArgs, BArgs and one Filter", names)
+	}
+}

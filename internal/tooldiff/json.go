@@ -264,3 +264,39 @@ type leafChange struct {
 	old, new     any
 	oldOK, newOK bool
 }
+
+// jpath is a JSON pointer under construction: a chain of suffixes, so that
+// a comparison deep in a schema does not copy its ancestors' pointer at
+// every level (that is quadratic in the depth). String writes it out, when
+// a change is reported there. The nil *jpath is the root, "".
+type jpath struct {
+	parent *jpath
+	suffix string // pointer text: escaped tokens, each after a '/'
+}
+
+// child returns the pointer to the member tokens (unescaped) below p.
+func (p *jpath) child(tokens ...string) *jpath {
+	return &jpath{parent: p, suffix: jsonpointer.Append("", tokens...)}
+}
+
+// plus returns p followed by suffix, already pointer text.
+func (p *jpath) plus(suffix string) *jpath {
+	if suffix == "" {
+		return p
+	}
+	return &jpath{parent: p, suffix: suffix}
+}
+
+// String returns the pointer.
+func (p *jpath) String() string {
+	n := 0
+	for q := p; q != nil; q = q.parent {
+		n += len(q.suffix)
+	}
+	buf := make([]byte, n)
+	for q := p; q != nil; q = q.parent {
+		n -= len(q.suffix)
+		copy(buf[n:], q.suffix)
+	}
+	return string(buf)
+}

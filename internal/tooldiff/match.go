@@ -112,8 +112,10 @@ func describe(x *variant) string {
 
 // matchVariants pairs the alternatives of the old and the new schema:
 // within each JSON type family, one each is a pair; several are paired by a
-// const discriminator property, a $defs name, a title, equality, then
-// shared properties and keywords; a lone leftover "any" pairs with a lone
+// const discriminator property, a $defs name, a title (each when it is
+// unique on both sides), equality (as a multiset: identical alternatives
+// pair up in order, as many as both sides have), then shared properties
+// and keywords; a lone leftover "any" pairs with a lone
 // leftover alternative on the other side.
 func (c *comparer) matchVariants(ovs, nvs []variant) (pairs [][2]*variant, removed, added []*variant) {
 	usedO := make([]bool, len(ovs))
@@ -155,7 +157,8 @@ func (c *comparer) matchVariants(ovs, nvs []variant) (pairs [][2]*variant, remov
 			func(_ *doc, x *variant) string { return x.v.title },
 			func(d *doc, x *variant) string { return variantSignature(d, x) },
 		}
-		for _, key := range keys {
+		for ki, key := range keys {
+			equality := ki == len(keys)-1
 			oi, ni = free(ovs, usedO, fam), free(nvs, usedN, fam)
 			om, nm := map[string][]int{}, map[string][]int{}
 			for _, i := range oi {
@@ -170,8 +173,15 @@ func (c *comparer) matchVariants(ovs, nvs []variant) (pairs [][2]*variant, remov
 			}
 			for _, j := range ni {
 				k := key(c.new, &nvs[j])
-				if k != "" && len(om[k]) == 1 && len(nm[k]) == 1 {
+				switch {
+				case k == "" || len(om[k]) == 0:
+				case len(om[k]) == 1 && len(nm[k]) == 1:
 					pair(om[k][0], j)
+				case equality:
+					// Identical alternatives are interchangeable: pair them
+					// as a multiset, in order, as many as both sides have.
+					pair(om[k][0], j)
+					om[k] = om[k][1:]
 				}
 			}
 		}
@@ -278,9 +288,51 @@ func variantSignature(d *doc, x *variant) string {
 		}
 		n, _ := d.at(p)
 		b.WriteString("\x00")
-		b.WriteString(canonical(n))
+		writeUnordered(&b, n)
 	}
 	return b.String()
+}
+
+// writeUnordered writes the canonical text of v (see canonical) with the
+// alternatives of every anyOf and oneOf in sorted order, so that two
+// schemas that list the same alternatives in another order write alike.
+func writeUnordered(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeUnordered(b, e)
+		}
+		b.WriteByte(']')
+	case *object:
+		b.WriteByte('{')
+		for i, k := range slices.Sorted(slices.Values(x.keys)) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Quote(k))
+			b.WriteByte(':')
+			alts, ok := x.vals[k].([]any)
+			if !ok || (k != "anyOf" && k != "oneOf") {
+				writeUnordered(b, x.vals[k])
+				continue
+			}
+			texts := make([]string, len(alts))
+			for j, a := range alts {
+				var ab strings.Builder
+				writeUnordered(&ab, a)
+				texts[j] = ab.String()
+			}
+			slices.Sort(texts)
+			b.WriteString("[" + strings.Join(texts, ",") + "]")
+		}
+		b.WriteByte('}')
+	default:
+		b.WriteString(canonical(v))
+	}
 }
 
 // similarity is the share of property names, enum values and constraint

@@ -8,11 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 )
 
 // compareVariant compares two matched alternatives at path.
-func (c *comparer) compareVariant(o, n *variant, path string) {
+func (c *comparer) compareVariant(o, n *variant, path *jpath) {
 	if o.own != nil || n.own != nil {
 		oo, no := o.own, n.own
 		if oo == nil {
@@ -46,9 +45,9 @@ func (c *comparer) compareVariant(o, n *variant, path string) {
 }
 
 // compareEnum compares the allowed values of two alternatives.
-func (c *comparer) compareEnum(o, n *variant, path string) {
+func (c *comparer) compareEnum(o, n *variant, path *jpath) {
 	kw := cmpOr(n.v.enumKw, o.v.enumKw, "enum")
-	ptr := jsonpointer.Append(path, kw)
+	ptr := path.child(kw)
 	oe, ne := o.v.hasEnum, n.v.hasEnum
 	switch {
 	case !oe && !ne:
@@ -118,7 +117,7 @@ func apState(d *doc, v *view) (closed bool, schemas []string) {
 }
 
 // compareObject compares the object keywords of two views.
-func (c *comparer) compareObject(o, n *view, path string) {
+func (c *comparer) compareObject(o, n *view, path *jpath) {
 	oClosed, oAP := apState(c.old, o)
 	nClosed, nAP := apState(c.new, n)
 	names := slices.Clone(n.propNames)
@@ -130,7 +129,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 	for _, name := range names {
 		op, inO := o.props[name]
 		np, inN := n.props[name]
-		pp := jsonpointer.Append(path, "properties", name)
+		pp := path.child("properties", name)
 		oReq, nReq := o.required[name], n.required[name]
 		switch {
 		case inO && inN:
@@ -165,13 +164,13 @@ func (c *comparer) compareObject(o, n *view, path string) {
 		}
 		switch {
 		case n.required[name] && !o.required[name]:
-			c.emit(jsonpointer.Append(path, "required"), narrowed, "required", fmt.Sprintf("property %q is now required", name), nil, name)
+			c.emit(path.child("required"), narrowed, "required", fmt.Sprintf("property %q is now required", name), nil, name)
 		case o.required[name] && !n.required[name]:
-			c.emit(jsonpointer.Append(path, "required"), widened, "required", fmt.Sprintf("property %q is no longer required", name), name, nil)
+			c.emit(path.child("required"), widened, "required", fmt.Sprintf("property %q is no longer required", name), name, nil)
 		}
 	}
 
-	apPtr := jsonpointer.Append(path, "additionalProperties")
+	apPtr := path.child("additionalProperties")
 	switch {
 	case oClosed && nClosed:
 	case nClosed:
@@ -195,7 +194,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 	for _, p := range pats {
 		op, inO := o.patProps[p]
 		np, inN := n.patProps[p]
-		pp := jsonpointer.Append(path, "patternProperties", p)
+		pp := path.child("patternProperties", p)
 		switch {
 		case inO && inN:
 			c.compareNode(op, np, pp)
@@ -210,7 +209,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 		}
 	}
 	if len(o.propNamesPtrs) > 0 || len(n.propNamesPtrs) > 0 {
-		c.compareNode(o.propNamesPtrs, n.propNamesPtrs, jsonpointer.Append(path, "propertyNames"))
+		c.compareNode(o.propNamesPtrs, n.propNamesPtrs, path.child("propertyNames"))
 	}
 	c.compareBound(o, n, "minProperties", true, path)
 	c.compareBound(o, n, "maxProperties", false, path)
@@ -228,7 +227,7 @@ func (c *comparer) compareObject(o, n *view, path string) {
 		}
 	})
 	for _, k := range deps {
-		ptr := jsonpointer.Append(path, "dependentRequired", k)
+		ptr := path.child("dependentRequired", k)
 		fresh, gone := stringsMinus(n.depReq[k], o.depReq[k]), stringsMinus(o.depReq[k], n.depReq[k])
 		switch {
 		case len(fresh) > 0 && len(gone) > 0:
@@ -252,7 +251,7 @@ func stringsMinus(a, b []string) []string {
 }
 
 // compareRequired reports a property becoming required or optional.
-func (c *comparer) compareRequired(oReq, nReq bool, pp string) {
+func (c *comparer) compareRequired(oReq, nReq bool, pp *jpath) {
 	switch {
 	case !oReq && nReq:
 		msg := "property made required"
@@ -270,18 +269,18 @@ func (c *comparer) compareRequired(oReq, nReq bool, pp string) {
 }
 
 // propertyAdded reports a property the old schema did not list.
-func (c *comparer) propertyAdded(np []string, required, oldClosed bool, oldAP []string, pp string) {
+func (c *comparer) propertyAdded(np []string, required, oldClosed bool, oldAP []string, pp *jpath) {
 	schema := c.schemaValue(c.new, np)
 	switch {
 	case c.dir == Input && required:
-		c.put(Change{Class: Breaking, Pointer: pp, Code: "property-added", Message: "new required property"}, nil, schema)
+		c.put(Change{Class: Breaking, Pointer: pp.String(), Code: "property-added", Message: "new required property"}, nil, schema)
 	case c.dir == Input:
-		c.put(Change{Class: Compatible, Pointer: pp, Code: "property-added", Message: "new optional property"}, nil, schema)
+		c.put(Change{Class: Compatible, Pointer: pp.String(), Code: "property-added", Message: "new optional property"}, nil, schema)
 	case oldClosed:
-		c.put(Change{Class: Breaking, Pointer: pp, Code: "property-added",
+		c.put(Change{Class: Breaking, Pointer: pp.String(), Code: "property-added",
 			Message: "new property where additionalProperties was false: structs generated from the old schema reject it"}, nil, schema)
 	default:
-		c.put(Change{Class: Compatible, Pointer: pp, Code: "property-added", Message: "new property"}, nil, schema)
+		c.put(Change{Class: Compatible, Pointer: pp.String(), Code: "property-added", Message: "new property"}, nil, schema)
 	}
 	if !oldClosed && len(oldAP) > 0 {
 		// Its values used to be governed by additionalProperties.
@@ -290,16 +289,16 @@ func (c *comparer) propertyAdded(np []string, required, oldClosed bool, oldAP []
 }
 
 // propertyRemoved reports a property the new schema no longer lists.
-func (c *comparer) propertyRemoved(op []string, required, newClosed bool, newAP []string, pp string) {
+func (c *comparer) propertyRemoved(op []string, required, newClosed bool, newAP []string, pp *jpath) {
 	schema := c.schemaValue(c.old, op)
 	switch {
 	case c.dir == Output:
-		c.put(Change{Class: Breaking, Pointer: pp, Code: "property-removed", Message: "property removed"}, schema, nil)
+		c.put(Change{Class: Breaking, Pointer: pp.String(), Code: "property-removed", Message: "property removed"}, schema, nil)
 	case newClosed:
-		c.put(Change{Class: Breaking, Pointer: pp, Code: "property-removed",
+		c.put(Change{Class: Breaking, Pointer: pp.String(), Code: "property-removed",
 			Message: "property removed and additionalProperties is false: the server now rejects it"}, schema, nil)
 	default:
-		c.put(Change{Class: Compatible, Pointer: pp, Code: "property-removed",
+		c.put(Change{Class: Compatible, Pointer: pp.String(), Code: "property-removed",
 			Message: "property removed (additionalProperties still admits it)"}, schema, nil)
 		if len(newAP) > 0 {
 			c.compareNode(op, newAP, pp)
@@ -317,9 +316,9 @@ func (c *comparer) schemaValue(d *doc, ptrs []string) any {
 }
 
 // compareArray compares the array keywords of two views.
-func (c *comparer) compareArray(o, n *view, path string) {
+func (c *comparer) compareArray(o, n *view, path *jpath) {
 	if o.hasItems || n.hasItems {
-		c.compareNode(o.items, n.items, jsonpointer.Append(path, "items"))
+		c.compareNode(o.items, n.items, path.child("items"))
 	}
 	for i := 0; i < max(len(o.prefix), len(n.prefix)); i++ {
 		var op, np []string
@@ -329,9 +328,9 @@ func (c *comparer) compareArray(o, n *view, path string) {
 		if i < len(n.prefix) {
 			np = n.prefix[i]
 		}
-		c.compareNode(op, np, jsonpointer.Append(path, "prefixItems", strconv.Itoa(i)))
+		c.compareNode(op, np, path.child("prefixItems", strconv.Itoa(i)))
 	}
-	switch cp := jsonpointer.Append(path, "contains"); {
+	switch cp := path.child("contains"); {
 	case len(o.contains) > 0 && len(n.contains) > 0:
 		c.compareNode(o.contains, n.contains, cp)
 	case len(n.contains) > 0:
@@ -345,7 +344,7 @@ func (c *comparer) compareArray(o, n *view, path string) {
 		c.compareBound(o, n, "minContains", true, path)
 		c.compareBound(o, n, "maxContains", false, path)
 	}
-	switch up := jsonpointer.Append(path, "uniqueItems"); {
+	switch up := path.child("uniqueItems"); {
 	case !o.uniqueItems && n.uniqueItems:
 		c.emit(up, narrowed, "unique-items", "items must now be unique", nil, true)
 	case o.uniqueItems && !n.uniqueItems:
@@ -366,7 +365,7 @@ func boundDefault(kw string) (bound, bool) {
 
 // compareBound compares one bound keyword; for "minimum" and "maximum" it
 // covers the exclusive forms too.
-func (c *comparer) compareBound(o, n *view, kw string, lower bool, path string) {
+func (c *comparer) compareBound(o, n *view, kw string, lower bool, path *jpath) {
 	ob, oOK := o.bounds[kw]
 	nb, nOK := n.bounds[kw]
 	def, hasDef := boundDefault(kw)
@@ -401,27 +400,27 @@ func (c *comparer) compareBound(o, n *view, kw string, lower bool, path string) 
 	num := func(b bound) any { return jsonNumber(b.val) }
 	switch {
 	case !oOK:
-		c.emit(jsonpointer.Append(path, name(nb)), narrowed, "bound", fmt.Sprintf("%s added: %s", name(nb), show(nb)), nil, num(nb))
+		c.emit(path.child(name(nb)), narrowed, "bound", fmt.Sprintf("%s added: %s", name(nb), show(nb)), nil, num(nb))
 	case !nOK:
-		c.emit(jsonpointer.Append(path, name(ob)), widened, "bound", fmt.Sprintf("%s removed (was %s)", name(ob), show(ob)), num(ob), nil)
+		c.emit(path.child(name(ob)), widened, "bound", fmt.Sprintf("%s removed (was %s)", name(ob), show(ob)), num(ob), nil)
 	case tighter(nb, ob, lower):
 		verb := "raised"
 		if !lower {
 			verb = "lowered"
 		}
-		c.emit(jsonpointer.Append(path, name(nb)), narrowed, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
+		c.emit(path.child(name(nb)), narrowed, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
 	default:
 		verb := "lowered"
 		if !lower {
 			verb = "raised"
 		}
-		c.emit(jsonpointer.Append(path, name(nb)), widened, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
+		c.emit(path.child(name(nb)), widened, "bound", fmt.Sprintf("%s %s: %s → %s", kw, verb, show(ob), show(nb)), num(ob), num(nb))
 	}
 }
 
 // compareMultipleOf compares multipleOf.
-func (c *comparer) compareMultipleOf(o, n *view, path string) {
-	ptr := jsonpointer.Append(path, "multipleOf")
+func (c *comparer) compareMultipleOf(o, n *view, path *jpath) {
+	ptr := path.child("multipleOf")
 	var om, nm *big.Rat
 	if len(o.multipleOf) > 0 {
 		om = o.multipleOf[0]
@@ -448,9 +447,9 @@ func (c *comparer) compareMultipleOf(o, n *view, path string) {
 
 // compareStrings compares the values of a string keyword (pattern, format)
 // taken as constraints: one added narrows, one removed widens.
-func (c *comparer) compareStrings(o, n []string, kw, path string) {
+func (c *comparer) compareStrings(o, n []string, kw string, path *jpath) {
 	fresh, gone := stringsMinus(n, o), stringsMinus(o, n)
-	ptr := jsonpointer.Append(path, kw)
+	ptr := path.child(kw)
 	first := func(s []string) any {
 		if len(s) == 0 {
 			return nil

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 )
 
 // Direction says which way values flow through a schema, which decides
@@ -51,7 +50,7 @@ const maxVariants = 64
 // natural schema pointers oldRoot and newRoot.
 func compareDocs(old, new any, oldRoot, newRoot string, d Direction) []Change {
 	c := &comparer{dir: d, old: &doc{root: old}, new: &doc{root: new}, stack: map[string]bool{}}
-	c.compareNode([]string{oldRoot}, []string{newRoot}, newRoot)
+	c.compareNode([]string{oldRoot}, []string{newRoot}, (*jpath)(nil).plus(newRoot))
 	return c.out
 }
 
@@ -104,8 +103,8 @@ func (c *comparer) classOf(e effect) Class {
 
 // emit records a change whose class follows from its effect; its code is
 // stem-effect ("type-narrowed").
-func (c *comparer) emit(ptr string, e effect, stem, msg string, old, new any) {
-	c.put(Change{Class: c.classOf(e), Pointer: ptr, Code: stem + "-" + e.String(), Message: msg}, old, new)
+func (c *comparer) emit(ptr *jpath, e effect, stem, msg string, old, new any) {
+	c.put(Change{Class: c.classOf(e), Pointer: ptr.String(), Code: stem + "-" + e.String(), Message: msg}, old, new)
 }
 
 // put records a change; old and new are decoded JSON values, or nil.
@@ -122,10 +121,10 @@ func (c *comparer) put(ch Change, old, new any) {
 
 // compareNode compares the schemas at oldPtrs and newPtrs (conjunctions;
 // empty means "any value"), reporting at path.
-func (c *comparer) compareNode(oldPtrs, newPtrs []string, path string) {
+func (c *comparer) compareNode(oldPtrs, newPtrs []string, path *jpath) {
 	c.steps++
 	if c.steps == maxSteps {
-		c.put(Change{Class: Breaking, Pointer: path, Code: "comparison-incomplete",
+		c.put(Change{Class: Breaking, Pointer: path.String(), Code: "comparison-incomplete",
 			Message: fmt.Sprintf("comparison stopped after %d sub-schemas; what lies further was not compared", maxSteps)}, nil, nil)
 	}
 	if c.steps >= maxSteps {
@@ -147,7 +146,7 @@ func (c *comparer) compareNode(oldPtrs, newPtrs []string, path string) {
 // compareNotes compares annotations (cosmetic) and keywords mcpbind does
 // not model (breaking when changed), restricted to the schemas in oldOwn
 // and newOwn when those are not nil.
-func (c *comparer) compareNotes(ov, nv *view, oldOwn, newOwn map[string]bool, path string) {
+func (c *comparer) compareNotes(ov, nv *view, oldOwn, newOwn map[string]bool, path *jpath) {
 	pick := func(list []tagged, own map[string]bool) []tagged {
 		if own == nil {
 			return list
@@ -197,13 +196,13 @@ func (c *comparer) compareNotes(ov, nv *view, oldOwn, newOwn map[string]bool, pa
 			default:
 				oldVal, newVal = o[0].val, n[0].val
 			}
-			ptr := jsonpointer.Append(path, k)
+			ptr := path.child(k)
 			if set.opaque {
-				c.put(Change{Class: Breaking, Pointer: ptr, Code: "keyword-changed",
+				c.put(Change{Class: Breaking, Pointer: ptr.String(), Code: "keyword-changed",
 					Message: fmt.Sprintf("%s %s; mcpbind cannot tell which values it admits now, so it counts as breaking", k, verb)}, oldVal, newVal)
 				continue
 			}
-			c.put(Change{Class: Cosmetic, Pointer: ptr, Code: "annotation-" + verb, Message: k + " " + verb}, oldVal, newVal)
+			c.put(Change{Class: Cosmetic, Pointer: ptr.String(), Code: "annotation-" + verb, Message: k + " " + verb}, oldVal, newVal)
 		}
 	}
 }
@@ -249,10 +248,10 @@ func setEffect(old, new []string) (effect, bool) {
 
 // compareVariants compares two schemas split into alternatives: their
 // types, then alternatives added and removed, then each matched pair.
-func (c *comparer) compareVariants(ovs, nvs []variant, path string) {
+func (c *comparer) compareVariants(ovs, nvs []variant, path *jpath) {
 	ok, nk := kindSet(ovs), kindSet(nvs)
 	if e, differ := setEffect(ok, nk); differ {
-		c.emit(jsonpointer.Append(path, "type"), e, "type", fmt.Sprintf("type %s: %s → %s", e, kindsString(ok), kindsString(nk)),
+		c.emit(path.child("type"), e, "type", fmt.Sprintf("type %s: %s → %s", e, kindsString(ok), kindsString(nk)),
 			kindsString(ok), kindsString(nk))
 	}
 	pairs, removed, added := c.matchVariants(ovs, nvs)
@@ -261,15 +260,15 @@ func (c *comparer) compareVariants(ovs, nvs []variant, path string) {
 	}
 	for _, r := range removed {
 		if hasFamily(nvs, r.family()) {
-			c.emit(path+r.label, narrowed, "alternative", "alternative removed: "+describe(r), nil, nil)
+			c.emit(path.plus(r.label), narrowed, "alternative", "alternative removed: "+describe(r), nil, nil)
 		}
 	}
 	for _, a := range added {
 		if hasFamily(ovs, a.family()) {
-			c.emit(path+a.label, widened, "alternative", "alternative added: "+describe(a), nil, nil)
+			c.emit(path.plus(a.label), widened, "alternative", "alternative added: "+describe(a), nil, nil)
 		}
 	}
 	for _, p := range pairs {
-		c.compareVariant(p[0], p[1], path+p[1].label)
+		c.compareVariant(p[0], p[1], path.plus(p[1].label))
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpbind/mcpbind/internal/jsonpointer"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -91,9 +92,6 @@ func leafMessages(verr *jsonschema.ValidationError, p *message.Printer) []string
 		}
 		return out
 	}
-	where := "arguments"
-	for _, seg := range verr.InstanceLocation {
-		where += "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(seg)
-	}
+	where := jsonpointer.Append("arguments", verr.InstanceLocation...)
 	return []string{where + ": " + verr.ErrorKind.LocalizedString(p)}
 }
