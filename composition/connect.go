@@ -118,7 +118,10 @@ type ConnectError = mcpconn.ConnectError
 
 // LimitError is the error of a server message that exceeded a limit: more
 // than [WithMaxResponseBytes] bytes, or arrays and objects nested deeper
-// than [MaxResponseDepth]. The connection it came on is closed.
+// than [MaxResponseDepth]. Over stdio the session is then lost (the stream
+// is out of step): its process group is ended, [Session.Done] is closed, and
+// the request fails with a *[SessionLostError] holding the *LimitError (a
+// [Registry] reconnects). Over HTTP only that request fails.
 //
 // Its fields:
 //
@@ -212,7 +215,11 @@ type RedirectError = mcpconn.RedirectError
 type OAuthClientCredentials = mcpconn.OAuthClientCredentials
 
 // SessionLostError is the error of a request made on a lost session. It matches
-// [ErrSessionLost].
+// [ErrSessionLost]. Besides a server that went away, a stdio session is lost
+// (and its process group ended) when the server sends a message over a limit
+// (*[LimitError]) or one that is not JSON-RPC (a line that starts with '{' or
+// '[' but does not parse; other lines are skipped), or stops reading its
+// stdin: a write to it that makes no progress for 30 seconds.
 //
 // Its fields:
 //
@@ -339,8 +346,9 @@ func WithWarnings(warn func(msg string)) Option {
 
 // WithMaxResponseBytes bounds the size of each message a server sends (a
 // tools/list page, a tool result), in bytes; n <= 0 restores
-// [DefaultMaxResponseBytes]. A larger message ends the session's connection
-// at once: the request fails with an error holding a *[LimitError].
+// [DefaultMaxResponseBytes]. A larger message fails the request at once
+// with an error holding a *[LimitError]; over stdio it also loses the
+// session (see [LimitError]).
 func WithMaxResponseBytes(n int64) Option {
 	return connOption(mcpconn.WithMaxResponseBytes(n))
 }

@@ -282,6 +282,13 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 		if err != nil {
 			return nil, rep, &ConnectError{Server: s.server, Stage: "start", Err: fmt.Errorf("starting the server process: %w", err)}
 		}
+		// A limit, a message that cannot be parsed or a stalled stdin
+		// leaves the stream out of step: the session is lost and the
+		// process group ended.
+		tr.lost = func(err error) {
+			s.markLost(err, false)
+			go func() { _ = proc.stop(false) }()
+		}
 		s.proc, inner = proc, tr
 	case TransportStreamableHTTP, TransportSSE:
 		u, err := url.Parse(t.url)

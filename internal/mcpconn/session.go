@@ -235,7 +235,7 @@ func (s *Conn) annotate(err error) error {
 	if s.auth != nil {
 		return s.auth.annotate(err)
 	}
-	if s.proc == nil || !s.proc.pipeClosed(err) || !s.proc.hasExited(time.Second) {
+	if s.proc == nil || s.gaveUp() || !s.proc.pipeClosed(err) || !s.proc.hasExited(time.Second) {
 		return err
 	}
 	d := &detailError{detail: "the server process exited (" + s.proc.exitDescription() + ")", err: err}
