@@ -8,7 +8,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -148,4 +150,72 @@ func TestRegistryReconnectsAfterBadMessage(t *testing.T) {
 	if len(st) != 1 || st[0].Reconnects < 2 {
 		t.Errorf("Status = %+v, want 2 reconnects or more", st)
 	}
+}
+
+// openFDs counts this process's open file descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatalf("this test needs /proc/self/fd: %v", err)
+	}
+	return len(entries)
+}
+
+// TestStuckChild: a stdio server that stops reading its stdin (stopped with
+// SIGSTOP) once the pipe is full. Many callers with short deadlines each get
+// context.DeadlineExceeded (none waits on the pipe past its deadline), and
+// once they have given up, this process's goroutines and file descriptors
+// are back to what they were before.
+func TestStuckChild(t *testing.T) {
+	tr, env := hostile(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+	defer cancel()
+	s, err := composition.Connect(ctx, tr, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	pid := callPID(ctx, t, s)
+	baseGoroutines, baseFDs := runtime.NumGoroutine(), openFDs(t)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(pid, syscall.SIGCONT) }()
+
+	pad := strings.Repeat("p", 16<<10) // four calls fill the 64 KiB pipe
+	const callers, calls = 32, 8
+	errs := make(chan error, callers*calls)
+	for range callers {
+		go func() {
+			for range calls {
+				cctx, ccancel := context.WithTimeout(ctx, 50*time.Millisecond)
+				_, err := s.CallResult(cctx, "pid", map[string]string{"pad": pad})
+				ccancel()
+				errs <- err
+			}
+		}()
+	}
+	for i := range callers * calls {
+		select {
+		case err := <-errs:
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("call %d: err = %v, want context.DeadlineExceeded", i, err)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%d of %d calls are still blocked, long past their deadlines", callers*calls-i, callers*calls)
+		}
+	}
+	var goroutines, fds int
+	for {
+		goroutines, fds = runtime.NumGoroutine(), openFDs(t)
+		if goroutines <= baseGoroutines && fds <= baseFDs {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("after the callers gave up: %d goroutines (baseline %d), %d fds (baseline %d)", goroutines, baseGoroutines, fds, baseFDs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("goroutines %d (baseline %d), fds %d (baseline %d)", goroutines, baseGoroutines, fds, baseFDs)
 }

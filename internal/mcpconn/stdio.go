@@ -153,7 +153,7 @@ func startStdio(command string, args []string, cfg *config) (*stdioProcess, *std
 		}
 	}()
 	// The transport's Close closes stdin.
-	return p, newStdioTransport(p.watch, inW), nil
+	return p, newStdioTransport(p.watch, inW, cfg.stdinStall), nil
 }
 
 // hasExited reports whether the process has exited, waiting up to d for it.

@@ -123,15 +123,15 @@ type stdioTransport struct {
 }
 
 // newStdioTransport is the transport over a stdio server's stdout (out) and
-// stdin (in, which it closes on Close).
-func newStdioTransport(out io.Reader, in *os.File) *stdioTransport {
+// stdin (in, which it closes on Close); stall is stdinStall.
+func newStdioTransport(out io.Reader, in *os.File, stall time.Duration) *stdioTransport {
 	t := &stdioTransport{
 		out:     out,
 		pending: map[string]chan *transport.JSONRPCResponse{},
 		done:    make(chan struct{}),
 		ctx:     context.Background(),
 	}
-	t.w = newStdinWriter(in, stdinStall, func(err error) {
+	t.w = newStdinWriter(in, stall, func(err error) {
 		var se *StallError
 		if errors.As(err, &se) {
 			t.giveUp(err)
