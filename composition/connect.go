@@ -83,8 +83,12 @@ func SSE(url string) Transport {
 // version negotiation (server/discover at 2026-07-28, initialize for a
 // pinned older version) and the envelope rules behave as over stdio. Use it
 // for tests and typed fakes: register a generated server stub's Handler on
-// s and connect the generated client to it. [Session.Close] ends the
-// in-process session; s itself is not stopped.
+// s and connect the generated client to it. A call whose context expires or
+// is cancelled fails with the context's error (errors.Is(err,
+// context.DeadlineExceeded) or context.Canceled) as soon as it ends, as over
+// stdio and HTTP, even if the handler answers with an error result or does
+// not return. [Session.Close] ends the in-process session; s itself is not
+// stopped.
 func InProcess(s *server.MCPServer) Transport {
 	return mcpconn.InProcess(s)
 }

@@ -328,7 +328,7 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 		if t.inproc == nil {
 			return nil, rep, &ConnectError{Server: s.server, Stage: "config", Err: errors.New("no server: composition.InProcess was given nil")}
 		}
-		inner = transport.NewInProcessTransport(t.inproc)
+		inner = inProcessTransport{transport.NewInProcessTransport(t.inproc)}
 	default:
 		return nil, rep, &ConnectError{Server: s.server, Stage: "config", Err: errors.New("no transport: use composition.Stdio, composition.HTTP, composition.SSE or composition.InProcess")}
 	}
