@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpbind/mcpbind/internal/rawjson"
 	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
@@ -106,10 +107,14 @@ func (r *Result) Text() string {
 
 // JSON returns the result's JSON value: structuredContent when present
 // (even null), otherwise the first text block whose whole text is JSON. It
-// reports false when there is neither.
+// reports false when there is neither. The value is valid UTF-8: each byte
+// of an invalid sequence is replaced by U+FFFD, as encoding/json does when
+// it decodes a string (RFC 8259 §8.1 requires UTF-8 between systems). A
+// result received by a [Session] has had that done once already, so
+// StructuredContent is returned as is, without a copy.
 func (r *Result) JSON() (json.RawMessage, bool) {
 	if r.StructuredContent != nil {
-		return r.StructuredContent, true
+		return rawjson.ValidUTF8(r.StructuredContent), true
 	}
 	for _, c := range r.Content {
 		if c.Type != mcp.ContentTypeText {
@@ -117,7 +122,7 @@ func (r *Result) JSON() (json.RawMessage, bool) {
 		}
 		t := bytes.TrimSpace([]byte(c.Text))
 		if len(t) > 0 && json.Valid(t) {
-			return json.RawMessage(t), true
+			return rawjson.ValidUTF8(t), true
 		}
 	}
 	return nil, false
@@ -273,6 +278,10 @@ func (s *Session) call(ctx context.Context, name string, args any) (*Result, err
 	if err != nil {
 		return nil, fmt.Errorf("composition: %w", err)
 	}
+	// Invalid UTF-8 is replaced once here, so that StructuredContent,
+	// Content[i].Raw and Meta, which are kept raw, are valid UTF-8 like
+	// the strings encoding/json decodes (and a proxy forwards them so).
+	raw = rawjson.ValidUTF8(raw)
 	var res Result
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, fmt.Errorf("composition: tool %q on %s: malformed tools/call result: %w (received %s)", name, s.c.Server(), err, truncate(string(raw), 200))

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/internal/rawjson"
 )
 
 // Server side of a generated package (mcpbind generate --server): the
@@ -264,7 +266,9 @@ func plainResult(r *Result) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("composition: encoding the handler's result: %w", err)
 	}
-	rm := json.RawMessage(raw)
+	// Raw members (StructuredContent, Content[i].Raw, Meta) of a result
+	// made elsewhere may hold invalid UTF-8; what is forwarded is UTF-8.
+	rm := json.RawMessage(rawjson.ValidUTF8(raw))
 	return mcp.ParseCallToolResult(&rm)
 }
 
