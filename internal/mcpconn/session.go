@@ -182,6 +182,12 @@ func (s *Conn) abort(ctx context.Context, stage string, err error, rawURL string
 		}
 		if s.proc.hasExited(wait) {
 			notes = append(notes, "the server process exited ("+s.proc.exitDescription()+") before the handshake completed")
+			// Let the transport read what the process wrote before it
+			// exited, so that the note on junk output below is complete.
+			select {
+			case <-s.proc.watch.eof:
+			case <-time.After(stdoutGrace):
+			}
 		}
 		if junk := s.proc.watch.junkNote(); junk != "" {
 			notes = append(notes, junk)
