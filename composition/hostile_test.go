@@ -108,8 +108,8 @@ func TestLostOnBadMessage(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("Done was not closed")
 			}
-			if !errors.Is(s.Err(), composition.ErrSessionLost) {
-				t.Errorf("Err() = %v", s.Err())
+			if !errors.Is(s.Err(), composition.ErrSessionLost) || (c.limit && !errors.As(s.Err(), &le)) {
+				t.Errorf("Err() = %v, want ErrSessionLost with the reason", s.Err())
 			}
 			waitGone(t, pid)
 			_, err = s.CallResult(ctx, "pid", nil)
