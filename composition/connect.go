@@ -251,6 +251,13 @@ const DefaultDiscoverTimeout = mcpconn.DefaultDiscoverTimeout
 // server unless [WithMaxResponseBytes] says otherwise: 32 MiB, far above a
 // tools/list page of hundreds of tools (github-mcp-server's is about
 // 150 KB) and room for large tool results such as images in base64.
+//
+// Memory: a stdio session reads one message at a time, so at most one
+// message is being read per session (twice its size while its line is
+// joined); a result a [Session] returns is held once (its blocks' Raw,
+// StructuredContent and Meta are slices of the bytes received) plus the
+// decoded Text of its text blocks. [Serve] forwards a [*Result] as those
+// bytes; mcp-go's server then encodes the answer with its own copies.
 const DefaultMaxResponseBytes = mcpconn.DefaultMaxResponseBytes
 
 // MaxResponseDepth is the deepest nesting of arrays and objects a message
