@@ -24,6 +24,12 @@ import (
 // see internal/hostileserver), plus a "pid" tool.
 func hostile(t *testing.T, tools ...map[string]any) (composition.Transport, composition.Option) {
 	t.Helper()
+	return hostileB(t, tools...)
+}
+
+// hostileB is hostile for tests and benchmarks.
+func hostileB(t testing.TB, tools ...map[string]any) (composition.Transport, composition.Option) {
+	t.Helper()
 	bin := testenv.Build(t, "./internal/hostileserver")
 	tools = append(tools, map[string]any{"name": "pid", "pid": true})
 	spec, err := json.Marshal(map[string]any{"serverInfo": map[string]string{"name": "hostile", "version": "1"}, "tools": tools})
