@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpbind/mcpbind/internal/rawjson"
 	"github.com/mcpbind/mcpbind/internal/redact"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
@@ -60,29 +61,99 @@ type Content struct {
 // UnmarshalJSON keeps the block in Raw and decodes the fields that are
 // strings; it fails only when data is not a JSON object.
 func (c *Content) UnmarshalJSON(data []byte) error {
-	var fields map[string]json.RawMessage
+	if err := c.decode(data); err != nil {
+		return err
+	}
+	c.Raw = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// decode is UnmarshalJSON with Raw and Resource as slices of data (no
+// copy), for data that nothing modifies afterwards (a result a Session
+// received). Only the string fields are decoded (a map of all members
+// would copy the block once more).
+func (c *Content) decode(data []byte) error {
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		if string(t) == "null" {
+			return errors.New("content block is null")
+		}
+		return fmt.Errorf("content block is not a JSON object: %.20s", t)
+	}
+	var fields struct {
+		Type     lenientString `json:"type"`
+		Text     lenientString `json:"text"`
+		MimeType lenientString `json:"mimeType"`
+		Data     lenientString `json:"data"`
+		URI      lenientString `json:"uri"`
+		Name     lenientString `json:"name"`
+		Resource rawRef        `json:"resource"`
+	}
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return fmt.Errorf("content block is not a JSON object: %w", err)
 	}
-	if fields == nil {
-		return errors.New("content block is null")
-	}
-	str := func(k string) string {
-		var s string
-		_ = json.Unmarshal(fields[k], &s)
-		return s
-	}
 	*c = Content{
-		Type:     str("type"),
-		Text:     str("text"),
-		MimeType: str("mimeType"),
-		Data:     str("data"),
-		URI:      str("uri"),
-		Name:     str("name"),
-		Resource: nonNull(fields["resource"]),
-		Raw:      append(json.RawMessage(nil), data...),
+		Type:     string(fields.Type),
+		Text:     string(fields.Text),
+		MimeType: string(fields.MimeType),
+		Data:     string(fields.Data),
+		URI:      string(fields.URI),
+		Name:     string(fields.Name),
+		Resource: nonNull(json.RawMessage(fields.Resource)),
+		Raw:      data,
 	}
 	return nil
+}
+
+// lenientString decodes a JSON string, and anything else as "".
+type lenientString string
+
+// UnmarshalJSON decodes data if it is a string.
+func (s *lenientString) UnmarshalJSON(data []byte) error {
+	var v string
+	if json.Unmarshal(data, &v) == nil {
+		*s = lenientString(v)
+	}
+	return nil
+}
+
+// rawRef is a JSON value kept as a slice of the buffer it was decoded from
+// (json.Unmarshal passes a slice of its input to UnmarshalJSON); only for
+// buffers nothing modifies afterwards.
+type rawRef []byte
+
+// UnmarshalJSON keeps data without copying it.
+func (r *rawRef) UnmarshalJSON(data []byte) error {
+	*r = data
+	return nil
+}
+
+// decodeResult decodes a tools/call result a Session received. raw is not
+// modified afterwards, so StructuredContent, Meta and each block's Raw are
+// slices of it: a large result is held once (plus the decoded Text of its
+// text blocks), not three or four times.
+func decodeResult(raw json.RawMessage) (Result, error) {
+	var fields struct {
+		Content           []rawRef `json:"content"`
+		StructuredContent rawRef   `json:"structuredContent"`
+		IsError           bool     `json:"isError"`
+		Meta              rawRef   `json:"_meta"`
+	}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return Result{}, fmt.Errorf("not a JSON object")
+	}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return Result{}, err
+	}
+	res := Result{StructuredContent: json.RawMessage(fields.StructuredContent), IsError: fields.IsError, Meta: json.RawMessage(fields.Meta)}
+	if fields.Content != nil {
+		res.Content = make([]Content, len(fields.Content))
+	}
+	for i, block := range fields.Content {
+		if err := res.Content[i].decode(block); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
 }
 
 // MarshalJSON writes Raw when it is set, else the decoded fields.
@@ -107,10 +178,14 @@ func (r *Result) Text() string {
 
 // JSON returns the result's JSON value: structuredContent when present
 // (even null), otherwise the first text block whose whole text is JSON. It
-// reports false when there is neither.
+// reports false when there is neither. The value is valid UTF-8: each byte
+// of an invalid sequence is replaced by U+FFFD, as encoding/json does when
+// it decodes a string (RFC 8259 §8.1 requires UTF-8 between systems). A
+// result received by a [Session] has had that done once already, so
+// StructuredContent is returned as is, without a copy.
 func (r *Result) JSON() (json.RawMessage, bool) {
 	if r.StructuredContent != nil {
-		return r.StructuredContent, true
+		return rawjson.ValidUTF8(r.StructuredContent), true
 	}
 	for _, c := range r.Content {
 		if c.Type != mcp.ContentTypeText {
@@ -118,7 +193,7 @@ func (r *Result) JSON() (json.RawMessage, bool) {
 		}
 		t := bytes.TrimSpace([]byte(c.Text))
 		if len(t) > 0 && json.Valid(t) {
-			return json.RawMessage(t), true
+			return rawjson.ValidUTF8(t), true
 		}
 	}
 	return nil, false
@@ -279,8 +354,12 @@ func (s *Session) call(ctx context.Context, name string, args any) (*Result, err
 		// A JSON-RPC error's message is the server's text.
 		return nil, textsafe.Error(fmt.Errorf("composition: %w", err))
 	}
-	var res Result
-	if err := json.Unmarshal(raw, &res); err != nil {
+	// Invalid UTF-8 is replaced once here, so that StructuredContent,
+	// Content[i].Raw and Meta, which are kept raw, are valid UTF-8 like
+	// the strings encoding/json decodes (and a proxy forwards them so).
+	raw = rawjson.ValidUTF8(raw)
+	res, err := decodeResult(raw)
+	if err != nil {
 		return nil, fmt.Errorf("composition: tool %q on %s: malformed tools/call result: %w (received %s)", name, s.c.Server(), err, truncate(string(raw), 200))
 	}
 	res.version, res.validate = s.ProtocolVersion(), s.validateResults

@@ -83,8 +83,12 @@ func SSE(url string) Transport {
 // version negotiation (server/discover at 2026-07-28, initialize for a
 // pinned older version) and the envelope rules behave as over stdio. Use it
 // for tests and typed fakes: register a generated server stub's Handler on
-// s and connect the generated client to it. [Session.Close] ends the
-// in-process session; s itself is not stopped.
+// s and connect the generated client to it. A call whose context expires or
+// is cancelled fails with the context's error (errors.Is(err,
+// context.DeadlineExceeded) or context.Canceled) as soon as it ends, as over
+// stdio and HTTP, even if the handler answers with an error result or does
+// not return. [Session.Close] ends the in-process session; s itself is not
+// stopped.
 func InProcess(s *server.MCPServer) Transport {
 	return mcpconn.InProcess(s)
 }
@@ -131,7 +135,10 @@ func StderrTail(err error) string { return mcpconn.StderrTail(err) }
 
 // LimitError is the error of a server message that exceeded a limit: more
 // than [WithMaxResponseBytes] bytes, or arrays and objects nested deeper
-// than [MaxResponseDepth]. The connection it came on is closed.
+// than [MaxResponseDepth]. Over stdio the session is then lost (the stream
+// is out of step): its process group is ended, [Session.Done] is closed, and
+// the request fails with a *[SessionLostError] holding the *LimitError (a
+// [Registry] reconnects). Over HTTP only that request fails.
 //
 // Its fields:
 //
@@ -233,7 +240,11 @@ type RedirectError = mcpconn.RedirectError
 type OAuthClientCredentials = mcpconn.OAuthClientCredentials
 
 // SessionLostError is the error of a request made on a lost session. It matches
-// [ErrSessionLost].
+// [ErrSessionLost]. Besides a server that went away, a stdio session is lost
+// (and its process group ended) when the server sends a message over a limit
+// (*[LimitError]) or one that is not JSON-RPC (a line that starts with '{' or
+// '[' but does not parse; other lines are skipped), or stops reading its
+// stdin: a write to it that makes no progress for 30 seconds.
 //
 // Its fields:
 //
@@ -261,6 +272,13 @@ const DefaultDiscoverTimeout = mcpconn.DefaultDiscoverTimeout
 // server unless [WithMaxResponseBytes] says otherwise: 32 MiB, far above a
 // tools/list page of hundreds of tools (github-mcp-server's is about
 // 150 KB) and room for large tool results such as images in base64.
+//
+// Memory: a stdio session reads one message at a time, so at most one
+// message is being read per session (twice its size while its line is
+// joined); a result a [Session] returns is held once (its blocks' Raw,
+// StructuredContent and Meta are slices of the bytes received) plus the
+// decoded Text of its text blocks. [Serve] forwards a [*Result] as those
+// bytes; mcp-go's server then encodes the answer with its own copies.
 const DefaultMaxResponseBytes = mcpconn.DefaultMaxResponseBytes
 
 // MaxResponseDepth is the deepest nesting of arrays and objects a message
@@ -360,8 +378,9 @@ func WithWarnings(warn func(msg string)) Option {
 
 // WithMaxResponseBytes bounds the size of each message a server sends (a
 // tools/list page, a tool result), in bytes; n <= 0 restores
-// [DefaultMaxResponseBytes]. A larger message ends the session's connection
-// at once: the request fails with an error holding a *[LimitError].
+// [DefaultMaxResponseBytes]. A larger message fails the request at once
+// with an error holding a *[LimitError]; over stdio it also loses the
+// session (see [LimitError]).
 func WithMaxResponseBytes(n int64) Option {
 	return connOption(mcpconn.WithMaxResponseBytes(n))
 }

@@ -107,3 +107,59 @@ func TestLostHTTPConnectionClosed(t *testing.T) {
 		t.Errorf("Err() = %v, want ErrSessionLost", s.Err())
 	}
 }
+
+// TestInProcessContextEnds: through InProcess, a call whose context
+// expires or is cancelled while the tool runs fails with the context's
+// error (errors.Is context.DeadlineExceeded or context.Canceled), as over
+// stdio and HTTP, not with a *ToolError made of the handler's error; and a
+// handler that ignores its context does not hold the caller past its
+// deadline.
+func TestInProcessContextEnds(t *testing.T) {
+	srv := server.NewMCPServer("slow", "1.0.0", server.WithToolCapabilities(false))
+	running := make(chan struct{}, 1)
+	srv.AddTool(mcp.NewTool("wait"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		running <- struct{}{}
+		<-ctx.Done()
+		// What composition.Serve makes of a handler's error.
+		return mcp.NewToolResultError(ctx.Err().Error()), nil
+	})
+	release := make(chan struct{})
+	defer close(release)
+	srv.AddTool(mcp.NewTool("deaf"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		<-release
+		return mcp.NewToolResultText("late"), nil
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	s, err := composition.Connect(ctx, composition.InProcess(srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check := func(what string, err, want error) {
+		t.Helper()
+		var te *composition.ToolError
+		if !errors.Is(err, want) || errors.As(err, &te) {
+			t.Errorf("%s: err = %v, want %v and no *ToolError", what, err, want)
+		}
+	}
+
+	dctx, dcancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	_, err = s.CallResult(dctx, "wait", nil)
+	dcancel()
+	check("deadline", err, context.DeadlineExceeded)
+	<-running
+
+	cctx, ccancel := context.WithCancel(ctx)
+	go func() {
+		<-running
+		ccancel()
+	}()
+	_, err = s.CallResult(cctx, "wait", nil)
+	check("cancel", err, context.Canceled)
+
+	dctx, dcancel = context.WithTimeout(ctx, 50*time.Millisecond)
+	_, err = s.CallResult(dctx, "deaf", nil)
+	dcancel()
+	check("a handler that ignores its context", err, context.DeadlineExceeded)
+}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
 // TestStdioProcessGroup: a stdio server started through a shell that leaves
@@ -47,7 +47,7 @@ func TestStdioProcessGroup(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, p)
+		testenv.WaitExit(t, p, hangBound)
 	})
 
 	t.Run("gives up", func(t *testing.T) {
@@ -71,7 +71,7 @@ func TestStdioProcessGroup(t *testing.T) {
 		case <-time.After(hangBound):
 			t.Fatalf("Connect still waits %v after its context ended", hangBound)
 		}
-		waitGone(t, p)
+		testenv.WaitExit(t, p, hangBound)
 	})
 }
 
@@ -124,33 +124,4 @@ func gone(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
-}
-
-// waitGone fails unless pid exits: it waits on a pidfd (Linux 5.3), which
-// becomes readable when the process ends, and gives up after hangBound.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return // already gone and reaped
-	}
-	if err != nil {
-		t.Fatalf("pidfd_open(%d) (Linux 5.3 or later): %v", pid, err)
-	}
-	defer unix.Close(fd)
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, int(hangBound.Milliseconds()))
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("poll on the pidfd of %d: %v", pid, err)
-		}
-		if n == 0 {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("grandchild %d is still running %v after the group was ended", pid, hangBound)
-		}
-		return
-	}
 }

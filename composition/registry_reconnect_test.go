@@ -21,7 +21,9 @@ import (
 // The test learns the server's pid through a shell wrapper that writes it to
 // a file and then execs the server (so the pid is the server's). To kill the
 // server while a call is in flight, it stops the process (SIGSTOP), starts
-// the call, waits until an interceptor sees it go out, then kills it
+// the call, waits until an interceptor sees it go out and its request is
+// in the server's stdin pipe (stdio writes are made by a writer
+// goroutine), then kills it
 // (SIGKILL):
 //   - a read-only call (count_rows) succeeds on a new session;
 //   - a call of insert_row (neither read-only nor idempotent) fails with a
@@ -77,9 +79,11 @@ func TestRegistryReconnect(t *testing.T) {
 		if err := syscall.Kill(p, syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
+		waitStopped(t, p)
 		done := make(chan error, 1)
 		go func() { done <- call() }()
 		<-started
+		waitStdinPending(t, p)
 		if err := syscall.Kill(p, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/internal/rawjson"
 )
 
 // Server side of a generated package (mcpbind generate --server): the
@@ -276,15 +278,49 @@ func plainResult(r *Result) (*mcp.CallToolResult, error) {
 	if r == nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
 	}
-	fwd := *r
-	fwd.Meta = withoutReservedMeta(r.Meta)
-	raw, err := json.Marshal(fwd)
-	if err != nil {
-		return nil, fmt.Errorf("composition: encoding the handler's result: %w", err)
+	// The blocks and structuredContent are passed to mcp-go as the bytes
+	// received (made valid UTF-8), not marshalled and parsed again: a large
+	// result is not copied here.
+	out := &mcp.CallToolResult{Content: make([]mcp.Content, len(r.Content)), IsError: r.IsError}
+	for i, c := range r.Content {
+		raw := c.Raw
+		if len(raw) == 0 {
+			b, err := c.MarshalJSON()
+			if err != nil {
+				return nil, fmt.Errorf("composition: encoding the handler's result: %w", err)
+			}
+			raw = b
+		}
+		if !json.Valid(raw) {
+			return nil, fmt.Errorf("composition: encoding the handler's result: content block %d is not valid JSON", i)
+		}
+		out.Content[i] = rawContent{raw: rawjson.ValidUTF8(raw)}
 	}
-	rm := json.RawMessage(raw)
-	return mcp.ParseCallToolResult(&rm)
+	if r.StructuredContent != nil {
+		if !json.Valid(r.StructuredContent) {
+			return nil, errors.New("composition: encoding the handler's result: structuredContent is not valid JSON")
+		}
+		out.RawStructuredContent = rawjson.ValidUTF8(r.StructuredContent)
+	}
+	if meta := withoutReservedMeta(r.Meta); meta != nil {
+		var m mcp.Meta
+		if err := json.Unmarshal(rawjson.ValidUTF8(meta), &m); err != nil {
+			return nil, fmt.Errorf("composition: encoding the handler's result: _meta: %w", err)
+		}
+		out.Meta = &m
+	}
+	return out, nil
 }
+
+// rawContent is a content block forwarded as the bytes received. It embeds
+// mcp.TextContent only to be an mcp.Content; MarshalJSON writes raw.
+type rawContent struct {
+	mcp.TextContent
+	raw json.RawMessage
+}
+
+// MarshalJSON returns the block as received.
+func (c rawContent) MarshalJSON() ([]byte, error) { return c.raw, nil }
 
 // toolErrorResult is the isError result for a handler's error.
 func toolErrorResult(err error) *mcp.CallToolResult {

@@ -10,18 +10,33 @@
 // spec.json is {"serverInfo":{"name":N,"version":V},"tools":[T, …]} where
 // each T is a tool definition as MCP's tools/list sends it (name, title,
 // description, inputSchema, outputSchema, _meta); the strings and schemas
-// are served exactly as given. Every tool call answers an empty result,
-// unless the tool's entry has a "behave" member (see behave: an isError
-// text, a JSON-RPC error, a crash with a stderr text, a flood of
-// notifications/tools/list_changed). The spec's "stderrAtStart" and
-// "exitAtStart" (see startup) make a server that writes to stderr and exits
-// before it serves.
+// are served exactly as given. A tool call answers an empty result, unless
+// the tool's entry in the spec also says how it misbehaves:
+//
+//   - "repeat": {"text": S, "times": N}: the result is one text block of S
+//     repeated N times (a result larger than a client's limit);
+//   - "line": L: L is written to stdout as one line (a message that is not
+//     JSON-RPC, such as "{garbage") before the result;
+//   - "depth": N: a notifications/message nested N levels deep is written
+//     before the result (deeper than a client's decoder goes);
+//   - "pid": true: the result is the server's process id as text;
+//   - "behave": see behave: an isError text, a JSON-RPC error, a crash with
+//     a stderr text, a flood of notifications/tools/list_changed, a silent
+//     change.
+//
+// The spec's "stderrAtStart" and "exitAtStart" (see startup) make a server
+// that writes to stderr and exits before it serves.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -45,7 +60,27 @@ type spec struct {
 		OutputSchema json.RawMessage `json:"outputSchema"`
 		Meta         map[string]any  `json:"_meta"`
 		Behave       behave          `json:"behave"`
+		Repeat       *struct {
+			Text  string `json:"text"`
+			Times int    `json:"times"`
+		} `json:"repeat"`
+		Line  *string `json:"line"`
+		Depth int     `json:"depth"`
+		PID   bool    `json:"pid"`
 	} `json:"tools"`
+}
+
+// lineWriter writes whole lines to stdout, for mcp-go's server (which
+// writes each message with one Write) and for the lines tools inject.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func main() {
@@ -66,6 +101,7 @@ func run() error {
 	}
 	sp.startup.run()
 	s := server.NewMCPServer(sp.ServerInfo.Name, sp.ServerInfo.Version, server.WithToolCapabilities(false))
+	out := &lineWriter{w: os.Stdout}
 	for _, t := range sp.Tools {
 		in := t.InputSchema
 		if len(in) == 0 {
@@ -78,7 +114,28 @@ func run() error {
 		if len(t.Meta) > 0 {
 			tool.Meta = &mcp.Meta{AdditionalFields: t.Meta}
 		}
-		s.AddTool(tool, t.Behave.handler(s))
+		behaved := t.Behave.handler(s)
+		s.AddTool(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if t.Line != nil {
+				if _, err := out.Write([]byte(*t.Line + "\n")); err != nil {
+					return nil, err
+				}
+			}
+			if t.Depth > 0 {
+				msg := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":` +
+					strings.Repeat("[", t.Depth) + strings.Repeat("]", t.Depth) + "}}\n"
+				if _, err := out.Write([]byte(msg)); err != nil {
+					return nil, err
+				}
+			}
+			switch {
+			case t.Repeat != nil:
+				return mcp.NewToolResultText(strings.Repeat(t.Repeat.Text, t.Repeat.Times)), nil
+			case t.PID:
+				return mcp.NewToolResultText(strconv.Itoa(os.Getpid())), nil
+			}
+			return behaved(ctx, req)
+		})
 	}
-	return server.ServeStdio(s)
+	return server.NewStdioServer(s).Listen(context.Background(), os.Stdin, out)
 }

@@ -1,6 +1,7 @@
 package mcpconn
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,7 +73,10 @@ func (c *capture) record(method string, resp *transport.JSONRPCResponse) *transp
 	if !wanted {
 		return resp
 	}
-	raw := append(json.RawMessage(nil), resp.Result...)
+	// The transports decode each response into a buffer of its own that
+	// nothing writes to afterwards, so the result is kept without a copy
+	// (a large result would otherwise cost its size again).
+	raw := resp.Result
 	c.mu.Lock()
 	if c.got == nil {
 		c.got = map[string]json.RawMessage{}
@@ -249,16 +253,25 @@ func sanitizeToolsPage(raw json.RawMessage) json.RawMessage {
 // (which fails on content types it does not know) is skipped. A result that
 // is not an object is passed on unchanged for mcp-go to reject.
 func sanitizeCallResult(raw json.RawMessage) json.RawMessage {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+	// Only the three small fields are copied out of raw (a map of all
+	// members would copy the content, which may be large).
+	var fields struct {
+		ResultType    json.RawMessage `json:"resultType,omitempty"`
+		InputRequests json.RawMessage `json:"inputRequests,omitempty"`
+		RequestState  json.RawMessage `json:"requestState,omitempty"`
+	}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 		return raw
 	}
-	out := map[string]json.RawMessage{"content": json.RawMessage(`[]`)}
-	for _, k := range []string{"resultType", "inputRequests", "requestState"} {
-		if v, ok := fields[k]; ok {
-			out[k] = v
-		}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return raw
 	}
+	out := struct {
+		Content       json.RawMessage `json:"content"`
+		ResultType    json.RawMessage `json:"resultType,omitempty"`
+		InputRequests json.RawMessage `json:"inputRequests,omitempty"`
+		RequestState  json.RawMessage `json:"requestState,omitempty"`
+	}{json.RawMessage(`[]`), fields.ResultType, fields.InputRequests, fields.RequestState}
 	b, err := json.Marshal(out)
 	if err != nil {
 		return raw

@@ -282,6 +282,13 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 		if err != nil {
 			return nil, rep, &ConnectError{Server: s.server, Stage: "start", Err: fmt.Errorf("starting the server process: %w", err)}
 		}
+		// A limit, a message that cannot be parsed or a stalled stdin
+		// leaves the stream out of step: the session is lost and the
+		// process group ended.
+		tr.lost = func(err error) {
+			s.markLost(err, false)
+			go func() { _ = proc.stop(false) }()
+		}
 		s.proc, inner = proc, tr
 	case TransportStreamableHTTP, TransportSSE:
 		u, err := url.Parse(t.url)
@@ -325,7 +332,7 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 		if t.inproc == nil {
 			return nil, rep, &ConnectError{Server: s.server, Stage: "config", Err: errors.New("no server: composition.InProcess was given nil")}
 		}
-		inner = transport.NewInProcessTransport(t.inproc)
+		inner = inProcessTransport{transport.NewInProcessTransport(t.inproc)}
 	default:
 		return nil, rep, &ConnectError{Server: s.server, Stage: "config", Err: errors.New("no transport: use composition.Stdio, composition.HTTP, composition.SSE or composition.InProcess")}
 	}

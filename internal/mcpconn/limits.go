@@ -94,10 +94,6 @@ type limitReader struct {
 	total    bool
 	// events: a message ends at a blank line (SSE); else at each '\n'.
 	events bool
-	// eofOnLimit makes the reader end with io.EOF after a limit (for
-	// mcp-go's stdio reader, which logs other errors); the *LimitError is
-	// then kept for Err.
-	eofOnLimit bool
 
 	size     int64
 	depth    int
@@ -124,10 +120,10 @@ func (l *limitReader) Err() *LimitError {
 }
 
 // Read reads and checks the next bytes. Once a limit is exceeded it returns
-// the *LimitError (or io.EOF with eofOnLimit), and does not read again.
+// the *LimitError, and does not read again.
 func (l *limitReader) Read(p []byte) (int, error) {
 	if e := l.Err(); e != nil {
-		return 0, l.fail(e)
+		return 0, e
 	}
 	n, err := l.r.Read(p)
 	for i, c := range p[:n] {
@@ -140,7 +136,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 			}
 			// The bytes before the one that crossed the limit are passed on;
 			// the message is cut there, so it will not decode.
-			return i, l.fail(e)
+			return i, e
 		}
 	}
 	return n, err
@@ -152,13 +148,6 @@ func (l *limitReader) Close() error {
 		return c.Close()
 	}
 	return nil
-}
-
-func (l *limitReader) fail(e *LimitError) error {
-	if l.eofOnLimit {
-		return io.EOF
-	}
-	return e
 }
 
 // scan accounts for one byte.

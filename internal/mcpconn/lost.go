@@ -74,6 +74,20 @@ func (s *Conn) markGone(err error) {
 	})
 }
 
+// gaveUp reports whether the session was given up on a message or a write
+// (stdiotransport.go), rather than lost: its process was then ended by this
+// package, so its exit status says nothing.
+func (s *Conn) gaveUp() bool {
+	le := new(LostError)
+	if !errors.As(s.Err(), &le) {
+		return false
+	}
+	var limit *LimitError
+	var parse *ParseError
+	var stall *StallError
+	return errors.As(le.Err, &limit) || errors.As(le.Err, &parse) || errors.As(le.Err, &stall)
+}
+
 // markLost records that the connection is gone because of cause.
 func (s *Conn) markLost(cause error, sent bool) *LostError {
 	le := &LostError{Server: s.server, Sent: sent, Err: cause}
@@ -105,6 +119,11 @@ func (s *Conn) lostError(ctx context.Context, err error) *LostError {
 	}
 	if le := new(LostError); errors.As(err, &le) {
 		return le
+	}
+	if le := new(LostError); errors.As(s.Err(), &le) {
+		// The session was given up while the request waited (a limit, an
+		// unparsable message, a stalled stdin: stdiotransport.go).
+		return &LostError{Server: s.server, Sent: !errors.Is(err, errNotWritten), Err: le.Err}
 	}
 	switch {
 	case errors.Is(err, transport.ErrSessionTerminated):

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mcpbind/mcpbind/internal/redact"
 )
@@ -147,6 +148,9 @@ type config struct {
 	conn connConfig
 	// toolListStream: see WithToolListStream.
 	toolListStream bool
+	// stdinStall is how long a write to a stdio server's stdin may make no
+	// progress (stdiotransport.go); only tests change it.
+	stdinStall time.Duration
 }
 
 func newConfig(opts []Option) config {
@@ -155,6 +159,7 @@ func newConfig(opts []Option) config {
 		clientVersion:    moduleVersion(),
 		maxPages:         DefaultMaxPages,
 		maxResponseBytes: DefaultMaxResponseBytes,
+		stdinStall:       stdinStall,
 	}
 	for _, o := range opts {
 		if o.apply != nil {

@@ -170,6 +170,12 @@ func (s *Conn) abort(ctx context.Context, stage string, err error, rawURL string
 		}
 		if s.proc.hasExited(wait) {
 			notes = append(notes, "the server process exited ("+s.proc.exitDescription()+") before the handshake completed")
+			// Let the transport read what the process wrote before it
+			// exited, so that the note on junk output below is complete.
+			select {
+			case <-s.proc.watch.eof:
+			case <-time.After(stdoutGrace):
+			}
 		}
 		if junk := s.proc.watch.junkNote(); junk != "" {
 			notes = append(notes, junk)
@@ -223,7 +229,7 @@ func (s *Conn) annotate(err error) error {
 	if s.auth != nil {
 		return s.auth.annotate(err)
 	}
-	if s.proc == nil || !s.proc.pipeClosed(err) || !s.proc.hasExited(time.Second) {
+	if s.proc == nil || s.gaveUp() || !s.proc.pipeClosed(err) || !s.proc.hasExited(time.Second) {
 		return err
 	}
 	d := &detailError{detail: "the server process exited (" + s.proc.exitDescription() + ")", err: err}

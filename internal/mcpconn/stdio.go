@@ -17,8 +17,8 @@ import (
 )
 
 // A stdio server is run by this package rather than by mcp-go's
-// transport.NewStdio, and handed to mcp-go's stdio transport through
-// transport.NewIO, which does all the JSON-RPC framing. Owning the process
+// transport.NewStdio, and spoken to through stdioTransport
+// (stdiotransport.go), which does the JSON-RPC framing. Owning the process
 // lets Connect see what mcp-go's transport hides: the process's exit status,
 // the tail of its stderr, and lines on stdout that are not JSON-RPC (which
 // the transport skips silently). It also keeps the process independent of
@@ -52,7 +52,7 @@ type stdioProcess struct {
 
 // startStdio starts command with args and returns it with an mcp-go stdio
 // transport over its pipes.
-func startStdio(command string, args []string, cfg *config) (*stdioProcess, *transport.Stdio, error) {
+func startStdio(command string, args []string, cfg *config) (*stdioProcess, *stdioTransport, error) {
 	if command == "" {
 		return nil, nil, fmt.Errorf("no command given")
 	}
@@ -118,7 +118,7 @@ func startStdio(command string, args []string, cfg *config) (*stdioProcess, *tra
 		errDone: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	p.limit = &limitReader{r: outR, maxBytes: cfg.maxResponseBytes, eofOnLimit: true}
+	p.limit = &limitReader{r: outR, maxBytes: cfg.maxResponseBytes}
 	p.watch = newStdoutWatch(p.limit, secrets)
 	var copyTo *redact.Writer
 	if cfg.stderr != nil {
@@ -152,8 +152,8 @@ func startStdio(command string, args []string, cfg *config) (*stdioProcess, *tra
 			_ = p.stdout.Close()
 		}
 	}()
-	// The stdio transport's Close closes stdin (and a nil stderr is skipped).
-	return p, transport.NewIO(p.watch, inW, nil), nil
+	// The transport's Close closes stdin.
+	return p, newStdioTransport(p.watch, inW, cfg.stdinStall), nil
 }
 
 // hasExited reports whether the process has exited, waiting up to d for it.

@@ -95,3 +95,25 @@ func InvalidUTF8(raw json.RawMessage) (string, bool) {
 		}
 	}
 }
+
+// ValidUTF8 returns raw with each byte that is not part of a valid UTF-8
+// sequence replaced by U+FFFD, as encoding/json does when it decodes a
+// string, so that a value kept raw and the same value decoded agree. raw
+// itself is returned, not copied, when it is valid UTF-8. Invalid bytes in
+// valid JSON can only be inside strings, so the result is still valid JSON.
+func ValidUTF8(raw []byte) []byte {
+	if utf8.Valid(raw) {
+		return raw
+	}
+	out := make([]byte, 0, len(raw)+len(raw)/16)
+	for i := 0; i < len(raw); {
+		r, size := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, raw[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}

@@ -24,3 +24,27 @@ func TestInvalidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestValidUTF8: each invalid byte becomes U+FFFD, as encoding/json decodes
+// it in a string; valid input is returned without a copy.
+func TestValidUTF8(t *testing.T) {
+	for _, in := range []string{"{\"s\":\"a\xffb\"}", "[\"\xed\xa0\x80\"]", "{\"\xc3\":\"\xe2\x82\"}", `{"ok":"é€😀"}`} {
+		out := ValidUTF8([]byte(in))
+		var want, got any
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%q: %v", out, err)
+		}
+		wb, _ := json.Marshal(want)
+		gb, _ := json.Marshal(got)
+		if string(wb) != string(gb) {
+			t.Errorf("ValidUTF8(%q) = %q, decodes to %s; encoding/json decodes the input to %s", in, out, gb, wb)
+		}
+	}
+	valid := []byte(`{"a":"b"}`)
+	if out := ValidUTF8(valid); &out[0] != &valid[0] {
+		t.Error("valid input was copied")
+	}
+}

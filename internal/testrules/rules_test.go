@@ -26,6 +26,7 @@ func allowed() map[string]string {
 	return map[string]string{
 		"internal/schemasuite/suite_test.go: time.Since":   "logs how long each phase of the suite took; compares nothing",
 		"composition/registry_example_test.go: time.Since": "the example of WithInterceptor shows a timing interceptor, which logs the duration",
+		"internal/testenv/wait.go: time.Sleep":             "testenv.Poll, the one poll for states nothing notifies of (thread stop state, pipe fill, fd and goroutine counts), with a hang bound",
 		"composition/flood_bench_test.go: time.Since":      "BenchmarkPinnedCallFlood reports CPU per wall second as a metric; asserts nothing",
 	}
 }

@@ -1,0 +1,108 @@
+// Command memdriver measures the memory a large tool result costs a
+// composing server (issue 16). On exit it prints its own peak RSS (VmHWM
+// of /proc/self/status) to stderr; /usr/bin/time -f %M would also count the
+// stdio server it starts and reaps.
+//
+//	memdriver -mode call -k K -tool T -- COMMAND [ARG...]
+//
+// connects to the stdio server COMMAND and calls its tool T K times at
+// once through composition.Session.CallResult (a composing server that
+// receives a result), then exits.
+//
+//	memdriver -mode serve -tool T -- COMMAND [ARG...]
+//
+// is a composing server on stdio: its tool "fwd" calls T on COMMAND and
+// forwards the result as is (composition.Serve).
+//
+//	memdriver -mode client -k K -- COMMAND [ARG...]
+//
+// calls "fwd" on COMMAND (a memdriver -mode serve) K times at once and
+// prints the sizes of the results.
+//
+// Messages up to 256 MiB are accepted. For a test server that returns a
+// large result, see internal/hostileserver ("repeat").
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/composition"
+)
+
+func main() {
+	err := run()
+	if status, rerr := os.ReadFile("/proc/self/status"); rerr == nil {
+		for _, line := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(line, "VmHWM:") {
+				fmt.Fprintf(os.Stderr, "memdriver %s: peak RSS %s\n", strings.Join(os.Args[1:3], " "), strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:")))
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "memdriver:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	mode := flag.String("mode", "call", "call, serve or client")
+	k := flag.Int("k", 1, "calls at once (call, client)")
+	tool := flag.String("tool", "big", "the downstream tool (call, serve)")
+	flag.Parse()
+	argv := flag.Args()
+	if len(argv) == 0 {
+		return fmt.Errorf("no command after the flags")
+	}
+	ctx := context.Background()
+	s, err := composition.Connect(ctx, composition.Stdio(argv[0], argv[1:]...), composition.WithMaxResponseBytes(256<<20), composition.WithStderr(os.Stderr))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	switch *mode {
+	case "call", "client":
+		name := *tool
+		if *mode == "client" {
+			name = "fwd"
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, *k)
+		sizes := make([]int, *k)
+		for i := range *k {
+			wg.Go(func() {
+				res, err := s.CallResult(ctx, name, nil)
+				if err == nil {
+					for _, c := range res.Content {
+						sizes[i] += len(c.Raw)
+					}
+					sizes[i] += len(res.StructuredContent)
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				return err
+			}
+			fmt.Printf("result %d: %d bytes\n", i, sizes[i])
+		}
+		return nil
+	case "serve":
+		srv := server.NewMCPServer("memdriver", "1", server.WithToolCapabilities(false))
+		fwd := composition.HandleNoArgs(composition.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
+			func(ctx context.Context) (*composition.Result, error) { return s.CallResult(ctx, *tool, nil) })
+		if err := composition.Serve(srv, []composition.ServedTool{fwd}); err != nil {
+			return err
+		}
+		return server.ServeStdio(srv)
+	}
+	return fmt.Errorf("unknown mode %q", *mode)
+}

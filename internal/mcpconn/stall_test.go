@@ -1,0 +1,75 @@
+//go:build unix
+
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpbind/mcpbind/internal/testenv"
+)
+
+// TestStalledStdin: a stdio server stopped with SIGSTOP does not read its
+// stdin; once a write to it has made no progress for the stall bound (here
+// 100 ms instead of 30 s), the session is lost with a *StallError, the call
+// whose frame was being written fails as a *LostError, and the process is
+// ended (SIGKILL ends a stopped process).
+func TestStalledStdin(t *testing.T) {
+	bin := testenv.Build(t, "./internal/hostileserver")
+	spec := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(spec, []byte(`{"serverInfo":{"name":"h","version":"1"},"tools":[{"name":"pid","pid":true}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	stall := Option{func(c *config) { c.stdinStall = 100 * time.Millisecond }}
+	s, err := Dial(ctx, Stdio(bin), WithEnv("MCPBIND_HOSTILE_SPEC="+spec), stall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	raw, err := s.CallToolRaw(ctx, "pid", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Content []struct{ Text string } `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Content) != 1 {
+		t.Fatalf("pid result %s: %v", raw, err)
+	}
+	pid, err := strconv.Atoi(res.Content[0].Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(pid, syscall.SIGCONT) }()
+
+	// 1 MiB of arguments: far more than the pipe holds.
+	args, _ := json.Marshal(map[string]string{"pad": strings.Repeat("p", 1<<20)})
+	_, err = s.CallToolRaw(ctx, "pid", args)
+	var lost *LostError
+	var se *StallError
+	if !errors.As(err, &lost) || !lost.Sent || !errors.As(err, &se) {
+		t.Fatalf("err = %v, want a *LostError (sent) with a *StallError", err)
+	}
+	select {
+	case <-s.Done():
+	case <-ctx.Done():
+		t.Fatal("Done was not closed")
+	}
+	if !errors.As(s.Err(), &se) {
+		t.Errorf("Err() = %v, want a *StallError", s.Err())
+	}
+	testenv.WaitExit(t, pid, time.Minute)
+}

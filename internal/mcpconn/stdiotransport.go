@@ -1,0 +1,565 @@
+package mcpconn
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The JSON-RPC transport of a stdio server.
+//
+// mcp-go's transport.Stdio cannot be made to fail safely: it skips a line it
+// cannot parse (so the request waits for its deadline), holds a lock across
+// a blocking write to the server's stdin (so once the 64 KiB pipe is full,
+// every caller waits on that lock past its deadline, whatever its context),
+// and copies each line four times while decoding it. stdioTransport
+// implements mcp-go's transport.Interface (and BidirectionalInterface) with
+// mcp-go's message types and encoding/json, so the mcp-go client runs on it
+// unchanged, and differs where that matters:
+//
+//   - Writes go through stdinWriter: a caller queues its frame (waiting for
+//     room in a bounded queue, or for its context) and one goroutine writes
+//     the frames to the pipe. No caller ever waits on the pipe itself. A
+//     write that makes no progress for stdinStall marks the session lost.
+//   - A message that exceeds a limit (limits.go) or cannot be parsed as a
+//     JSON-RPC message makes the session lost: the stream is out of step, so
+//     no later answer could be trusted. Lines that do not start like JSON
+//     ('{' or '[') are skipped as before: stdoutWatch notes them for
+//     Connect's errors, and a server that prints a banner still works.
+//   - Each line is read into one buffer of its exact size, and a response's
+//     result is a slice of that buffer (no copy).
+
+const (
+	// stdinQueueBytes bounds the frames waiting to be written to a stdio
+	// server's stdin. A frame larger than that is queued only alone.
+	stdinQueueBytes = 4 << 20
+	// stdinStall is how long a write to a stdio server's stdin may make no
+	// progress before the session is taken for lost: the server stopped
+	// reading (hung, or stopped with SIGSTOP).
+	stdinStall = 30 * time.Second
+	// stdinChunk is the most written to the pipe under one deadline.
+	stdinChunk = 64 << 10
+	// stdoutBuffer is the read buffer of a stdio server's stdout.
+	stdoutBuffer = 64 << 10
+)
+
+// errNotWritten marks the error of a request whose frame was never written
+// to the server, so it certainly did not run.
+var errNotWritten = errors.New("the request was not written to the server")
+
+// ParseError is why a stdio session was lost on a message it could not
+// read: the server wrote a line that starts like JSON but is not a JSON-RPC
+// message.
+type ParseError struct {
+	// Err is encoding/json's error.
+	Err error
+}
+
+// Error says that the server's message could not be parsed, without the
+// message itself.
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("the server sent a message that is not valid JSON-RPC (%v)", e.Err)
+}
+
+// Unwrap returns Err.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// StallError is why a stdio session was lost when the server stopped
+// reading its stdin.
+type StallError struct {
+	// After is how long the write made no progress.
+	After time.Duration
+}
+
+// Error says that the server stopped reading its input.
+func (e *StallError) Error() string {
+	return fmt.Sprintf("the server has not read its stdin for %s (a write to it made no progress)", e.After)
+}
+
+// closedError is the error of a request on a stdio transport that has
+// stopped: it matches transport.ErrTransportClosed and the cause.
+type closedError struct{ cause error }
+
+func (e *closedError) Error() string {
+	if e.cause == nil || errors.Is(e.cause, io.EOF) {
+		return transport.ErrTransportClosed.Error()
+	}
+	return transport.ErrTransportClosed.Error() + ": " + e.cause.Error()
+}
+
+func (e *closedError) Unwrap() []error { return []error{transport.ErrTransportClosed, e.cause} }
+
+// stdioTransport is the transport of one stdio server (see above).
+type stdioTransport struct {
+	out io.Reader // the server's stdout, through limitReader and stdoutWatch
+	w   *stdinWriter
+	// lost, if set, is called once, before the requests in flight fail,
+	// when the connection must be given up (a limit, an unparsable
+	// message, a stalled write).
+	lost     func(error)
+	lostOnce sync.Once
+
+	mu      sync.Mutex
+	pending map[string]chan *transport.JSONRPCResponse
+	err     error // why the transport stopped; set before done is closed
+	done    chan struct{}
+
+	hmu       sync.RWMutex
+	notify    func(mcp.JSONRPCNotification)
+	onRequest transport.RequestHandler
+	ctx       context.Context // of server-to-client requests (Start's)
+
+	startOnce sync.Once
+}
+
+// newStdioTransport is the transport over a stdio server's stdout (out) and
+// stdin (in, which it closes on Close); stall is stdinStall.
+func newStdioTransport(out io.Reader, in *os.File, stall time.Duration) *stdioTransport {
+	t := &stdioTransport{
+		out:     out,
+		pending: map[string]chan *transport.JSONRPCResponse{},
+		done:    make(chan struct{}),
+		ctx:     context.Background(),
+	}
+	t.w = newStdinWriter(in, stall, func(err error) {
+		var se *StallError
+		if errors.As(err, &se) {
+			t.giveUp(err)
+		}
+		t.fail(err)
+	})
+	return t
+}
+
+// Start starts reading the server's stdout.
+func (t *stdioTransport) Start(ctx context.Context) error {
+	t.startOnce.Do(func() {
+		t.hmu.Lock()
+		t.ctx = ctx
+		t.hmu.Unlock()
+		go t.w.run()
+		go t.read()
+	})
+	return nil
+}
+
+// giveUp reports a connection that must be given up, once.
+func (t *stdioTransport) giveUp(err error) {
+	t.lostOnce.Do(func() {
+		if t.lost != nil {
+			t.lost(err)
+		}
+	})
+}
+
+// fail stops the transport with err (the first one counts): requests in
+// flight and later ones fail with a *closedError.
+func (t *stdioTransport) fail(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return
+	}
+	t.err = &closedError{cause: err}
+	close(t.done)
+}
+
+// stopped returns why the transport stopped.
+func (t *stdioTransport) stopped() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// read reads and dispatches the server's messages until stdout ends or a
+// message makes the session lost.
+func (t *stdioTransport) read() {
+	br := bufio.NewReaderSize(t.out, stdoutBuffer)
+	for {
+		line, err := readLine(br)
+		if err != nil {
+			if le := new(LimitError); errors.As(err, &le) {
+				t.giveUp(le)
+			}
+			t.fail(err)
+			return
+		}
+		if err := t.dispatch(line); err != nil {
+			t.giveUp(err)
+			t.fail(err)
+			return
+		}
+	}
+}
+
+// readLine reads one line (without its '\n') into a new buffer of exactly
+// its size: fragments are kept until the end of the line is seen, then
+// joined once.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var parts [][]byte
+	total := 0
+	for {
+		frag, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			parts = append(parts, bytes.Clone(frag))
+			total += len(frag)
+			continue
+		}
+		if err != nil {
+			return nil, err // a last line without '\n' is cut: not a message
+		}
+		frag = frag[:len(frag)-1]
+		line := make([]byte, total+len(frag))
+		n := 0
+		for _, p := range parts {
+			n += copy(line[n:], p)
+		}
+		copy(line[n:], frag)
+		return line, nil
+	}
+}
+
+// rawRef is a JSON value kept as a slice of the buffer it was decoded from
+// (json.Unmarshal passes a slice of its input to UnmarshalJSON). It is used
+// only on buffers that are not reused.
+type rawRef []byte
+
+// UnmarshalJSON keeps data without copying it.
+func (r *rawRef) UnmarshalJSON(data []byte) error {
+	*r = data
+	return nil
+}
+
+// envelope is what dispatch decodes of every message.
+type envelope struct {
+	ID     *mcp.RequestId           `json:"id"`
+	Method string                   `json:"method"`
+	Result rawRef                   `json:"result"`
+	Error  *mcp.JSONRPCErrorDetails `json:"error"`
+}
+
+// dispatch handles one line of the server's stdout; an error means the
+// session must be given up.
+func (t *stdioTransport) dispatch(line []byte) error {
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return nil // not a message; stdoutWatch has noted it
+	}
+	var m envelope
+	if err := json.Unmarshal(trimmed, &m); err != nil {
+		return &ParseError{Err: err}
+	}
+	switch {
+	case m.Method != "" && m.ID == nil:
+		var n mcp.JSONRPCNotification
+		if err := json.Unmarshal(trimmed, &n); err != nil {
+			return &ParseError{Err: err}
+		}
+		t.hmu.RLock()
+		h := t.notify
+		t.hmu.RUnlock()
+		if h != nil {
+			h(n)
+		}
+	case m.Method != "":
+		var req transport.JSONRPCRequest
+		if err := json.Unmarshal(trimmed, &req); err != nil {
+			return &ParseError{Err: err}
+		}
+		t.handleRequest(req)
+	case m.ID == nil:
+		// An error about a message the server could not read (id null):
+		// no request of ours waits for it.
+	default:
+		t.mu.Lock()
+		ch, ok := t.pending[m.ID.String()]
+		delete(t.pending, m.ID.String())
+		t.mu.Unlock()
+		if ok {
+			ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: *m.ID, Result: json.RawMessage(m.Result), Error: m.Error}
+		}
+	}
+	return nil
+}
+
+// handleRequest answers a server-to-client request through the handler
+// mcp-go's client set, off the read loop.
+func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest) {
+	t.hmu.RLock()
+	h, ctx := t.onRequest, t.ctx
+	t.hmu.RUnlock()
+	go func() {
+		var resp *transport.JSONRPCResponse
+		if h == nil {
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "No request handler configured", nil)
+		} else if r, err := h(ctx, req); err != nil {
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
+		} else {
+			resp = r
+		}
+		if resp == nil {
+			return
+		}
+		b, err := json.Marshal(resp)
+		if err != nil {
+			return
+		}
+		_, _ = t.w.send(ctx, append(b, '\n'), t.done)
+	}()
+}
+
+// SendRequest writes request and waits for its response, for ctx to end, or
+// for the transport to stop, whichever comes first.
+func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if err := t.stopped(); err != nil {
+		return nil, fmt.Errorf("%w: %w", errNotWritten, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(request)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the request: %w", err)
+	}
+	key := request.ID.String()
+	ch := make(chan *transport.JSONRPCResponse, 1)
+	t.mu.Lock()
+	t.pending[key] = ch
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		delete(t.pending, key)
+		t.mu.Unlock()
+	}()
+	f, err := t.w.send(ctx, append(b, '\n'), t.done)
+	if err != nil {
+		if ctx.Err() == nil {
+			if serr := t.stopped(); serr != nil {
+				err = serr
+			}
+			err = fmt.Errorf("%w: %w", errNotWritten, err)
+		}
+		return nil, err
+	}
+	select {
+	case resp := <-ch:
+		return resp, nil
+	case <-ctx.Done():
+		t.w.abandon(f)
+		return nil, ctx.Err()
+	case <-t.done:
+		select {
+		case resp := <-ch:
+			return resp, nil
+		default:
+		}
+		if t.w.abandon(f) {
+			return nil, fmt.Errorf("%w: %w", errNotWritten, t.stopped())
+		}
+		return nil, t.stopped()
+	}
+}
+
+// SendNotification writes n, waiting for room in the queue at most until
+// ctx ends.
+func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	if err := t.stopped(); err != nil {
+		return err
+	}
+	b, err := json.Marshal(n)
+	if err != nil {
+		return fmt.Errorf("encoding the notification: %w", err)
+	}
+	_, err = t.w.send(ctx, append(b, '\n'), t.done)
+	return err
+}
+
+// SetNotificationHandler sets the handler of the server's notifications.
+func (t *stdioTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+	t.hmu.Lock()
+	defer t.hmu.Unlock()
+	t.notify = h
+}
+
+// SetRequestHandler sets the handler of server-to-client requests.
+func (t *stdioTransport) SetRequestHandler(h transport.RequestHandler) {
+	t.hmu.Lock()
+	defer t.hmu.Unlock()
+	t.onRequest = h
+}
+
+// Close stops the transport and closes the server's stdin; the process is
+// stopped by stdioProcess.stop.
+func (t *stdioTransport) Close() error {
+	t.fail(io.EOF)
+	t.w.close()
+	return nil
+}
+
+// GetSessionId is "": stdio has no session id.
+func (t *stdioTransport) GetSessionId() string { return "" }
+
+var _ transport.BidirectionalInterface = (*stdioTransport)(nil)
+
+// stdinWriter writes frames to a stdio server's stdin from one goroutine, so
+// that no caller waits on the pipe (see above).
+type stdinWriter struct {
+	f     *os.File // pollable (os.Pipe), so write deadlines work
+	stall time.Duration
+	// stop is called once when writing ends for a reason other than
+	// close: a *StallError, or the error of the write (EPIPE).
+	stop func(error)
+
+	mu     sync.Mutex
+	queue  []*frame
+	queued int           // bytes in queue
+	room   chan struct{} // closed (and replaced) when the queue shrinks
+	wake   chan struct{} // buffered 1: the queue has frames
+	err    error         // set when writing has ended
+	ended  chan struct{} // closed when err is set
+}
+
+// frame is one message waiting to be written.
+type frame struct {
+	b         []byte
+	started   bool // being written or written
+	abandoned bool // its caller gave up before it was written
+}
+
+func newStdinWriter(f *os.File, stall time.Duration, stop func(error)) *stdinWriter {
+	return &stdinWriter{f: f, stall: stall, stop: stop, room: make(chan struct{}), wake: make(chan struct{}, 1), ended: make(chan struct{})}
+}
+
+// send queues b, waiting for room until ctx ends, done is closed or writing
+// ends. It does not wait for b to be written.
+func (w *stdinWriter) send(ctx context.Context, b []byte, done <-chan struct{}) (*frame, error) {
+	for {
+		w.mu.Lock()
+		if w.err != nil {
+			err := w.err
+			w.mu.Unlock()
+			return nil, err
+		}
+		if w.queued == 0 || w.queued+len(b) <= stdinQueueBytes {
+			f := &frame{b: b}
+			w.queue = append(w.queue, f)
+			w.queued += len(b)
+			w.mu.Unlock()
+			select {
+			case w.wake <- struct{}{}:
+			default:
+			}
+			return f, nil
+		}
+		room := w.room
+		w.mu.Unlock()
+		select {
+		case <-room:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-done:
+			return nil, transport.ErrTransportClosed
+		case <-w.ended:
+		}
+	}
+}
+
+// abandon drops f from the queue if it has not started to be written, and
+// reports whether it had not.
+func (w *stdinWriter) abandon(f *frame) bool {
+	if f == nil {
+		return true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if f.started {
+		return false
+	}
+	f.abandoned = true
+	return true
+}
+
+// run writes queued frames until writing ends.
+func (w *stdinWriter) run() {
+	for {
+		select {
+		case <-w.wake:
+		case <-w.ended:
+			return
+		}
+		for {
+			w.mu.Lock()
+			if w.err != nil || len(w.queue) == 0 {
+				w.mu.Unlock()
+				break
+			}
+			f := w.queue[0]
+			w.queue[0] = nil
+			w.queue = w.queue[1:]
+			w.queued -= len(f.b)
+			close(w.room)
+			w.room = make(chan struct{})
+			skip := f.abandoned
+			f.started = true
+			w.mu.Unlock()
+			if skip {
+				continue
+			}
+			if err := w.write(f.b); err != nil {
+				if w.end(err) {
+					w.stop(err)
+				}
+				return
+			}
+		}
+	}
+}
+
+// write writes b in chunks, each of which must go through within stall.
+func (w *stdinWriter) write(b []byte) error {
+	for len(b) > 0 {
+		n := min(len(b), stdinChunk)
+		if err := w.f.SetWriteDeadline(time.Now().Add(w.stall)); err != nil {
+			return err
+		}
+		m, err := w.f.Write(b[:n])
+		b = b[m:]
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return &StallError{After: w.stall}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// end ends writing with err, reporting whether this call did.
+func (w *stdinWriter) end(err error) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return false
+	}
+	w.err = err
+	w.queue, w.queued = nil, 0
+	close(w.ended)
+	return true
+}
+
+// close ends writing and closes stdin, which also ends a write blocked on
+// the pipe.
+func (w *stdinWriter) close() {
+	w.end(transport.ErrTransportClosed)
+	_ = w.f.Close()
+}
