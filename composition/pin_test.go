@@ -401,7 +401,9 @@ func TestPinningUnlistable(t *testing.T) {
 // TestPinningAcrossEras pins tools exported at 2026-07-28 in sessions
 // before it, and the other way round: the tools are compared by meaning
 // (the pin server lists the same tools in both eras), so nothing is
-// reported until mutate changes greet's inputSchema, whose calls then fail.
+// reported until mutate changes greet's inputSchema, whose calls then fail,
+// both in the session that gets notifications/tools/list_changed and in a
+// session connected after the change.
 func TestPinningAcrossEras(t *testing.T) {
 	for _, era := range []struct{ exported, session string }{
 		{ModernProtocolVersion, "2025-11-25"},
@@ -424,6 +426,22 @@ func TestPinningAcrossEras(t *testing.T) {
 			}
 			if _, err := s.CallResult(ctx, "mutate", map[string]string{"change": "input"}); err != nil {
 				t.Fatal(err)
+			}
+			// A new session compares the pins before Connect returns, so a
+			// comparison that misses the change fails here at once rather
+			// than when waitFor's context ends.
+			fresh, err := Connect(ctx, InProcess(srv), WithProtocolVersion(era.session),
+				WithDigestCheckAt(pins.server, era.exported, DigestFail, pins.tools["greet"], pins.tools["add"]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fresh.Close()
+			if w := fresh.Warnings(); len(w) != 1 || !strings.Contains(w[0], `tool "greet" changed`) || !strings.Contains(w[0], "(property-added)") {
+				t.Fatalf("warnings at a connect after the change: %q, want greet's property-added", w)
+			}
+			var changed *ToolChangedError
+			if _, err := fresh.CallResult(ctx, "greet", map[string]string{"name": "Ada", "language": "en"}); !errors.As(err, &changed) {
+				t.Fatalf("greet on a session connected after the change: %v, want a *ToolChangedError", err)
 			}
 			warned.waitFor(ctx, t, `tool "greet" changed`, "(property-added)")
 			var tc *ToolChangedError
