@@ -35,3 +35,19 @@ test: deps
 # Rewrite the golden packages after an intended generator change.
 golden:
 	$(GO) test ./golden -update
+
+# Mutation testing (issue 14), kept out of CI: slow, one worker. go-gremlins
+# mutates the packages whose own tests are fast (gen limited to gen.go and
+# verify.go, its fail-closed core); internal/tools/mutate mutates
+# composition's rule files and runs only the tests that cover them.
+GREMLINS ?= $(GO) run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+UNLEASH = $(GREMLINS) unleash --workers 1 --timeout-coefficient 10
+
+.PHONY: mutate
+mutate:
+	$(UNLEASH) ./internal/tooldiff
+	$(UNLEASH) -E '(bundle|comment|format|locate|typeinfo)\.go' ./gen
+	$(UNLEASH) ./internal/mcpconn
+	$(GO) run ./internal/tools/mutate -file composition/registry.go -func '^CallTool$$' -run 'TestRegistry'
+	$(GO) run ./internal/tools/mutate -file composition/serve.go -func 'handler|legacyListing|legacyRequest' -run 'TestServe|TestInProcess'
+	$(GO) run ./internal/tools/mutate -file composition/pin.go -func 'comparePins|liveRoot|checkPin$$' -run 'TestPin'
