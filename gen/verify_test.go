@@ -36,6 +36,9 @@ func TestVerifyRefusesUnplannedOutput(t *testing.T) {
 		{"unplanned type", "types.go", "$\ntype Pwned int\n", "unplanned type Pwned"},
 		{"unplanned func", "types.go", "$\nfunc Pwned() {}\n", "unplanned function Pwned"},
 		{"unplanned method", "types.go", "$\nfunc (Client) Pwned() {}\n", "unplanned method Client.Pwned"},
+		// Method names planned for one receiver, declared on another.
+		{"tool method on a type", "types.go", "$\nfunc (" + p.Types[0].Name + ") " + p.Tools[0].Method + "() {}\n", "unplanned method " + p.Types[0].Name + "." + p.Tools[0].Method},
+		{"type method on Client", "client.go", "$\nfunc (Client) Validate() error { return nil }\n", "unplanned method Client.Validate"},
 		{"import C", "schemas.go", "^import \"C\"\n", "unplanned import"},
 		{"no header", "schemas.go", "-", "header"},
 	} {
