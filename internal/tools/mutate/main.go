@@ -1,13 +1,14 @@
 // Command mutate is a small mutation tester for the rule files of packages
 // whose whole test suite is too slow to run once per mutant (composition
 // starts real servers): it makes one-token mutations in the functions of one
-// file, runs a chosen set of that package's tests against each mutant with
-// -count=1, and prints which mutants the tests killed.
+// file, runs a chosen set of that package's tests (or of -pkg, for a package
+// tested through another) against each mutant with -count=1, and prints
+// which mutants the tests killed.
 //
 // Usage (from the module root):
 //
 //	go run ./internal/tools/mutate -file composition/registry.go -func 'CallTool' \
-//	    -run 'TestRegistry' [-timeout 3m] [-list]
+//	    -run 'TestRegistry' [-pkg ./composition] [-timeout 3m] [-list]
 //
 // The mutants are those of go-gremlins (github.com/go-gremlins/gremlins),
 // which `make mutate` runs on the faster packages, plus one it lacks:
@@ -66,20 +67,24 @@ func main() {
 	file := flag.String("file", "", "the Go file to mutate, relative to the module root (required)")
 	funcs := flag.String("func", ".", "regexp: mutate only inside functions (or methods) whose name matches")
 	run := flag.String("run", ".", "go test -run pattern of the tests to run against each mutant")
+	pkg := flag.String("pkg", "", "the package whose tests run (default: the file's own, as ./DIR)")
 	timeout := flag.Duration("timeout", 3*time.Minute, "go test -timeout for each mutant")
 	list := flag.Bool("list", false, "list the mutants without running the tests")
 	flag.Parse()
 	if *file == "" || flag.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: mutate -file PATH [-func REGEXP] [-run PATTERN] [-timeout D] [-list]")
+		fmt.Fprintln(os.Stderr, "usage: mutate -file PATH [-func REGEXP] [-run PATTERN] [-pkg ./DIR] [-timeout D] [-list]")
 		os.Exit(2)
 	}
-	if err := mutate(*file, *funcs, *run, *timeout, *list, os.Stdout); err != nil {
+	if *pkg == "" {
+		*pkg = "./" + filepath.ToSlash(filepath.Dir(*file))
+	}
+	if err := mutate(*file, *funcs, *run, *pkg, *timeout, *list, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		os.Exit(1)
 	}
 }
 
-func mutate(file, funcs, run string, timeout time.Duration, list bool, out io.Writer) error {
+func mutate(file, funcs, run, pkg string, timeout time.Duration, list bool, out io.Writer) error {
 	match, err := regexp.Compile(funcs)
 	if err != nil {
 		return fmt.Errorf("-func: %w", err)
@@ -107,7 +112,6 @@ func mutate(file, funcs, run string, timeout time.Duration, list bool, out io.Wr
 		return err
 	}
 	target := filepath.Join(work, file)
-	pkg := "./" + filepath.ToSlash(filepath.Dir(file))
 	counts := map[status]int{}
 	for _, m := range ms {
 		mutated := append(append(append([]byte{}, src[:m.start]...), m.repl...), src[m.end:]...)
@@ -127,13 +131,13 @@ func mutate(file, funcs, run string, timeout time.Duration, list bool, out io.Wr
 	if k+l+t > 0 {
 		rate = 100 * float64(k+t) / float64(k+l+t)
 	}
-	fmt.Fprintf(out, "%s (-func %q, -run %q): %d mutants: %d killed, %d timed out, %d lived, %d not built; kill rate %.1f%%\n",
-		file, funcs, run, len(ms), k, t, l, counts[notBuilt], rate)
+	fmt.Fprintf(out, "%s (-func %q, -run %q, -pkg %s): %d mutants: %d killed, %d timed out, %d lived, %d not built; kill rate %.1f%%\n",
+		file, funcs, run, pkg, len(ms), k, t, l, counts[notBuilt], rate)
 	return nil
 }
 
 // test runs the tests of pkg in the module copy at work and classifies the
-// outcome; detail names the first failing test.
+// outcome; detail names the failing top-level tests.
 func test(work, pkg, run string, timeout time.Duration) (status, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
 	defer cancel()
@@ -151,10 +155,14 @@ func test(work, pkg, run string, timeout time.Duration) (status, string) {
 	case strings.Contains(outText, "panic: test timed out") || ctx.Err() != nil:
 		return timedOut, ""
 	}
-	if m := regexp.MustCompile(`--- FAIL: (\S+)`).FindStringSubmatch(outText); m != nil {
-		return killed, " by " + m[1]
+	var failed []string
+	for _, m := range regexp.MustCompile(`(?m)^--- FAIL: (\S+)`).FindAllStringSubmatch(outText, -1) {
+		failed = append(failed, m[1])
 	}
-	return killed, ""
+	if len(failed) == 0 {
+		return killed, ""
+	}
+	return killed, " by " + strings.Join(failed, ", ")
 }
 
 // mutants lists the mutants of the functions of src whose name matches.
