@@ -39,6 +39,7 @@ func TestVerifyRefusesUnplannedOutput(t *testing.T) {
 		// Method names planned for one receiver, declared on another.
 		{"tool method on a type", "types.go", "$\nfunc (" + p.Types[0].Name + ") " + p.Tools[0].Method + "() {}\n", "unplanned method " + p.Types[0].Name + "." + p.Tools[0].Method},
 		{"type method on Client", "client.go", "$\nfunc (Client) Validate() error { return nil }\n", "unplanned method Client.Validate"},
+		{"type method on an unplanned type", "types.go", "$\nfunc (Pwned) Validate() error { return nil }\n", "unplanned method Pwned.Validate"},
 		{"import C", "schemas.go", "^import \"C\"\n", "unplanned import"},
 		{"unplanned import", "schemas.go", "^import \"os/exec\"\n", "unplanned import \"os/exec\""},
 		{"renamed planned import", "schemas.go", "^import c \"" + importComposition + "\"\n", "unplanned import"},
