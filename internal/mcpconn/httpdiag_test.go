@@ -19,8 +19,21 @@ const bodyToken = "QZXQZXQZXQZXQZXQ"
 // body(token) and returns the error's message.
 func unauthorizedErr(t *testing.T, body func(token string) string) string {
 	t.Helper()
+	return statusErr(t, http.StatusUnauthorized, body)
+}
+
+// statusBodyErr is statusErr with a fixed body.
+func statusBodyErr(t *testing.T, status int, body string) string {
+	t.Helper()
+	return statusErr(t, status, func(string) string { return body })
+}
+
+// statusErr dials with bodyToken to a server that answers every request
+// with status and body(token) and returns the error's message.
+func statusErr(t *testing.T, status int, body func(token string) string) string {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusUnauthorized)
+		w.WriteHeader(status)
 		_, _ = w.Write([]byte(body(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))))
 	}))
 	defer srv.Close()
@@ -62,5 +75,20 @@ func TestHTTPBodyRedactedAtEveryCut(t *testing.T) {
 		if strings.ContainsAny(msg, "QZX") || !strings.Contains(msg, "401") || strings.Contains(msg, "END") != fits {
 			t.Fatalf("short body, END after %d bytes (shown whole: %t): %s", at, fits, msg)
 		}
+	}
+}
+
+// TestHTTP404SaysWhere: an HTTP 404 answer is described with a hint that the
+// URL may not be the server's MCP endpoint, and without its body (a web
+// server's "not found" page says nothing about MCP); another error status
+// shows its body.
+func TestHTTP404SaysWhere(t *testing.T) {
+	notFound := statusBodyErr(t, http.StatusNotFound, "<html>page not found</html>")
+	if !strings.Contains(notFound, "404") || !strings.Contains(notFound, "is this the server's MCP endpoint?") || strings.Contains(notFound, "page not found") {
+		t.Errorf("404: %s", notFound)
+	}
+	failed := statusBodyErr(t, http.StatusInternalServerError, "database is down")
+	if !strings.Contains(failed, "500") || !strings.Contains(failed, "database is down") || strings.Contains(failed, "MCP endpoint") {
+		t.Errorf("500: %s", failed)
 	}
 }
