@@ -17,6 +17,7 @@ import (
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition/internal/pinserver"
 	"github.com/mcpbind/mcpbind/internal/digest"
+	"github.com/mcpbind/mcpbind/internal/schema"
 	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
@@ -81,7 +82,18 @@ func exportPins(ctx context.Context, t testing.TB, tr Transport, opts ...Option)
 		if l.OutputSchema != nil {
 			tool.OutputDoc = l.Name + "#outputSchema"
 			docs[tool.OutputDoc] = string(l.OutputSchema)
-			tool.Output = Output{PlainObject: true, CanBeObject: true}
+			// As the IR decides: an envelope listed before 2026-07-28
+			// holds the natural result under /properties/result; an
+			// object is a plain object; any other result is natural.
+			var head struct {
+				Type string `json:"type"`
+			}
+			_ = json.Unmarshal(l.OutputSchema, &head)
+			if doc, err := schema.Load(l.OutputSchema); err == nil && isEnvelope(doc) {
+				tool.ResultPointer = "/properties/result"
+			} else if head.Type == "object" {
+				tool.Output = Output{PlainObject: true, CanBeObject: true}
+			}
 		}
 		b.tools[l.Name] = tool
 	}
@@ -415,7 +427,10 @@ func TestPinningUnlistable(t *testing.T) {
 // TestPinningAcrossEras pins tools exported at 2026-07-28 in sessions
 // before it, and the other way round: the tools are compared by meaning
 // (the pin server lists the same tools in both eras), so nothing is
-// reported until mutate changes greet's inputSchema, whose calls then fail.
+// reported — not even for count, whose listing differs between the eras —
+// until mutate changes greet's inputSchema, whose calls then fail,
+// both in the session that gets notifications/tools/list_changed and in a
+// session connected after the change.
 func TestPinningAcrossEras(t *testing.T) {
 	for _, era := range []struct{ exported, session string }{
 		{ModernProtocolVersion, "2025-11-25"},
@@ -428,7 +443,7 @@ func TestPinningAcrossEras(t *testing.T) {
 			pins := exportPins(ctx, t, InProcess(srv), WithProtocolVersion(era.exported))
 			warned := make(pinWarnings, 64)
 			s, err := Connect(ctx, InProcess(srv), WithProtocolVersion(era.session), warned.option(),
-				WithDigestCheckAt(pins.server, era.exported, DigestFail, pins.tools["greet"], pins.tools["add"]))
+				WithDigestCheckAt(pins.server, era.exported, DigestFail, pins.tools["greet"], pins.tools["add"], pins.tools["count"]))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -436,8 +451,32 @@ func TestPinningAcrossEras(t *testing.T) {
 			if w := s.Warnings(); len(w) != 0 {
 				t.Fatalf("warnings at connect: %q", w)
 			}
+			// count is listed wrapped in one era and natural in the other:
+			// another digest, the same meaning.
+			if pins.tools["count"].Digest == digestOf(ctx, t, s, "count") {
+				t.Fatal("count has the same digest in both eras: the test no longer crosses eras")
+			}
+			if _, err := s.CallResult(ctx, "count", nil); err != nil {
+				t.Errorf("count: %v", err)
+			}
 			if _, err := s.CallResult(ctx, "mutate", map[string]string{"change": "input"}); err != nil {
 				t.Fatal(err)
+			}
+			// A new session compares the pins before Connect returns, so a
+			// comparison that misses the change fails here at once rather
+			// than when waitFor's context ends.
+			fresh, err := Connect(ctx, InProcess(srv), WithProtocolVersion(era.session),
+				WithDigestCheckAt(pins.server, era.exported, DigestFail, pins.tools["greet"], pins.tools["add"], pins.tools["count"]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fresh.Close()
+			if w := fresh.Warnings(); len(w) != 1 || !strings.Contains(w[0], `tool "greet" changed`) || !strings.Contains(w[0], "(property-added)") {
+				t.Fatalf("warnings at a connect after the change: %q, want greet's property-added", w)
+			}
+			var changed *ToolChangedError
+			if _, err := fresh.CallResult(ctx, "greet", map[string]string{"name": "Ada", "language": "en"}); !errors.As(err, &changed) {
+				t.Fatalf("greet on a session connected after the change: %v, want a *ToolChangedError", err)
 			}
 			warned.waitFor(ctx, t, `tool "greet" changed`, "(property-added)")
 			var tc *ToolChangedError
@@ -449,6 +488,29 @@ func TestPinningAcrossEras(t *testing.T) {
 			}
 		})
 	}
+}
+
+// digestOf is the digest of the tool name as s lists it now.
+func digestOf(ctx context.Context, t *testing.T, s *Session, name string) string {
+	t.Helper()
+	raw, err := s.ListToolsRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range raw {
+		var head struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(r, &head) == nil && head.Name == name {
+			d, err := digest.Tool(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+	}
+	t.Fatalf("%s is not listed", name)
+	return ""
 }
 
 // TestPinsAreExportsPins: the pins the other tests build from a live
@@ -509,4 +571,11 @@ func jsonEqual(t *testing.T, a, b string) bool {
 		t.Fatalf("%s: %v", b, err)
 	}
 	return string(ca) == string(cb)
+}
+
+// isEnvelope reports whether doc is a {"result": …} envelope by the one
+// rule (schema.Document.Envelope), unmarked.
+func isEnvelope(doc *schema.Document) bool {
+	_, ok := doc.Envelope(false)
+	return ok
 }

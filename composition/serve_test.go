@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -220,5 +221,34 @@ func TestServeLegacyOutputSchema(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.json, err, tc.want)
 		}
+	}
+}
+
+// TestServeArgsValidation: with WithServerArgsValidation, arguments that
+// decode but break the inputSchema (a minimum) are refused as a tool error
+// naming the tool and the JSON pointer, and the handler does not run;
+// without it, the handler gets them.
+func TestServeArgsValidation(t *testing.T) {
+	schemas := composition.NewSchemaSet(map[string]string{"n#inputSchema": `{"type":"object","properties":{"n":{"type":"integer","minimum":0}}}`})
+	tool := composition.Tool{Name: "n", Schemas: schemas, InputDoc: "n#inputSchema"}
+	type args struct {
+		N int64 `json:"n"`
+	}
+	served := composition.Handle(tool, `{"name":"n","inputSchema":{"type":"object","properties":{"n":{"type":"integer","minimum":0}}}}`,
+		func(_ context.Context, a args) (*composition.Result, error) {
+			return &composition.Result{Content: []composition.Content{{Type: "text", Text: fmt.Sprintf("ran with %d", a.N)}}}, nil
+		})
+	ctx := context.Background()
+	s := serveInProcessWith(t, "", []composition.ServerOption{composition.WithServerArgsValidation()}, served)
+	_, err := s.CallResult(ctx, "n", map[string]int{"n": -1})
+	var te *composition.ToolError
+	if !errors.As(err, &te) || !strings.Contains(te.Text, `invalid arguments for tool "n"`) || !strings.Contains(te.Text, "/n") || strings.Contains(te.Text, "ran with") {
+		t.Errorf("n = -1 with validation: %v, want a tool error naming /n", err)
+	}
+	if res, err := s.CallResult(ctx, "n", map[string]int{"n": 1}); err != nil || res.Text() != "ran with 1" {
+		t.Errorf("n = 1 with validation: %v, %v", res, err)
+	}
+	if res, err := serveInProcess(t, "", served).CallResult(ctx, "n", map[string]int{"n": -1}); err != nil || res.Text() != "ran with -1" {
+		t.Errorf("n = -1 without validation: %v, %v", res, err)
 	}
 }

@@ -39,11 +39,14 @@ type Generator struct {
 
 // New parses the embedded templates.
 func New() (*Generator, error) {
-	return newGenerator(templates.FS)
+	return NewWithTemplates(templates.FS)
 }
 
-// newGenerator parses the *.tmpl files of fsys (tests pass broken ones).
-func newGenerator(fsys fs.FS) (*Generator, error) {
+// NewWithTemplates parses the *.tmpl files of fsys instead of the embedded
+// ones: fsys must define the same named blocks as templates/. It exists so
+// that tests can render through broken or hostile templates and see the
+// generator refuse their output (FormatError, UnsafeOutputError).
+func NewWithTemplates(fsys fs.FS) (*Generator, error) {
 	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields, "pinnedTools": pinnedTools, "serverTool": serverTool, "legacyOutput": legacyOutput}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)

@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/testenv"
 	"github.com/mcpbind/mcpbind/ir"
 )
 
@@ -30,7 +31,7 @@ func TestFormatErrorDumpsRawSource(t *testing.T) {
 		"broken.tmpl": {Data: []byte(`{{define "file/client"}}package {{.Name}}
 func broken( {{end}}{{define "file/types"}}package {{.Name}}{{end}}`)},
 	}
-	g, err := newGenerator(broken)
+	g, err := NewWithTemplates(broken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,4 +122,22 @@ func BenchmarkGenerateEverything(b *testing.B) {
 // array-of-objects result (issue 3's scale check).
 func BenchmarkGenerate1000Tools(b *testing.B) {
 	benchGenerate(b, syntheticTools(b, 1000))
+}
+
+// TestBundleFailsClosed renders through templates that add a top-level
+// declaration the IR did not plan (testenv.UnplannedTemplates): Bundle must
+// refuse with an UnsafeOutputError naming types.go and return no output,
+// with and without server.go.
+func TestBundleFailsClosed(t *testing.T) {
+	g, err := NewWithTemplates(testenv.UnplannedTemplates(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, server := range []bool{false, true} {
+		outs, err := g.Bundle(loadGolden(t, "sqlite-explorer"), Options{Server: server})
+		var ue *UnsafeOutputError
+		if !errors.As(err, &ue) || ue.File != "types.go" || !strings.Contains(ue.What, "Injected") || outs != nil {
+			t.Fatalf("server %t: %d outputs, err = %v; want no output and an UnsafeOutputError for types.go naming Injected", server, len(outs), err)
+		}
+	}
 }

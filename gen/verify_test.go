@@ -36,7 +36,17 @@ func TestVerifyRefusesUnplannedOutput(t *testing.T) {
 		{"unplanned type", "types.go", "$\ntype Pwned int\n", "unplanned type Pwned"},
 		{"unplanned func", "types.go", "$\nfunc Pwned() {}\n", "unplanned function Pwned"},
 		{"unplanned method", "types.go", "$\nfunc (Client) Pwned() {}\n", "unplanned method Client.Pwned"},
+		// Method names planned for one receiver, declared on another.
+		{"tool method on a type", "types.go", "$\nfunc (" + p.Types[0].Name + ") " + p.Tools[0].Method + "() {}\n", "unplanned method " + p.Types[0].Name + "." + p.Tools[0].Method},
+		{"type method on Client", "client.go", "$\nfunc (Client) Validate() error { return nil }\n", "unplanned method Client.Validate"},
+		{"type method on an unplanned type", "types.go", "$\nfunc (Pwned) Validate() error { return nil }\n", "unplanned method Pwned.Validate"},
 		{"import C", "schemas.go", "^import \"C\"\n", "unplanned import"},
+		{"unplanned import", "schemas.go", "^import \"os/exec\"\n", "unplanned import \"os/exec\""},
+		{"renamed planned import", "schemas.go", "^import c \"" + importComposition + "\"\n", "unplanned import"},
+		// Names the plan has, but not as variables.
+		{"var Client", "schemas.go", "$\nvar Client = 1\n", "unplanned declaration Client"},
+		{"var Handler", "schemas.go", "$\nvar Handler = 1\n", "unplanned declaration Handler"},
+		{"var named like a function", "schemas.go", "$\nvar Marshal = 1\n", "unplanned declaration Marshal"},
 		{"no header", "schemas.go", "-", "header"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

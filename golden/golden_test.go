@@ -11,6 +11,7 @@ package golden
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,31 +106,82 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestDeterministic generates every golden bundle twice and compares.
+// TestDeterministic generates every golden bundle twice, the second time
+// with a new Generator, and compares the two runs: the same packages of the
+// same servers, the same file names in the same order, the same bytes.
 func TestDeterministic(t *testing.T) {
-	g, err := gen.New()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range cases(t) {
 		b, err := bundle.Load(c.bundle)
 		if err != nil {
 			t.Fatal(err)
 		}
-		first, err := g.Bundle(b, gen.Options{Server: c.server})
-		if err != nil {
-			t.Fatal(err)
-		}
-		second, err := g.Bundle(b, gen.Options{Server: c.server})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range first {
-			for j := range first[i].Files {
-				if !bytes.Equal(first[i].Files[j].Content, second[i].Files[j].Content) {
-					t.Errorf("%s: %s/%s differs between two runs", c.name, first[i].Package, first[i].Files[j].Name)
-				}
+		var runs [2][]gen.Output
+		for i := range runs {
+			g, err := gen.New()
+			if err != nil {
+				t.Fatal(err)
 			}
+			if runs[i], err = g.Bundle(b, gen.Options{Server: c.server}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, d := range outputDiffs(runs[0], runs[1]) {
+			t.Errorf("%s: %s", c.name, d)
+		}
+	}
+}
+
+// outputDiffs says how two generator runs differ: in their packages, the
+// names or count of their files, or the bytes of a file.
+func outputDiffs(first, second []gen.Output) []string {
+	if len(first) != len(second) {
+		return []string{fmt.Sprintf("%d packages, then %d", len(first), len(second))}
+	}
+	var diffs []string
+	for i, a := range first {
+		b := second[i]
+		if a.ServerID != b.ServerID || a.Package != b.Package {
+			diffs = append(diffs, fmt.Sprintf("package %d is %s (server %q), then %s (server %q)", i, a.Package, a.ServerID, b.Package, b.ServerID))
+			continue
+		}
+		names := func(o gen.Output) []string {
+			var ns []string
+			for _, f := range o.Files {
+				ns = append(ns, f.Name)
+			}
+			return ns
+		}
+		if an, bn := names(a), names(b); !slices.Equal(an, bn) {
+			diffs = append(diffs, fmt.Sprintf("%s has files %q, then %q", a.Package, an, bn))
+			continue
+		}
+		for j, f := range a.Files {
+			if !bytes.Equal(f.Content, b.Files[j].Content) {
+				diffs = append(diffs, fmt.Sprintf("%s/%s differs between two runs", a.Package, f.Name))
+			}
+		}
+	}
+	return diffs
+}
+
+// TestOutputDiffs: outputDiffs notices a package more, a file missing, a
+// renamed file and changed bytes, and nothing in equal runs.
+func TestOutputDiffs(t *testing.T) {
+	run := func() []gen.Output {
+		return []gen.Output{{ServerID: "s", Package: "s", Files: []gen.File{{Name: "client.go", Content: []byte("a")}, {Name: "types.go", Content: []byte("b")}}}}
+	}
+	if d := outputDiffs(run(), run()); len(d) != 0 {
+		t.Errorf("equal runs: %q", d)
+	}
+	for name, change := range map[string]func([]gen.Output) []gen.Output{
+		"a package more": func(o []gen.Output) []gen.Output { return append(o, o[0]) },
+		"a file missing": func(o []gen.Output) []gen.Output { o[0].Files = o[0].Files[:1]; return o },
+		"a renamed file": func(o []gen.Output) []gen.Output { o[0].Files[1].Name = "schemas.go"; return o },
+		"changed bytes":  func(o []gen.Output) []gen.Output { o[0].Files[1].Content = []byte("c"); return o },
+		"another server": func(o []gen.Output) []gen.Output { o[0].ServerID = "t"; return o },
+	} {
+		if d := outputDiffs(run(), change(run())); len(d) != 1 {
+			t.Errorf("%s: %q, want one difference", name, d)
 		}
 	}
 }

@@ -60,7 +60,7 @@ on an mcp-go server exactly as the bundle lists them.`,
 			if b.Format != bundle.FormatBundle {
 				fmt.Fprintf(c.stderr, "mcpbind: read %s %s\n", b.Format, args[0])
 			}
-			g, err := gen.New()
+			g, err := c.generator()
 			if err != nil {
 				return err
 			}

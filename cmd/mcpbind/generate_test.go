@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
 // TestGenerateBadInputLosesNothing: an unreadable, truncated or
@@ -149,5 +153,37 @@ func TestGenerateServer(t *testing.T) {
 		if err != nil || rerr != nil || string(got) != string(want) {
 			t.Errorf("generate --server: server.go differs from golden/sqlite-explorer (%v, %v)", err, rerr)
 		}
+	}
+}
+
+// TestGenerateFailsClosed runs generate through templates that add a
+// top-level declaration the IR did not plan (testenv.UnplannedTemplates):
+// exit 2, a message that names the unplanned declaration, and nothing
+// written, neither into a fresh -o folder nor over an earlier package.
+func TestGenerateFailsClosed(t *testing.T) {
+	good := filepath.Join("..", "..", "golden", "sqlite-explorer", "bundle.json")
+	hostile := func(args ...string) (string, int) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), args, &cli{stdout: &out, stderr: &errb, templates: testenv.UnplannedTemplates(t)})
+		return errb.String(), code
+	}
+	fresh := t.TempDir()
+	stderr, code := hostile("generate", good, "-o", fresh)
+	if code != exitInput || !strings.Contains(stderr, "Injected") || !strings.Contains(stderr, "refusing to write") {
+		t.Fatalf("generate through hostile templates: exit %d, stderr %q; want exit %d and the refusal", code, stderr, exitInput)
+	}
+	if files := snapshot(t, fresh); len(files) != 0 {
+		t.Fatalf("generate wrote %v", files)
+	}
+	earlier := t.TempDir()
+	if _, stderr, code := runInProcess([]string{"generate", good, "-o", earlier, "--server"}, nil); code != 0 {
+		t.Fatalf("generate with the embedded templates: exit %d: %s", code, stderr)
+	}
+	before := snapshot(t, earlier)
+	if stderr, code := hostile("generate", good, "-o", earlier, "--server", "--force"); code != exitInput {
+		t.Fatalf("generate --force through hostile templates: exit %d, stderr %q", code, stderr)
+	}
+	if !equalSnapshots(before, snapshot(t, earlier)) {
+		t.Fatal("generate through hostile templates changed the earlier package")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +21,10 @@ import (
 )
 
 // hostileCase is one contract a hostile server serves: its serverInfo and
-// raw tool definitions.
+// raw tool definitions. wantInDoc lists text the generated package must
+// show (in a comment or string); wantNotInSource lists text no token of the
+// generated Go outside comments and string literals may contain: the
+// server's attempt to write code.
 type hostileCase struct {
 	name                       string
 	serverName, serverVersion  string
@@ -43,14 +48,16 @@ func hostileCases() []hostileCase {
 	const initCode = "\n}\nfunc init() { panic(\"pwned\") }\ntype pwned struct {\n//"
 	return []hostileCase{
 		{name: "format closes the struct", tools: []map[string]any{{"name": "t",
-			"inputSchema": obj(map[string]any{"p": map[string]any{"type": "string", "format": "date" + initCode}})}}},
+			"inputSchema": obj(map[string]any{"p": map[string]any{"type": "string", "format": "date" + initCode}})}},
+			wantNotInSource: []string{"pwned", "panic"}},
 		{name: "tool name with line breaks", tools: []map[string]any{{"name": "t" + initCode,
-			"inputSchema": obj(map[string]any{"p": str})}}},
+			"inputSchema": obj(map[string]any{"p": str})}}, wantNotInSource: []string{"pwned", "panic"}},
 		{name: "title and description", tools: []map[string]any{{"name": "t", "title": "T\u2028//go:generate touch pwned",
 			"description": "d\r//go:generate touch pwned", "inputSchema": obj(map[string]any{"p": str})}}},
 		{name: "serverInfo name and version", serverName: "s\n//go:generate touch pwned\npackage pwned",
-			serverVersion: "1\u0085//line pwned.go:1\u2029func init() {}",
-			tools:         []map[string]any{{"name": "t", "inputSchema": obj(map[string]any{"p": str})}}},
+			serverVersion:   "1\u0085//line pwned.go:1\u2029func init() {}",
+			tools:           []map[string]any{{"name": "t", "inputSchema": obj(map[string]any{"p": str})}},
+			wantNotInSource: []string{"pwned"}},
 		{name: "go:generate in serverInfo", serverName: "s\n//go:generate touch pwned", tools: []map[string]any{{"name": "t",
 			"inputSchema": obj(map[string]any{"p": str})}}},
 		{name: "build constraint", serverName: "\n+build ignore\n", tools: []map[string]any{{"name": "t", "description": "+build ignore",
@@ -60,7 +67,8 @@ func hostileCases() []hostileCase {
 			wantInDoc: []string{`a\u0000b\ufeffc\u202ed\u2066e\u200ff\u061cg`}},
 		{name: "line break in a $defs key", tools: []map[string]any{{"name": "t", "inputSchema": map[string]any{
 			"type": "object", "properties": map[string]any{"p": map[string]any{"$ref": "#/$defs/a%0Afunc%20init()%7B%7D"}},
-			"$defs": map[string]any{"a\nfunc init(){}": obj(map[string]any{"q": str})}}}}},
+			"$defs": map[string]any{"a\nfunc init(){}": obj(map[string]any{"q": str})}}}},
+			wantNotInSource: []string{"init"}},
 		{name: "property names of generated methods and fields", tools: []map[string]any{{"name": "t", "inputSchema": obj(map[string]any{
 			"validate": str, "Validate": str, "MarshalJSON": str, "UnmarshalJSON": str, "AdditionalProperties": str, "String": str,
 			"objectRules": str, "Rest": str})}}},
@@ -179,6 +187,41 @@ func checkHostileOutput(t *testing.T, tc hostileCase, dir string, p *ir.Package)
 	for _, w := range tc.wantInDoc {
 		if !strings.Contains(all.String(), w) {
 			t.Errorf("%s: the generated package does not show %q", tc.name, w)
+		}
+	}
+	for _, name := range []string{"client.go", "types.go", "schemas.go"} {
+		for _, tok := range codeTokens(t, filepath.Join(dir, name)) {
+			for _, w := range tc.wantNotInSource {
+				if strings.Contains(tok, w) {
+					t.Errorf("%s: %s has the token %q, which holds the server's %q", tc.name, name, tok, w)
+				}
+			}
+		}
+	}
+}
+
+// codeTokens returns the tokens of the Go file at path other than comments
+// and string and character literals: the code.
+func codeTokens(t *testing.T, path string) []string {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var s scanner.Scanner
+	s.Init(fset.AddFile(path, -1, len(src)), src, func(pos token.Position, msg string) { t.Errorf("%s: %s", pos, msg) }, 0)
+	var toks []string
+	for {
+		_, tok, lit := s.Scan()
+		switch {
+		case tok == token.EOF:
+			return toks
+		case tok == token.STRING || tok == token.CHAR:
+		case lit != "":
+			toks = append(toks, lit)
+		default:
+			toks = append(toks, tok.String())
 		}
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/gen"
 	"github.com/mcpbind/mcpbind/internal/redact"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
@@ -36,6 +38,18 @@ type cli struct {
 	stdout, stderr io.Writer
 	// lookupEnv reads the environment (os.LookupEnv in main).
 	lookupEnv func(string) (string, bool)
+	// templates replaces the generator's embedded templates when not nil
+	// (nil in main; tests pass hostile ones, see gen.NewWithTemplates).
+	templates fs.FS
+}
+
+// generator is the code generator of generate: the embedded templates, or
+// c.templates.
+func (c *cli) generator() (*gen.Generator, error) {
+	if c.templates != nil {
+		return gen.NewWithTemplates(c.templates)
+	}
+	return gen.New()
 }
 
 // exitError gives an error its process exit code.

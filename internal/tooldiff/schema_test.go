@@ -412,3 +412,15 @@ func TestCompareSchemaRejectsBadJSON(t *testing.T) {
 		t.Error("no error for trailing data")
 	}
 }
+
+// TestContainsBounds: minContains and maxContains count only beside
+// contains (JSON Schema 2020-12, validation 6.4.4 and 6.4.5): without it on
+// either side a change of them means nothing.
+func TestContainsBounds(t *testing.T) {
+	runSchemaCases(t, []schemaCase{
+		{"minContains without contains", Input, `{"type":"array","minContains":1}`, `{"type":"array","minContains":3}`, nil},
+		{"maxContains without contains", Input, `{"type":"array","maxContains":5}`, `{"type":"array","maxContains":2}`, nil},
+		{"minContains raised beside contains", Input, `{"type":"array","contains":{"type":"string"},"minContains":1}`,
+			`{"type":"array","contains":{"type":"string"},"minContains":3}`, []string{"breaking bound-narrowed /minContains"}},
+	})
+}

@@ -1,7 +1,10 @@
 // Package pinserver is the MCP server of composition's pinning tests: a
 // small mcp-go server whose tools change while a session runs, the way a
 // "rug pull" changes a tool after a client approved it. Its tools are greet
-// and add, and mutate, which changes them: "description" rewrites greet's
+// and add; count, whose integer result is listed and answered wrapped as
+// {"result": n} before 2026-07-28 and natural from then on (as the
+// TypeScript SDK v2 does, SEP-2106), so that its listing differs between
+// the eras while its meaning does not; and mutate, which changes them: "description" rewrites greet's
 // description, "input" adds a required property to greet's inputSchema,
 // "rewrite" writes greet's inputSchema in another form with the same
 // meaning ("type":["object"]), "remove" deletes add, "flood" adds four more tools (the server lists two
@@ -33,6 +36,8 @@ const (
 	greetOutput         = `{"type":"object","properties":{"greeting":{"type":"string"}},"required":["greeting"],"additionalProperties":false}`
 	addInput            = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"required":["a","b"],"additionalProperties":false}`
 	addOutput           = `{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"],"additionalProperties":false}`
+	countOutput         = `{"type":"integer"}`
+	countEnvelope       = `{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"]}`
 	mutateInput         = `{"type":"object","properties":{"change":{"enum":["description","input","rewrite","remove","flood","unflood","weird"]}},"required":["change"],"additionalProperties":false}`
 )
 
@@ -41,9 +46,11 @@ const (
 // making it (the serve command records them, so that a restarted server
 // comes back changed).
 func New(onChange func(change string)) *server.MCPServer {
-	s := server.NewMCPServer("mcpbind-pinserver", "1.0.0", server.WithToolCapabilities(true), server.WithPaginationLimit(2))
+	s := server.NewMCPServer("mcpbind-pinserver", "1.0.0", server.WithToolCapabilities(true), server.WithPaginationLimit(2),
+		server.WithToolFilter(legacyCount))
 	s.AddTool(greetTool(greetDescription, greetInput), greet)
 	s.AddTool(tool("add", "Adds two integers.", addInput, addOutput), add)
+	s.AddTool(tool("count", "Returns 3, wrapped as {\"result\": 3} before 2026-07-28.", `{"type":"object"}`, countOutput), count)
 	s.AddTool(tool("mutate", "Changes the other tools: change is description, input, rewrite, remove, flood, unflood or weird.", mutateInput, ""),
 		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			change, _ := req.GetArguments()["change"].(string)
@@ -95,6 +102,29 @@ func tool(name, desc, input, output string) mcp.Tool {
 		t.RawOutputSchema = json.RawMessage(output)
 	}
 	return t
+}
+
+// legacyCount lists count's outputSchema as the {"result": n} envelope to
+// requests before 2026-07-28.
+func legacyCount(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	if server.RequestProtocolVersion(ctx) >= mcp.ProtocolVersion20260728 {
+		return tools
+	}
+	out := make([]mcp.Tool, len(tools))
+	for i, t := range tools {
+		if t.Name == "count" {
+			t.RawOutputSchema = json.RawMessage(countEnvelope)
+		}
+		out[i] = t
+	}
+	return out
+}
+
+func count(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if server.RequestProtocolVersion(ctx) < mcp.ProtocolVersion20260728 {
+		return structured(map[string]int{"result": 3})
+	}
+	return structured(3)
 }
 
 func greetTool(desc, input string) mcp.Tool { return tool("greet", desc, input, greetOutput) }
