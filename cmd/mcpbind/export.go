@@ -172,10 +172,15 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 		}
 		return withExit(exitServer, explain(err))
 	}
-	if err := c.checkExported(srv, f.strict); err != nil { // --strict
+	// One checked document: its schema findings, then its bytes.
+	doc, err := c.bundleDocument(base, []bundle.Server{*srv}, output)
+	if err != nil {
 		return err
 	}
-	data, err := c.bundleBytes(base, []bundle.Server{*srv}, output)
+	if err := c.checkExported(srv.ID, doc.CheckServerSchemasWith(srv.ID, bundle.CheckOptions{}), f.strict); err != nil { // --strict
+		return err
+	}
+	data, err := c.documentBytes(doc, output)
 	if err != nil {
 		return err
 	}
