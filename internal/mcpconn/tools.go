@@ -40,7 +40,8 @@ func (s *Conn) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
 		if page > s.maxPages {
 			return nil, fmt.Errorf("composition: %s: %s: the server has more than %d pages of tools (see WithMaxPages)", s.server, where, s.maxPages)
 		}
-		var pg toolsPage
+		// mcp-go mirrors x-mcp-header parameters only over HTTP.
+		pg := toolsPage{mirrors: s.kind != TransportStdio}
 		capt := newCapture(pg.sanitize, string(mcp.MethodToolsList))
 		req := mcp.ListToolsRequest{}
 		req.Params.Cursor = mcp.Cursor(cursor)
@@ -100,6 +101,10 @@ type toolsPage struct {
 	}
 	// err is why the page could not be parsed, if it could not.
 	err error
+	// mirrors says whether mcp-go may mirror x-mcp-header parameters into
+	// HTTP headers on this connection (not over stdio), and so needs the
+	// tools' definitions.
+	mirrors bool
 }
 
 // stubInputSchema is the inputSchema of a tool as mcpgoView shows it to
@@ -108,7 +113,8 @@ const stubInputSchema = `{"type":"object"}`
 
 // sanitize parses raw into p (each call replaces what the previous one
 // parsed) and returns what mcp-go decodes of the page: the nextCursor when it
-// is a string, and one definition per tool (see mcpgoView).
+// is a string, and, when p.mirrors, one definition per tool (see
+// mcpgoView); otherwise no tool, since mcp-go would not use one.
 //
 // A page that is not an object with a tools array becomes {"tools":[]}, and
 // ListToolsRaw reports the problem from p.
@@ -121,6 +127,9 @@ func (p *toolsPage) sanitize(raw json.RawMessage) json.RawMessage {
 	}{Tools: []json.RawMessage{}}
 	if p.err == nil && p.body.Tools != nil {
 		for _, t := range *p.body.Tools {
+			if !p.mirrors {
+				break
+			}
 			if v, ok := mcpgoView(t); ok {
 				out.Tools = append(out.Tools, v)
 			}

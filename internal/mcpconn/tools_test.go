@@ -20,7 +20,7 @@ func TestToolsPageSanitize(t *testing.T) {
 		{"name":"bool_schema","inputSchema":true},
 		{"name":7,"inputSchema":{"type":"object"}}
 	],"nextCursor":"c2"}`)
-	var p toolsPage
+	p := toolsPage{mirrors: true}
 	var view struct {
 		Tools      []mcp.Tool `json:"tools"`
 		NextCursor string     `json:"nextCursor"`
@@ -53,6 +53,15 @@ func TestToolsPageSanitize(t *testing.T) {
 	}
 	if _, ok := bindings["bad_header"]; ok {
 		t.Error("bad_header (x-mcp-header on a number) is shown to mcp-go")
+	}
+
+	// Over stdio mcp-go mirrors nothing, and is shown no tool.
+	stdio := toolsPage{}
+	if got := string(stdio.sanitize(raw)); got != `{"tools":[],"nextCursor":"c2"}` {
+		t.Errorf("over stdio mcp-go sees %s", got)
+	}
+	if stdio.err != nil || stdio.body.Tools == nil || len(*stdio.body.Tools) != 6 {
+		t.Errorf("over stdio, parsed page: err %v, tools %v", stdio.err, stdio.body.Tools)
 	}
 
 	// A page that is not an object with a tools array.
