@@ -201,32 +201,72 @@ func Parse(data []byte, source string) (*Bundle, error) {
 // What it checks is the document it writes, decoded from b's parts (each
 // raw member parsed once), not the bytes parsed again.
 func (b *Bundle) Marshal() ([]byte, error) {
-	servers, err := b.checked()
+	d, err := b.Document()
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(Bundle{BundleVersion: Version, Servers: servers}); err != nil {
-		return nil, &Error{Kind: KindInvalid, Msg: err.Error(), Err: err}
-	}
-	return buf.Bytes(), nil
+	return d.Marshal()
 }
 
 // Check runs every check of Marshal without writing anything: nil means
 // Marshal would succeed.
 func (b *Bundle) Check() error {
-	_, err := b.checked()
+	_, err := b.Document()
 	return err
 }
 
-// checked returns b's servers as Marshal writes them (sorted by ID, their
-// tools by name), after checking the document they make: each raw member
-// is parsed once (valid JSON, no key twice), and the decoded document is
-// validated against bundle.schema.json.
-func (b *Bundle) checked() ([]Server, error) {
+// Document is a bundle as Marshal writes it (servers sorted by ID, their
+// tools by name), checked as Marshal checks it, with each raw member
+// decoded once: its Marshal encodes it and its CheckSchemasWith reads the
+// decoded schemas, neither parsing the raw JSON again. It is a snapshot:
+// later changes to the Bundle it came from do not show in it.
+type Document struct {
+	servers []Server
+	// tools holds, per server and per tool in the same order, the tool
+	// object as decoded for the checks.
+	tools [][]map[string]any
+}
+
+// Marshal returns the bytes Bundle.Marshal returns for the bundle d came
+// from.
+func (d *Document) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(Bundle{BundleVersion: Version, Servers: d.servers}); err != nil {
+		return nil, &Error{Kind: KindInvalid, Msg: err.Error(), Err: err}
+	}
+	return buf.Bytes(), nil
+}
+
+// CheckSchemasWith returns what Bundle.CheckSchemasWith returns for the
+// bundle d came from (servers in ID order), reading the schemas decoded
+// when d was built.
+func (d *Document) CheckSchemasWith(o CheckOptions) []Finding {
+	var out []Finding
+	for i := range d.servers {
+		out = append(out, d.servers[i].checkSchemas(o, d.tools[i])...)
+	}
+	return out
+}
+
+// CheckServerSchemasWith is CheckSchemasWith for the server with the given
+// id alone (nil when d has none).
+func (d *Document) CheckServerSchemasWith(id string, o CheckOptions) []Finding {
+	for i := range d.servers {
+		if d.servers[i].ID == id {
+			return d.servers[i].checkSchemas(o, d.tools[i])
+		}
+	}
+	return nil
+}
+
+// Document checks b as Marshal does and returns it ready to write: each
+// raw member is parsed once (valid JSON, no key twice), and the decoded
+// document is validated against bundle.schema.json. Errors are those of
+// Marshal.
+func (b *Bundle) Document() (*Document, error) {
 	if b.BundleVersion != 0 && b.BundleVersion != Version {
 		return nil, &Error{Kind: KindVersion, Pointer: "/bundleVersion",
 			Msg: fmt.Sprintf("cannot write bundleVersion %d: this build writes bundleVersion %d", b.BundleVersion, Version)}
@@ -234,6 +274,7 @@ func (b *Bundle) checked() ([]Server, error) {
 	servers := slices.Clone(b.Servers)
 	slices.SortStableFunc(servers, func(x, y Server) int { return strings.Compare(x.ID, y.ID) })
 	docs := make([]any, len(servers))
+	decoded := make([][]map[string]any, len(servers))
 	for i := range servers {
 		s := &servers[i]
 		ptr := fmt.Sprintf("/servers/%d", i)
@@ -260,6 +301,7 @@ func (b *Bundle) checked() ([]Server, error) {
 		tools := slices.Clone(s.Tools)
 		slices.SortStableFunc(tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
 		toolDocs := make([]any, len(tools))
+		decoded[i] = make([]map[string]any, len(tools))
 		for j, t := range tools {
 			tptr := fmt.Sprintf("%s/tools/%d", ptr, j)
 			v, name, err := toolDoc(t.Raw)
@@ -274,6 +316,7 @@ func (b *Bundle) checked() ([]Server, error) {
 				return nil, &Error{Kind: KindInvalid, Pointer: tptr + "/name", Msg: fmt.Sprintf("duplicate tool name %q", t.Name)}
 			}
 			toolDocs[j] = v
+			decoded[i][j] = v
 		}
 		if tools == nil {
 			tools = []Tool{}
@@ -299,14 +342,14 @@ func (b *Bundle) checked() ([]Server, error) {
 		}
 		return nil, &Error{Kind: KindSchema, Msg: err.Error(), Err: err}
 	}
-	return servers, nil
+	return &Document{servers: servers, tools: decoded}, nil
 }
 
 // toolDoc parses a tool's raw JSON once (valid JSON, no key twice) and
 // returns it decoded, as the schema validator reads it, with its name. It
 // fails as NewTool does on a tool that is not an object with a non-empty
 // string "name".
-func toolDoc(raw json.RawMessage) (any, string, error) {
+func toolDoc(raw json.RawMessage) (map[string]any, string, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, "", errors.New("tool is not valid JSON: empty")
 	}
@@ -329,7 +372,7 @@ func toolDoc(raw json.RawMessage) (any, string, error) {
 	if name == "" {
 		return nil, "", errors.New("empty name")
 	}
-	return v, name, nil
+	return m, name, nil
 }
 
 // CheckID reports whether id is a valid server id: a non-empty ASCII letter

@@ -118,34 +118,30 @@ func (b *Bundle) CheckSchemasWith(o CheckOptions) []Finding {
 func (s *Server) CheckSchemas() []Finding { return s.CheckSchemasWith(CheckOptions{}) }
 
 // CheckSchemasWith is CheckSchemas with options.
-func (s *Server) CheckSchemasWith(o CheckOptions) []Finding {
+func (s *Server) CheckSchemasWith(o CheckOptions) []Finding { return s.checkSchemas(o, nil) }
+
+// checkSchemas is CheckSchemasWith. docs, when not nil, holds s's tools
+// decoded (see Document), one per tool in order; their schemas are read
+// from there rather than parsed again from the tools' raw JSON.
+func (s *Server) checkSchemas(o CheckOptions, docs []map[string]any) []Finding {
 	max := o.MaxSchemaDepth
 	if max <= 0 {
 		max = DefaultMaxSchemaDepth
 	}
 	var out []Finding
 	facts, _ := s.Facts()
-	for _, t := range s.Tools {
-		var members map[string]json.RawMessage // decoded once per tool
-		_ = json.Unmarshal(t.Raw, &members)
-		for _, key := range []string{"inputSchema", "outputSchema"} {
-			raw := members[key]
-			if raw == nil {
-				continue
-			}
-			doc, fs := decodeSchema(raw, max)
-			if fs == nil {
-				fs = checkDoc(doc)
-			}
-			for _, f := range fs {
-				f.Server, f.Tool, f.Schema = s.ID, t.Name, key
-				out = append(out, f)
-			}
-			if key == "inputSchema" && doc != nil {
-				if msg := objectRootProblem(doc, raw); msg != "" {
-					out = append(out, Finding{Server: s.ID, Tool: t.Name, Schema: key, Msg: msg})
-				}
-			}
+	for i, t := range s.Tools {
+		var fs []Finding
+		ok := false
+		if docs != nil {
+			fs, ok = decodedToolFindings(docs[i], max)
+		}
+		if !ok {
+			fs = rawToolFindings(t.Raw, max)
+		}
+		for _, f := range fs {
+			f.Server, f.Tool = s.ID, t.Name
+			out = append(out, f)
 		}
 		if ev := facts.Tools[t.Name].Envelope; ev != nil && len(ev.NaturalOutputSchema) > 0 {
 			for _, f := range checkSchema(ev.NaturalOutputSchema, max) {
@@ -155,6 +151,91 @@ func (s *Server) CheckSchemasWith(o CheckOptions) []Finding {
 		}
 	}
 	return out
+}
+
+// rawToolFindings checks the schemas of a raw tool (Schema, Pointer and
+// Msg set), decoding each once.
+func rawToolFindings(tool json.RawMessage, max int) []Finding {
+	var out []Finding
+	var members map[string]json.RawMessage // decoded once per tool
+	_ = json.Unmarshal(tool, &members)
+	for _, key := range []string{"inputSchema", "outputSchema"} {
+		raw := members[key]
+		if raw == nil {
+			continue
+		}
+		doc, fs := decodeSchema(raw, max)
+		if fs == nil {
+			fs = checkDoc(doc)
+		}
+		for _, f := range fs {
+			f.Schema = key
+			out = append(out, f)
+		}
+		if key == "inputSchema" && doc != nil {
+			if msg := objectRootProblem(doc, raw); msg != "" {
+				out = append(out, Finding{Schema: key, Msg: msg})
+			}
+		}
+	}
+	return out
+}
+
+// decodedToolFindings is rawToolFindings of a tool already decoded (as
+// parseInstance decodes it), without parsing anything. It returns false,
+// and no findings, when the raw text is needed: a schema that is not an
+// object, or whose JSON nesting is deeper than max (which sub-schemas can
+// be only then).
+func decodedToolFindings(tool map[string]any, max int) ([]Finding, bool) {
+	var out []Finding
+	for _, key := range []string{"inputSchema", "outputSchema"} {
+		v, present := tool[key]
+		if !present {
+			continue
+		}
+		doc, isObject := v.(map[string]any)
+		if !isObject || deeperThan(doc, max) {
+			return nil, false
+		}
+		for _, f := range checkDoc(doc) {
+			f.Schema = key
+			out = append(out, f)
+		}
+		if key == "inputSchema" {
+			if msg := objectRootProblem(doc, nil); msg != "" {
+				out = append(out, Finding{Schema: key, Msg: msg})
+			}
+		}
+	}
+	return out, true
+}
+
+// deeperThan reports whether objects and arrays nest more than n levels
+// deep in v (a scalar nests 0 levels, {} one).
+func deeperThan(v any, n int) bool {
+	var elems []any
+	switch v := v.(type) {
+	case map[string]any:
+		if n == 0 {
+			return true
+		}
+		for _, e := range v {
+			if deeperThan(e, n-1) {
+				return true
+			}
+		}
+	case []any:
+		if n == 0 {
+			return true
+		}
+		elems = v
+	}
+	for _, e := range elems {
+		if deeperThan(e, n-1) {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckDigests compares the digests recorded under x-mcpbind with the

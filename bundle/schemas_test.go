@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,12 +43,19 @@ func TestCheckSchemas(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testServer(t, tc.tool)
-			var got []string
-			for _, f := range s.CheckSchemas() {
-				got = append(got, f.String())
+			d, err := (&Bundle{Servers: []Server{s}}).Document()
+			if err != nil {
+				t.Fatal(err)
 			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			// The server's raw tools, and the document's decoded ones.
+			for _, fs := range [][]Finding{s.CheckSchemas(), d.CheckSchemasWith(CheckOptions{}), d.CheckServerSchemasWith(s.ID, CheckOptions{})} {
+				var got []string
+				for _, f := range fs {
+					got = append(got, f.String())
+				}
+				if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+					t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+				}
 			}
 		})
 	}
@@ -98,7 +106,15 @@ func TestCheckSchemasDepthLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := &Server{ID: "srv", Tools: []Tool{tool}}
-		return s.CheckSchemasWith(CheckOptions{MaxSchemaDepth: max})
+		fs := s.CheckSchemasWith(CheckOptions{MaxSchemaDepth: max})
+		d, err := (&Bundle{Servers: []Server{{ID: "srv", ProtocolVersion: "2025-06-18", Transport: "stdio", ServerInfo: json.RawMessage(`{"name":"x","version":"1"}`), Tools: []Tool{tool}}}}).Document()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds := d.CheckSchemasWith(CheckOptions{MaxSchemaDepth: max}); fmt.Sprint(ds) != fmt.Sprint(fs) {
+			t.Errorf("depth %d, limit %d: the document's findings %v, the server's %v", depth, max, ds, fs)
+		}
+		return fs
 	}
 	if fs := check(3, 3); len(fs) != 0 {
 		t.Fatalf("depth 3, limit 3: %v", fs)

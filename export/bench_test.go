@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/export"
 	"github.com/mcpbind/mcpbind/internal/testenv"
@@ -15,7 +14,7 @@ var _ export.Session = (*composition.Session)(nil)
 
 // BenchmarkExport measures a whole export of sqlite-explorer over stdio, as
 // `mcpbind export` does it: start the server, negotiate, list the tools,
-// build and marshal the bundle, stop the server.
+// build and check the bundle document once and encode it, stop the server.
 func BenchmarkExport(b *testing.B) {
 	command, args := testenv.SQLiteExplorerStdio(b)
 	ctx := context.Background()
@@ -25,11 +24,11 @@ func BenchmarkExport(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		srv, err := export.Export(ctx, s, export.Options{})
+		srv, doc, err := export.ExportDocument(ctx, s, export.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := (&bundle.Bundle{Servers: []bundle.Server{*srv}}).Marshal(); err != nil {
+		if _, err := doc.Marshal(); err != nil {
 			b.Fatal(err)
 		}
 		if err := s.Close(); err != nil {
@@ -51,11 +50,11 @@ func BenchmarkExportListOnly(b *testing.B) {
 	}
 	defer s.Close()
 	for b.Loop() {
-		srv, err := export.Export(ctx, s, export.Options{})
+		_, doc, err := export.ExportDocument(ctx, s, export.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := (&bundle.Bundle{Servers: []bundle.Server{*srv}}).Marshal(); err != nil {
+		if _, err := doc.Marshal(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -57,6 +57,10 @@ type Options struct {
 	// too and records per tool, under x-mcpbind, the envelope evidence
 	// that CompareEras derives. The bundle keeps the tools of s.
 	Probe Session
+	// MCPBindVersion, when not empty, is recorded under x-mcpbind as the
+	// release of mcpbind that exported the server (see
+	// bundle.Facts.MCPBindVersion).
+	MCPBindVersion string
 	// Warn receives warnings (a probe that failed or spoke the same era,
 	// digests that cannot be computed), one message per call, without a
 	// trailing newline. Nil drops them.
@@ -82,50 +86,59 @@ type Options struct {
 // capabilities is such an error, naming the tool and the string's JSON
 // pointer (RFC 8259 §8.1 requires UTF-8).
 func Export(ctx context.Context, s Session, opts Options) (*bundle.Server, error) {
+	srv, _, err := ExportDocument(ctx, s, opts)
+	return srv, err
+}
+
+// ExportDocument is Export that also returns the checked document of the
+// bundle holding srv alone, which Export builds for its last check: a
+// caller that writes that bundle encodes the document (and reads its
+// schema findings) without checking it again.
+func ExportDocument(ctx context.Context, s Session, opts Options) (*bundle.Server, *bundle.Document, error) {
 	info := s.ServerInfo()
 	name, err := serverName(info)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	id := opts.ID
 	if id == "" {
 		id = Slug(name)
 		if id == "" {
-			return nil, answerf("cannot derive a server id from serverInfo.name %q; give one with --id", name)
+			return nil, nil, answerf("cannot derive a server id from serverInfo.name %q; give one with --id", name)
 		}
 	}
 	if err := bundle.CheckID(id); err != nil {
-		return nil, &AnswerError{Msg: "server id", Err: err}
+		return nil, nil, &AnswerError{Msg: "server id", Err: err}
 	}
 
 	if ptr, bad := rawjson.InvalidUTF8(info); bad {
-		return nil, answerf("serverInfo: the string at JSON pointer %q is not valid UTF-8 (RFC 8259 §8.1)", ptr)
+		return nil, nil, answerf("serverInfo: the string at JSON pointer %q is not valid UTF-8 (RFC 8259 §8.1)", ptr)
 	}
 	caps := s.Capabilities()
 	if isNull(caps) {
 		caps = nil
 	} else if !isObject(caps) {
-		return nil, answerf("capabilities is not a JSON object: %s", clip(caps))
+		return nil, nil, answerf("capabilities is not a JSON object: %s", clip(caps))
 	} else if ptr, bad := rawjson.InvalidUTF8(caps); bad {
-		return nil, answerf("capabilities: the string at JSON pointer %q is not valid UTF-8 (RFC 8259 §8.1)", ptr)
+		return nil, nil, answerf("capabilities: the string at JSON pointer %q is not valid UTF-8 (RFC 8259 §8.1)", ptr)
 	}
 
 	raws, err := s.ListToolsRaw(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tools := make([]bundle.Tool, 0, len(raws))
 	seen := make(map[string]int, len(raws))
 	for i, raw := range raws {
 		if err := checkUTF8(raw, i); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		t, err := bundle.NewTool(raw)
 		if err != nil {
-			return nil, answerf("tools/list: tool %d: %v: %s", i, err, clip(raw))
+			return nil, nil, answerf("tools/list: tool %d: %v: %s", i, err, clip(raw))
 		}
 		if j, dup := seen[t.Name]; dup {
-			return nil, answerf("tools/list: tool %q listed twice (tools %d and %d)", t.Name, j, i)
+			return nil, nil, answerf("tools/list: tool %q listed twice (tools %d and %d)", t.Name, j, i)
 		}
 		seen[t.Name] = i
 		tools = append(tools, t)
@@ -156,8 +169,18 @@ func Export(ctx context.Context, s Session, opts Options) (*bundle.Server, error
 				f.Tools[name] = bundle.ToolFacts{Envelope: &ev}
 			}
 			if err := srv.SetFacts(f); err != nil {
-				return nil, &AnswerError{Msg: "envelope evidence", Err: err}
+				return nil, nil, &AnswerError{Msg: "envelope evidence", Err: err}
 			}
+		}
+	}
+	if opts.MCPBindVersion != "" {
+		f, err := srv.Facts()
+		if err == nil {
+			f.MCPBindVersion = opts.MCPBindVersion
+			err = srv.SetFacts(f)
+		}
+		if err != nil {
+			return nil, nil, &AnswerError{Msg: "recording the mcpbind version", Err: err}
 		}
 	}
 	if err := srv.RecordDigests(); err != nil {
@@ -167,11 +190,12 @@ func Export(ctx context.Context, s Session, opts Options) (*bundle.Server, error
 	// would stop the bundle from being written (the schema's checks of
 	// tool fields, an unknown transport, an empty protocol version): the
 	// checks of Marshal, on the document, without writing it (the caller
-	// marshals once).
-	if err := (&bundle.Bundle{Servers: []bundle.Server{*srv}}).Check(); err != nil {
-		return nil, &AnswerError{Msg: "the server's answers do not make a valid bundle", Err: err}
+	// encodes that document).
+	doc, err := (&bundle.Bundle{Servers: []bundle.Server{*srv}}).Document()
+	if err != nil {
+		return nil, nil, &AnswerError{Msg: "the server's answers do not make a valid bundle", Err: err}
 	}
-	return srv, nil
+	return srv, doc, nil
 }
 
 // probe lists the tools of the probe session and compares them with srv's.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -147,4 +148,41 @@ func TestSlug(t *testing.T) {
 			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// TestExportDocument: the document Export checked is the bundle holding the
+// server alone, with the mcpbind version recorded when given: encoding it
+// gives the bytes Marshal writes, and its schema findings are the server's.
+func TestExportDocument(t *testing.T) {
+	srv, doc, err := ExportDocument(context.Background(), newFake(), Options{MCPBindVersion: "v9.8.7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := srv.Facts(); err != nil || f.MCPBindVersion != "v9.8.7" || f.Digest == "" {
+		t.Errorf("facts %+v (%v): want the version and the digests recorded", f, err)
+	}
+	got, err := doc.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := (&bundle.Bundle{Servers: []bundle.Server{*srv}}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("the document encodes to\n%s\nMarshal writes\n%s", got, want)
+	}
+	if fd, fs := doc.CheckServerSchemasWith(srv.ID, bundle.CheckOptions{}), srv.CheckSchemas(); len(fs) == 0 || fmt.Sprint(fd) != fmt.Sprint(fs) {
+		t.Errorf("document findings %v, server findings %v (want the same, at least alpha's boolean inputSchema)", fd, fs)
+	}
+	if _, doc, _ := ExportDocument(context.Background(), newFake(), Options{}); doc == nil || strings.Contains(string(must(doc.Marshal())), "mcpbindVersion") {
+		t.Error("without MCPBindVersion, a version is recorded")
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -155,7 +155,7 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 	}
 
 	// --probe-eras, --strict: begin
-	eopts := export.Options{ID: f.id, Warn: c.exportWarner(server)}
+	eopts := export.Options{ID: f.id, Warn: c.exportWarner(server), MCPBindVersion: thisBuild().Release()}
 	if f.probeEras {
 		progress("--probe-eras: connecting again at protocol %s", export.ProbeVersion(sess.ProtocolVersion()))
 		if probe := c.connectProbe(runCtx, target, opts, sess, eopts.Warn); probe != nil {
@@ -163,7 +163,7 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 			eopts.Probe = probe
 		}
 	}
-	srv, err := export.Export(runCtx, sess, eopts)
+	srv, doc, err := export.ExportDocument(runCtx, sess, eopts)
 	// --probe-eras, --strict: end
 	if err != nil {
 		var ae *export.AnswerError
@@ -172,10 +172,18 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 		}
 		return withExit(exitServer, explain(err))
 	}
-	if err := c.checkExported(srv, f.strict); err != nil { // --strict
+	// One checked document: its schema findings, then its bytes. Export
+	// checked the server alone (its version recorded); with --append the
+	// bundle to check is the merged one.
+	if base != nil {
+		if doc, err = c.bundleDocument(base, []bundle.Server{*srv}, output); err != nil {
+			return err
+		}
+	}
+	if err := c.checkExported(srv.ID, doc.CheckServerSchemasWith(srv.ID, bundle.CheckOptions{}), f.strict); err != nil { // --strict
 		return err
 	}
-	data, err := c.bundleBytes(base, []bundle.Server{*srv}, output)
+	data, err := c.documentBytes(doc, output)
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 	}
 	// Schema findings: warnings, or with --strict errors that write nothing.
 	for i := range done {
-		if err := c.checkExported(&done[i], f.strict); err != nil {
+		if err := c.checkExported(done[i].ID, done[i].CheckSchemas(), f.strict); err != nil {
 			return err
 		}
 	}
@@ -194,6 +194,15 @@ func (c *cli) appendBase(f *exportFlags, output string) (*bundle.Bundle, error) 
 // base (--append), where each replaces the server with its id and the
 // others stay as they were.
 func (c *cli) bundleBytes(base *bundle.Bundle, servers []bundle.Server, output string) ([]byte, error) {
+	d, err := c.bundleDocument(base, servers, output)
+	if err != nil {
+		return nil, err
+	}
+	return c.documentBytes(d, output)
+}
+
+// bundleDocument is the checked document of the bundle bundleBytes writes.
+func (c *cli) bundleDocument(base *bundle.Bundle, servers []bundle.Server, output string) (*bundle.Document, error) {
 	if err := stampVersion(servers, thisBuild()); err != nil {
 		return nil, withExit(exitServer, err)
 	}
@@ -201,7 +210,16 @@ func (c *cli) bundleBytes(base *bundle.Bundle, servers []bundle.Server, output s
 	if base != nil {
 		b = export.Merge(base, servers)
 	}
-	data, err := b.Marshal()
+	d, err := b.Document()
+	if err != nil {
+		return nil, withExit(exitServer, fmt.Errorf("writing the bundle %s: %w", output, err))
+	}
+	return d, nil
+}
+
+// documentBytes encodes a checked document, as bundleBytes does.
+func (c *cli) documentBytes(d *bundle.Document, output string) ([]byte, error) {
+	data, err := d.Marshal()
 	if err != nil {
 		return nil, withExit(exitServer, fmt.Errorf("writing the bundle %s: %w", output, err))
 	}

@@ -121,11 +121,10 @@ func (c *cli) connectProbe(ctx context.Context, target composition.Transport, op
 	return ps
 }
 
-// checkExported reports the schema findings of an exported server: as
-// warnings, or with strict as errors that stop the export (exit 2, nothing
-// written).
-func (c *cli) checkExported(srv *bundle.Server, strict bool) error {
-	fs := srv.CheckSchemas()
+// checkExported reports fs, the schema findings of the exported server id:
+// as warnings, or with strict as errors that stop the export (exit 2,
+// nothing written).
+func (c *cli) checkExported(id string, fs []bundle.Finding, strict bool) error {
 	level := "warning"
 	if strict {
 		level = "error"
@@ -135,7 +134,7 @@ func (c *cli) checkExported(srv *bundle.Server, strict bool) error {
 	}
 	if strict && len(fs) > 0 {
 		return withExit(exitInput, fmt.Errorf("server %q: %d schema %s; --strict writes no bundle",
-			srv.ID, len(fs), plural(len(fs), "problem", "problems")))
+			id, len(fs), plural(len(fs), "problem", "problems")))
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ import (
 // the previous one for that method, so a call that takes several round trips
 // (SEP-2322 multi round-trip requests, version renegotiation of
 // server/discover) keeps the final answer. A capture may also rewrite what
-// mcp-go gets to decode (see sanitizeToolsPage and sanitizeCallResult), so
+// mcp-go gets to decode (see toolsPage.sanitize and sanitizeCallResult), so
 // that its typed decode cannot fail on something this package reads raw.
 // Requests without a capture in their context pass through untouched.
 
@@ -208,43 +208,6 @@ var (
 	_ transport.BidirectionalInterface = (*rawBidiHTTPTransport)(nil)
 	_ transport.HTTPConnection         = (*rawBidiHTTPTransport)(nil)
 )
-
-// sanitizeToolsPage is what mcp-go decodes of a tools/list page: the tools
-// that mcp.Tool can decode and whose x-mcp-header annotations are valid, and
-// the page's nextCursor. mcp-go caches those definitions to mirror
-// x-mcp-header parameters into HTTP headers on later calls (SEP-2243), so
-// they are kept; a tool mcp-go cannot decode would fail the whole page, so it
-// is left out of mcp-go's view (Session.ListToolsRaw reads every tool from the
-// raw page). A page that is not an object with a tools array becomes
-// {"tools":[]}, and ListToolsRaw reports the problem.
-func sanitizeToolsPage(raw json.RawMessage) json.RawMessage {
-	var page struct {
-		Tools      []json.RawMessage `json:"tools"`
-		NextCursor json.RawMessage   `json:"nextCursor"`
-	}
-	out := struct {
-		Tools      []json.RawMessage `json:"tools"`
-		NextCursor json.RawMessage   `json:"nextCursor,omitempty"`
-	}{Tools: []json.RawMessage{}}
-	if err := json.Unmarshal(raw, &page); err == nil {
-		for _, t := range page.Tools {
-			var tool mcp.Tool
-			if json.Unmarshal(t, &tool) != nil || mcp.ValidateParamHeaderAnnotations(&tool) != nil {
-				continue
-			}
-			out.Tools = append(out.Tools, t)
-		}
-		var cursor string
-		if json.Unmarshal(page.NextCursor, &cursor) == nil {
-			out.NextCursor = page.NextCursor
-		}
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return json.RawMessage(`{"tools":[]}`)
-	}
-	return b
-}
 
 // sanitizeCallResult is what mcp-go decodes of a tools/call result: the
 // fields its multi round-trip loop needs (resultType, inputRequests,

@@ -87,14 +87,14 @@ func Normalize(raw json.RawMessage) (json.RawMessage, []string, error) {
 	default:
 		return nil, nil, fmt.Errorf("normalize: a schema must be an object or a boolean, got %s", abbreviate(trimmed))
 	}
-	n := &normalizer{orig: map[*jvalue]string{}, order: map[*jvalue]int{}, resources: map[string]*jvalue{}}
+	n := &normalizer{order: map[*jvalue]int{}, resources: map[string]*jvalue{}}
 	direct := isDirectMap(root)
 	if direct {
 		root = directMapToSchema(root)
 		n.changed = true
 		n.directMap = true
 	}
-	indexPointers(root, "", n.orig)
+	n.orig = indexPointers(root)
 	rankValues(root, n.order)
 	if direct {
 		n.warnf(root, `the schema is the lightweight "direct map" shape (field specs such as {"type": "float", "required": true}); read as a JSON Schema object`)
@@ -191,9 +191,9 @@ func fieldSpecType(t string) bool {
 
 // normalizer holds the state of one Normalize call.
 type normalizer struct {
-	// orig maps every value of the (possibly direct-map-converted) input to
+	// orig gives every value of the (possibly direct-map-converted) input
 	// its JSON pointer, for warnings.
-	orig map[*jvalue]string
+	orig pointerIndex
 	// order ranks the same values in document order.
 	order map[*jvalue]int
 	// resources maps absolute base URIs to the schema objects that define
@@ -230,7 +230,7 @@ type warning struct {
 }
 
 func (n *normalizer) warnf(v *jvalue, format string, args ...any) {
-	ptr, ok := n.orig[v]
+	ptr, ok := n.orig.pointer(v)
 	pos := n.order[v]
 	if !ok {
 		ptr, pos = "", 0
@@ -710,14 +710,13 @@ func (n *normalizer) targetsIn(v *jvalue) []*jvalue {
 // relocateRefs rewrites the JSON pointer of every "$ref" whose target
 // moved relative to the resource it starts from.
 func (n *normalizer) relocateRefs(root *jvalue) {
-	now := map[*jvalue]string{}
-	indexPointers(root, "", now)
+	now := indexPointers(root)
 	for _, r := range n.refs {
 		if _, live := now[r.str]; !live || r.target == nil {
 			continue // removed with its schema, or not a pointer into the document
 		}
-		tp, ok1 := now[r.target]
-		rp, ok2 := now[r.resource]
+		tp, ok1 := now.pointer(r.target)
+		rp, ok2 := now.pointer(r.resource)
 		if !ok1 || !ok2 {
 			n.warnf(r.str, "the target of $ref %q was removed", r.str.str)
 			continue
@@ -777,15 +776,53 @@ func directMapToSchema(root *jvalue) *jvalue {
 	}}
 }
 
-// indexPointers records the JSON pointer of every value below v.
-func indexPointers(v *jvalue, ptr string, into map[*jvalue]string) {
-	into[v] = ptr
-	for _, m := range v.members {
-		indexPointers(m.val, ptr+"/"+jsonpointer.Escape(m.key), into)
+// pointerIndex gives each value below a root its JSON pointer. It keeps,
+// per value, only its parent and the reference token that leads to it, and
+// writes a pointer out when asked: storing every value's pointer would take
+// memory quadratic in the nesting depth.
+type pointerIndex map[*jvalue]pointerStep
+
+// pointerStep is where a value sits: its parent (nil for the root) and its
+// unescaped reference token there.
+type pointerStep struct {
+	parent *jvalue
+	token  string
+}
+
+// indexPointers indexes every value below root (root included).
+func indexPointers(root *jvalue) pointerIndex {
+	into := pointerIndex{}
+	var walk func(v, parent *jvalue, token string)
+	walk = func(v, parent *jvalue, token string) {
+		into[v] = pointerStep{parent: parent, token: token}
+		for _, m := range v.members {
+			walk(m.val, v, m.key)
+		}
+		for i, e := range v.elems {
+			walk(e, v, strconv.Itoa(i))
+		}
 	}
-	for i, e := range v.elems {
-		indexPointers(e, ptr+"/"+strconv.Itoa(i), into)
+	walk(root, nil, "")
+	return into
+}
+
+// pointer returns v's JSON pointer ("" for the root), and false when v is
+// not below the indexed root.
+func (ix pointerIndex) pointer(v *jvalue) (string, bool) {
+	var tokens []string
+	for {
+		step, ok := ix[v]
+		if !ok {
+			return "", false
+		}
+		if step.parent == nil {
+			break
+		}
+		tokens = append(tokens, step.token)
+		v = step.parent
 	}
+	slices.Reverse(tokens)
+	return jsonpointer.Append("", tokens...), true
 }
 
 // rankValues numbers the values below v in document order.
