@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
 )
 
 // compareVariant compares two matched alternatives at path.
