@@ -15,9 +15,10 @@ import (
 // its own values.
 func TestRepeatedNotificationDecodedOnce(t *testing.T) {
 	const changed = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
+	const empty = `{"jsonrpc":"2.0","method":"notifications/x","params":{}}`
 	const progress = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}`
 	lines := []string{changed, changed, changed, progress, progress, changed, `{"jsonrpc":"2.0","id":7,"result":{}}`, changed,
-		`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`, changed}
+		`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`, changed, empty, empty}
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +35,7 @@ func TestRepeatedNotificationDecodedOnce(t *testing.T) {
 
 	want := []string{"notifications/tools/list_changed", "notifications/tools/list_changed", "notifications/tools/list_changed",
 		"notifications/progress", "notifications/progress", "notifications/tools/list_changed", "notifications/tools/list_changed",
-		"notifications/resources/list_changed", "notifications/tools/list_changed"}
+		"notifications/resources/list_changed", "notifications/tools/list_changed", "notifications/x", "notifications/x"}
 	if len(got) != len(want) {
 		t.Fatalf("%d notifications delivered, want %d: %v", len(got), len(want), got)
 	}
@@ -45,9 +46,14 @@ func TestRepeatedNotificationDecodedOnce(t *testing.T) {
 	}
 	// Decoded: the first list_changed, both progress (params), the list_changed
 	// after them (the progress line replaced the remembered one), the
-	// resources one and the list_changed after it.
-	if tr.decoded != 6 {
-		t.Errorf("%d notifications decoded, want 6 (a repeated line without params is not decoded again)", tr.decoded)
+	// resources one, the list_changed after it and the first empty-params one.
+	if tr.decoded != 7 {
+		t.Errorf("%d notifications decoded, want 7 (a repeated line without params is not decoded again)", tr.decoded)
+	}
+	for i := 9; i < 11; i++ {
+		if p := got[i].Params; p.Meta != nil || p.AdditionalFields != nil {
+			t.Errorf("notification %d (params {}): params %+v, want no maps (an empty map would be shared by the deliveries)", i, p)
+		}
 	}
 	p3, p4 := got[3].Params.AdditionalFields, got[4].Params.AdditionalFields
 	if p3["progress"] != float64(1) || p4["progress"] != float64(1) {

@@ -333,6 +333,7 @@ func (t *stdioTransport) notification(line []byte) (mcp.JSONRPCNotification, err
 	}
 	t.decoded++
 	if len(n.Params.Meta) == 0 && len(n.Params.AdditionalFields) == 0 {
+		n.Params = mcp.NotificationParams{} // no empty map to share between deliveries
 		t.last = lastNotification{line: append(t.last.line[:0], line...), n: n}
 	} else {
 		t.last = lastNotification{line: t.last.line[:0]}
