@@ -278,7 +278,9 @@ const DefaultDiscoverTimeout = mcpconn.DefaultDiscoverTimeout
 // joined); a result a [Session] returns is held once (its blocks' Raw,
 // StructuredContent and Meta are slices of the bytes received) plus the
 // decoded Text of its text blocks. [Serve] forwards a [*Result] as those
-// bytes; mcp-go's server then encodes the answer with its own copies.
+// bytes; mcp-go's server then encodes the answer with its own copies. To
+// bound large results read at once by several sessions, see
+// [ResultBudget].
 const DefaultMaxResponseBytes = mcpconn.DefaultMaxResponseBytes
 
 // MaxResponseDepth is the deepest nesting of arrays and objects a message
@@ -383,6 +385,40 @@ func WithWarnings(warn func(msg string)) Option {
 // session (see [LimitError]).
 func WithMaxResponseBytes(n int64) Option {
 	return connOption(mcpconn.WithMaxResponseBytes(n))
+}
+
+// ResultBudget bounds the memory of large results read at once by the
+// stdio sessions that share it: give the same budget to every server of a
+// [Registry] with [NewRegistry](WithResultBudget(b)) (or to several
+// [Connect]s) and the bytes of large messages being read and joined at the
+// same time, over all those sessions, stay within its capacity.
+//
+// How: a stdio session reads one message at a time, so one session never
+// assembles two results at once. A message longer than 64 KiB reserves the
+// session's largest message ([WithMaxResponseBytes], at most the budget's
+// capacity) before more of it is read, waiting while the budget is full
+// (the server's writes wait meanwhile: its pipe fills); once the message is
+// complete the reservation shrinks to its size and is released when the
+// result has been handed to its caller (what the caller keeps afterwards is
+// the caller's). Reserving the largest message at once, not its bytes as
+// they arrive, keeps two sessions from each holding half of the budget and
+// waiting for the other. So with the default 32 MiB limit a budget of
+// 64 MiB lets two large results be read at once; small messages (up to
+// 64 KiB) never wait. While a message is joined it takes twice its size
+// (its 64 KiB fragments, then the joined line): the peak of reading is at
+// most twice the budget, plus 64 KiB per session. HTTP sessions do not use
+// the budget (a response body is read by net/http). Without a budget (the
+// default) sessions read independently.
+type ResultBudget = mcpconn.ResultBudget
+
+// NewResultBudget returns a budget of bytes bytes (bytes <= 0 means
+// [DefaultMaxResponseBytes]); see [ResultBudget].
+func NewResultBudget(bytes int64) *ResultBudget { return mcpconn.NewResultBudget(bytes) }
+
+// WithResultBudget makes the session's reads of large messages reserve b
+// (see [ResultBudget]); pass the same b to every session that shares it.
+func WithResultBudget(b *ResultBudget) Option {
+	return connOption(mcpconn.WithResultBudget(b))
 }
 
 // WithBearerToken sends "Authorization: Bearer <token>" with every request

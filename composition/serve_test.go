@@ -63,6 +63,15 @@ func TestServePlainResults(t *testing.T) {
 		composition.HandleNoArgs(fail, `{"name":"fail","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
 			return nil, &composition.ToolError{Text: "ignored", Result: &composition.Result{Content: []composition.Content{{Type: "text", Text: "disk full"}}}}
 		}),
+		// The README: a *ToolError wrapped with %w is forwarded as its
+		// Result too (the downstream's text, as sent); with %v only the
+		// message, which is ours.
+		composition.HandleNoArgs(composition.Tool{Name: "wrapped"}, `{"name":"wrapped","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
+			return nil, fmt.Errorf("lookup: %w", &composition.ToolError{Text: "ignored", Result: &composition.Result{Content: []composition.Content{{Type: "text", Text: "disk\x1b[2J full"}}}})
+		}),
+		composition.HandleNoArgs(composition.Tool{Name: "ours"}, `{"name":"ours","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
+			return nil, fmt.Errorf("lookup: %v", &composition.ToolError{Text: "disk\x1b[2J full"})
+		}),
 	)
 	ctx := context.Background()
 	got, err := s.CallResult(ctx, "echo", map[string]any{"text": "hello"})
@@ -76,6 +85,14 @@ func TestServePlainResults(t *testing.T) {
 	var te *composition.ToolError
 	if !errors.As(err, &te) || te.Text != "disk full" {
 		t.Errorf("fail: %v, want a tool error with the Result's text", err)
+	}
+	_, err = s.CallResult(ctx, "wrapped", nil)
+	if !errors.As(err, &te) || te.Text != "disk\x1b[2J full" {
+		t.Errorf("wrapped: %v, want a tool error with the wrapped Result's text as sent", err)
+	}
+	_, err = s.CallResult(ctx, "ours", nil)
+	if !errors.As(err, &te) || strings.ContainsRune(te.Text, 0x1b) || !strings.HasPrefix(te.Text, "lookup: ") {
+		t.Errorf("ours: %v (text %q), want our message with the peer text escaped", err, te.Text)
 	}
 }
 

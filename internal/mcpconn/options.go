@@ -151,6 +151,9 @@ type config struct {
 	// stdinStall is how long a write to a stdio server's stdin may make no
 	// progress (stdiotransport.go); only tests change it.
 	stdinStall time.Duration
+	// resultBudget, if set, bounds the bytes of large messages being read
+	// at once by the stdio sessions that share it (budget.go).
+	resultBudget *ResultBudget
 }
 
 func newConfig(opts []Option) config {

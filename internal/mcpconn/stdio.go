@@ -153,7 +153,9 @@ func startStdio(command string, args []string, cfg *config) (*stdioProcess, *std
 		}
 	}()
 	// The transport's Close closes stdin.
-	return p, newStdioTransport(p.watch, inW, cfg.stdinStall), nil
+	t := newStdioTransport(p.watch, inW, cfg.stdinStall)
+	t.budget, t.reserve = cfg.resultBudget, cfg.maxResponseBytes
+	return p, t, nil
 }
 
 // hasExited reports whether the process has exited, waiting up to d for it.

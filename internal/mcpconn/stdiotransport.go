@@ -103,6 +103,11 @@ func (e *closedError) Unwrap() []error { return []error{transport.ErrTransportCl
 type stdioTransport struct {
 	out io.Reader // the server's stdout, through limitReader and stdoutWatch
 	w   *stdinWriter
+	// budget, if set, is reserved while a large message is read: see
+	// readLine. reserve is what such a message reserves (the session's
+	// largest message, WithMaxResponseBytes).
+	budget  *ResultBudget
+	reserve int64
 	// lost, if set, is called once, before the requests in flight fail,
 	// when the connection must be given up (a limit, an unparsable
 	// message, a stalled write).
@@ -118,6 +123,11 @@ type stdioTransport struct {
 	notify    func(mcp.JSONRPCNotification)
 	onRequest transport.RequestHandler
 	ctx       context.Context // of server-to-client requests (Start's)
+
+	// last is the last notification decoded, used only by the read
+	// goroutine (see notification).
+	last    lastNotification
+	decoded int // notifications decoded (not reused), for tests
 
 	startOnce sync.Once
 }
@@ -186,7 +196,7 @@ func (t *stdioTransport) stopped() error {
 func (t *stdioTransport) read() {
 	br := bufio.NewReaderSize(t.out, stdoutBuffer)
 	for {
-		line, err := readLine(br)
+		line, held, err := t.readLine(br)
 		if err != nil {
 			if le := new(LimitError); errors.As(err, &le) {
 				t.giveUp(le)
@@ -194,7 +204,9 @@ func (t *stdioTransport) read() {
 			t.fail(err)
 			return
 		}
-		if err := t.dispatch(line); err != nil {
+		err = t.dispatch(line)
+		t.budget.release(held)
+		if err != nil {
 			t.giveUp(err)
 			t.fail(err)
 			return
@@ -204,19 +216,36 @@ func (t *stdioTransport) read() {
 
 // readLine reads one line (without its '\n') into a new buffer of exactly
 // its size: fragments are kept until the end of the line is seen, then
-// joined once.
-func readLine(br *bufio.Reader) ([]byte, error) {
+// joined once. held is what the line holds of t.budget, to be released
+// once the line has been dispatched.
+//
+// With a budget, a line longer than the read buffer (64 KiB) reserves
+// t.reserve bytes (the largest message; at most the budget) before more of
+// it is read, waiting for room: the line's size is not known before its
+// end, and reserving the most it can be, at once, cannot deadlock two
+// sessions that each hold part of the budget. Once the line is joined the
+// reservation shrinks to the line's size and is released after dispatch,
+// when the result belongs to its caller. So the bytes of large messages
+// being read and joined at once, over all sessions sharing the budget, stay
+// within it (plus one read buffer per session).
+func (t *stdioTransport) readLine(br *bufio.Reader) (line []byte, held int64, err error) {
 	var parts [][]byte
 	total := 0
 	for {
 		frag, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
+			if parts == nil && t.budget != nil {
+				if held = t.budget.acquire(t.reserve, t.done); held == 0 {
+					return nil, 0, t.stopped()
+				}
+			}
 			parts = append(parts, bytes.Clone(frag))
 			total += len(frag)
 			continue
 		}
 		if err != nil {
-			return nil, err // a last line without '\n' is cut: not a message
+			t.budget.release(held)
+			return nil, 0, err // a last line without '\n' is cut: not a message
 		}
 		frag = frag[:len(frag)-1]
 		line := make([]byte, total+len(frag))
@@ -225,7 +254,11 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			n += copy(line[n:], p)
 		}
 		copy(line[n:], frag)
-		return line, nil
+		if keep := min(held, int64(len(line))); keep < held {
+			t.budget.release(held - keep)
+			held = keep
+		}
+		return line, held, nil
 	}
 }
 
@@ -255,22 +288,21 @@ func (t *stdioTransport) dispatch(line []byte) error {
 	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
 		return nil // not a message; stdoutWatch has noted it
 	}
+	if t.last.same(trimmed) {
+		t.deliver(t.last.n)
+		return nil
+	}
 	var m envelope
 	if err := json.Unmarshal(trimmed, &m); err != nil {
 		return &ParseError{Err: err}
 	}
 	switch {
 	case m.Method != "" && m.ID == nil:
-		var n mcp.JSONRPCNotification
-		if err := json.Unmarshal(trimmed, &n); err != nil {
-			return &ParseError{Err: err}
+		n, err := t.notification(trimmed)
+		if err != nil {
+			return err
 		}
-		t.hmu.RLock()
-		h := t.notify
-		t.hmu.RUnlock()
-		if h != nil {
-			h(n)
-		}
+		t.deliver(n)
 	case m.Method != "":
 		var req transport.JSONRPCRequest
 		if err := json.Unmarshal(trimmed, &req); err != nil {
@@ -290,6 +322,53 @@ func (t *stdioTransport) dispatch(line []byte) error {
 		}
 	}
 	return nil
+}
+
+// notification decodes the notification line and remembers it when it has
+// no params (see lastNotification).
+func (t *stdioTransport) notification(line []byte) (mcp.JSONRPCNotification, error) {
+	var n mcp.JSONRPCNotification
+	if err := json.Unmarshal(line, &n); err != nil {
+		return n, &ParseError{Err: err}
+	}
+	t.decoded++
+	if len(n.Params.Meta) == 0 && len(n.Params.AdditionalFields) == 0 {
+		n.Params = mcp.NotificationParams{} // no empty map to share between deliveries
+		t.last = lastNotification{line: append(t.last.line[:0], line...), n: n}
+	} else {
+		t.last = lastNotification{line: t.last.line[:0]}
+	}
+	return n, nil
+}
+
+// deliver hands a server notification to mcp-go's handler, on the read
+// goroutine (so a slow handler slows reading: notifications are not
+// queued).
+func (t *stdioTransport) deliver(n mcp.JSONRPCNotification) {
+	t.hmu.RLock()
+	h := t.notify
+	t.hmu.RUnlock()
+	if h != nil {
+		h(n)
+	}
+}
+
+// lastNotification is the last notification without params that was
+// decoded, with its line. A line equal byte for byte to it is delivered
+// again without being decoded: a server that floods the same notification
+// (notifications/tools/list_changed back to back) costs a comparison per
+// line instead of two JSON decodes, which were most of the CPU of reading
+// such a flood. Only a notification without params is reused, so the
+// values handed to handlers share no map. Any other message in between
+// does not reset it (the line must still be equal byte for byte).
+type lastNotification struct {
+	line []byte
+	n    mcp.JSONRPCNotification
+}
+
+// same reports whether line is the remembered notification's line.
+func (l *lastNotification) same(line []byte) bool {
+	return l.n.Method != "" && bytes.Equal(l.line, line)
 }
 
 // handleRequest answers a server-to-client request through the handler

@@ -3,11 +3,12 @@
 // of /proc/self/status) to stderr; /usr/bin/time -f %M would also count the
 // stdio server it starts and reaps.
 //
-//	memdriver -mode call -k K -tool T -- COMMAND [ARG...]
+//	memdriver -mode call -k K [-sessions S] [-budget BYTES] -tool T -- COMMAND [ARG...]
 //
-// connects to the stdio server COMMAND and calls its tool T K times at
-// once through composition.Session.CallResult (a composing server that
-// receives a result), then exits.
+// connects to the stdio server COMMAND (S times: S sessions, sharing a
+// composition.ResultBudget of BYTES if given) and calls its tool T K times
+// at once through composition.Session.CallResult (a composing server that
+// receives a result), call i on session i mod S, then exits.
 //
 //	memdriver -mode serve -tool T -- COMMAND [ARG...]
 //
@@ -55,17 +56,28 @@ func run() error {
 	mode := flag.String("mode", "call", "call, serve or client")
 	k := flag.Int("k", 1, "calls at once (call, client)")
 	tool := flag.String("tool", "big", "the downstream tool (call, serve)")
+	nsessions := flag.Int("sessions", 1, "sessions to the server, call i going to session i mod sessions (call)")
+	budget := flag.Int64("budget", 0, "bytes of a composition.ResultBudget the sessions share (0: none)")
 	flag.Parse()
 	argv := flag.Args()
 	if len(argv) == 0 {
 		return fmt.Errorf("no command after the flags")
 	}
 	ctx := context.Background()
-	s, err := composition.Connect(ctx, composition.Stdio(argv[0], argv[1:]...), composition.WithMaxResponseBytes(256<<20), composition.WithStderr(os.Stderr))
-	if err != nil {
-		return err
+	opts := []composition.Option{composition.WithMaxResponseBytes(256 << 20), composition.WithStderr(os.Stderr)}
+	if *budget > 0 {
+		opts = append(opts, composition.WithResultBudget(composition.NewResultBudget(*budget)))
 	}
-	defer s.Close()
+	sessions := make([]*composition.Session, max(*nsessions, 1))
+	for i := range sessions {
+		si, err := composition.Connect(ctx, composition.Stdio(argv[0], argv[1:]...), opts...)
+		if err != nil {
+			return err
+		}
+		defer si.Close()
+		sessions[i] = si
+	}
+	s := sessions[0]
 	switch *mode {
 	case "call", "client":
 		name := *tool
@@ -77,7 +89,7 @@ func run() error {
 		sizes := make([]int, *k)
 		for i := range *k {
 			wg.Go(func() {
-				res, err := s.CallResult(ctx, name, nil)
+				res, err := sessions[i%len(sessions)].CallResult(ctx, name, nil)
 				if err == nil {
 					for _, c := range res.Content {
 						sizes[i] += len(c.Raw)

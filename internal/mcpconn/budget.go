@@ -1,0 +1,90 @@
+package mcpconn
+
+import "sync"
+
+// ResultBudget: see composition.ResultBudget, which documents it for users.
+type ResultBudget struct {
+	capacity int64
+
+	mu      sync.Mutex
+	used    int64
+	peak    int64
+	waiting int
+	grants  int
+	changed chan struct{} // closed and replaced at each release
+}
+
+// NewResultBudget: see composition.NewResultBudget.
+func NewResultBudget(bytes int64) *ResultBudget {
+	if bytes <= 0 {
+		bytes = DefaultMaxResponseBytes
+	}
+	return &ResultBudget{capacity: bytes, changed: make(chan struct{})}
+}
+
+// Capacity is the budget's size in bytes.
+func (b *ResultBudget) Capacity() int64 { return b.capacity }
+
+// Peak is the most bytes that were reserved at once.
+func (b *ResultBudget) Peak() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.peak
+}
+
+// budgetState is a snapshot of a budget's accounting, for tests.
+type budgetState struct {
+	used, peak      int64
+	waiting, grants int
+}
+
+// state returns the budget's accounting.
+func (b *ResultBudget) state() budgetState {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return budgetState{used: b.used, peak: b.peak, waiting: b.waiting, grants: b.grants}
+}
+
+// acquire reserves n bytes (at most the capacity), waiting for room until
+// done is closed; it returns the bytes reserved, 0 when done closed first.
+func (b *ResultBudget) acquire(n int64, done <-chan struct{}) int64 {
+	n = min(n, b.capacity)
+	b.mu.Lock()
+	for b.used+n > b.capacity {
+		ch := b.changed
+		b.waiting++
+		b.mu.Unlock()
+		select {
+		case <-ch:
+		case <-done:
+			b.mu.Lock()
+			b.waiting--
+			b.mu.Unlock()
+			return 0
+		}
+		b.mu.Lock()
+		b.waiting--
+	}
+	b.used += n
+	b.peak = max(b.peak, b.used)
+	b.grants++
+	b.mu.Unlock()
+	return n
+}
+
+// release gives back n reserved bytes; a nil budget does nothing.
+func (b *ResultBudget) release(n int64) {
+	if b == nil || n <= 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.used -= n
+	close(b.changed)
+	b.changed = make(chan struct{})
+}
+
+// WithResultBudget: see composition.WithResultBudget.
+func WithResultBudget(b *ResultBudget) Option {
+	return Option{func(c *config) { c.resultBudget = b }}
+}
