@@ -10,7 +10,11 @@ import (
 )
 
 // TestServeEraRules checks, on the raw wire through InProcess, how Serve
-// lists and answers each kind of output in each protocol era (SEP-2106):
+// lists and answers each kind of output in each protocol era (SEP-2106).
+// The tools are declared as a generated Register declares them: generate
+// decides the listing of each era, and Serve takes it as given (the
+// natural outputSchema in the tool object, the envelope through
+// WithLegacyOutputSchema):
 //   - an integer result (natural schema not a plain object) is listed with
 //     its natural schema and answered unwrapped from 2026-07-28 on, and
 //     listed as the {"result": …} envelope and answered wrapped before;
@@ -32,9 +36,9 @@ func TestServeEraRules(t *testing.T) {
 	seven := func(context.Context) (int64, error) { return 7, nil }
 	tools := []composition.ServedTool{
 		composition.HandleNoArgs(composition.Tool{Name: "count"},
-			`{"name":"count","inputSchema":{"type":"object"},"outputSchema":`+natural+`}`, seven),
+			`{"name":"count","inputSchema":{"type":"object"},"outputSchema":`+natural+`}`, seven).WithLegacyOutputSchema(envelope),
 		composition.HandleNoArgs(composition.Tool{Name: "count_enveloped", ResultPointer: "/properties/result"},
-			`{"name":"count_enveloped","inputSchema":{"type":"object"},"outputSchema":`+envelope+`}`, seven),
+			`{"name":"count_enveloped","inputSchema":{"type":"object"},"outputSchema":`+natural+`}`, seven).WithLegacyOutputSchema(envelope),
 		composition.HandleNoArgs(composition.Tool{Name: "row", Output: composition.Output{PlainObject: true}},
 			`{"name":"row","inputSchema":{"type":"object"},"outputSchema":`+object+`}`,
 			func(context.Context) (row, error) { return row{N: 7}, nil }),
