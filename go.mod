@@ -16,6 +16,7 @@ require (
 
 require (
 	github.com/cli/browser v1.3.0
+	github.com/creack/pty v1.1.24
 	github.com/dlclark/regexp2 v1.12.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/zalando/go-keyring v0.2.8

@@ -23,15 +23,7 @@ import (
 // fs.globSync from testservers/globsync-polyfill.cjs. A missing node or
 // package fails the test.
 func TestConformance(t *testing.T) {
-	root := testenv.ModuleRoot(t)
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("the MCP conformance suite needs node, which is missing from PATH: install Node.js 20 or later, then run `npm ci --prefix testservers` (.ci/run does it)")
-	}
-	suite := filepath.Join(root, "testservers", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
-	if _, err := os.Stat(suite); err != nil {
-		t.Fatalf("@modelcontextprotocol/conformance is missing (%v): run `npm ci --prefix testservers` (.ci/run does it)", err)
-	}
+	root, node, suite := conformanceSuite(t)
 	bin := testenv.Build(t, "./cmd/mcpbind")
 
 	// scenarios are the client scenarios of the MCP conformance suite
@@ -50,7 +42,8 @@ func TestConformance(t *testing.T) {
 	// through testservers/conformance-client.cjs, which turns the
 	// scenario's credentials (MCP_CONFORMANCE_CONTEXT) into flags naming
 	// environment variables. The authorization-code scenarios give --login,
-	// so that the flow runs without a terminal, and $BROWSER is
+	// so that the flow runs without a terminal (TestExportLoginOnTerminal
+	// runs it on a pseudo-terminal without --login), and $BROWSER is
 	// testservers/test-browser.cjs, which follows the authorization
 	// server's redirect to mcpbind's loopback callback. Logins are kept in
 	// the file store of a temporary configuration directory. In every case
