@@ -122,18 +122,7 @@ func TestRegistryRetriedCallLostAgain(t *testing.T) {
 			}
 		}
 	}
-	// call sends the tool "integer" (which answers 42) with the
-	// annotations of tool.
-	call := func(tool composition.Tool) error {
-		res, err := caller.CallTool(ctx, tool, nil)
-		if err != nil {
-			return err
-		}
-		if string(res.StructuredContent) != "42" {
-			return fmt.Errorf("result %s, want 42", res.StructuredContent)
-		}
-		return nil
-	}
+	call := func(tool composition.Tool) error { return callInteger(ctx, caller, tool) }
 	connected := make(chan error, 1)
 	go func() { connected <- call(composition.Tool{Name: "integer"}) }()
 	close(<-sending)
