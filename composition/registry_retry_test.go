@@ -1,6 +1,6 @@
 //go:build unix
 
-package composition
+package composition_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
@@ -17,8 +18,9 @@ import (
 // after its session was lost — "when it was not sent, or the tool is
 // read-only, or idempotent" — with one case per half of the rule, so that
 // dropping any half fails a case. A call is in flight when composition's
-// test server is killed (stopped with SIGSTOP, the call goes out, then
-// SIGKILL), for each of the four combinations of the readOnlyHint and
+// test server is killed (stopped with SIGSTOP until every thread is, the
+// call goes out, and once its request is in the server's stdin pipe,
+// SIGKILL: stopped threads cannot answer it first), for each of the four combinations of the readOnlyHint and
 // idempotentHint annotations that a Tool carries: only the tool that is
 // neither is not sent again, and fails with a *CallLostError that may have
 // run. The other half, a call certainly not sent (HTTP 404 for its
@@ -27,35 +29,24 @@ import (
 func TestRegistryRetryRule(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	bin := buildTestServer(t)
+	bin := testenv.Build(t, "./composition/internal/testserver")
 	wrapper, pid := testenv.PIDWrapped(t, bin)
 	started := make(chan string, 8)
-	notify := func(ctx context.Context, c Call, next Invoker) (*Result, error) {
+	notify := func(ctx context.Context, c composition.Call, next composition.Invoker) (*composition.Result, error) {
 		select {
 		case started <- c.Tool:
 		default:
 		}
 		return next(ctx, c)
 	}
-	reg := NewRegistry(WithBackoff(10*time.Millisecond, time.Second))
+	reg := composition.NewRegistry(composition.WithBackoff(10*time.Millisecond, time.Second))
 	defer reg.Close()
-	if err := reg.Add("testserver", Stdio(wrapper[0], wrapper[1:]...), WithInterceptor(notify)); err != nil {
+	if err := reg.Add("testserver", composition.Stdio(wrapper[0], wrapper[1:]...), composition.WithInterceptor(notify)); err != nil {
 		t.Fatal(err)
 	}
 	caller := reg.Server("testserver")
-	// call sends the tool "integer" (which answers 42) with the annotations
-	// of tool.
-	call := func(tool Tool) error {
-		res, err := caller.CallTool(ctx, tool, nil)
-		if err != nil {
-			return err
-		}
-		if string(res.StructuredContent) != "42" {
-			return fmt.Errorf("result %s, want 42", res.StructuredContent)
-		}
-		return nil
-	}
-	if err := call(Tool{Name: "integer"}); err != nil {
+	call := func(tool composition.Tool) error { return callInteger(ctx, caller, tool) }
+	if err := call(composition.Tool{Name: "integer"}); err != nil {
 		t.Fatal(err)
 	}
 	reconnects := 0
@@ -69,7 +60,7 @@ func TestRegistryRetryRule(t *testing.T) {
 		{readOnly: false, idempotent: false, retried: false},
 	} {
 		name := fmt.Sprintf("sent/readOnly=%t/idempotent=%t", tc.readOnly, tc.idempotent)
-		tool := Tool{Name: "integer", ReadOnly: tc.readOnly, Idempotent: tc.idempotent}
+		tool := composition.Tool{Name: "integer", ReadOnly: tc.readOnly, Idempotent: tc.idempotent}
 		p := pid()
 		for len(started) > 0 {
 			<-started
@@ -77,15 +68,17 @@ func TestRegistryRetryRule(t *testing.T) {
 		if err := syscall.Kill(p, syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
+		waitStopped(t, p)
 		done := make(chan error, 1)
 		go func() { done <- call(tool) }()
 		<-started
+		waitStdinPending(t, p)
 		if err := syscall.Kill(p, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
 		err := <-done
 		t.Logf("%s: %v", name, err)
-		var lost *CallLostError
+		var lost *composition.CallLostError
 		switch {
 		case tc.retried && err != nil:
 			t.Errorf("%s: %v; want the call sent again on a new session", name, err)
@@ -94,7 +87,7 @@ func TestRegistryRetryRule(t *testing.T) {
 		}
 		if !tc.retried {
 			// The next call reconnects.
-			if err := call(Tool{Name: "integer"}); err != nil {
+			if err := call(composition.Tool{Name: "integer"}); err != nil {
 				t.Fatalf("after %s: %v", name, err)
 			}
 		}
@@ -103,5 +96,17 @@ func TestRegistryRetryRule(t *testing.T) {
 			t.Errorf("after %s: status %+v, want %d reconnects and a new process", name, st, reconnects)
 		}
 	}
+}
 
+// callInteger calls the test server's tool "integer" (which answers 42)
+// through caller, with the annotations of tool.
+func callInteger(ctx context.Context, caller composition.Caller, tool composition.Tool) error {
+	res, err := caller.CallTool(ctx, tool, nil)
+	if err != nil {
+		return err
+	}
+	if string(res.StructuredContent) != "42" {
+		return fmt.Errorf("result %s, want 42", res.StructuredContent)
+	}
+	return nil
 }
