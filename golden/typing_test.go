@@ -49,6 +49,7 @@ func TestTypingRoundTrip(t *testing.T) {
 		{new: leftoversArgs, in: `{"shape":{"a":"x"},"shapes":{"k":{"b":"y"}},"list":[{"a":"1"}],"either":{"x-a":"1"},"headers":{"host":"h"},"steps":["s",{"a":"b"}]}`},
 		{new: leftoversArgs, in: `{"headers":{"host":"h","x-y":"z"}}`, pkgOnly: true},
 		{new: leftoversArgs, in: `{"either":"s"}`},
+		{new: leftoversArgs, in: `{"csv":{"id":{"v":"1"},"x,y":2}}`},
 	} {
 		v := tc.new()
 		if err := typing.Unmarshal([]byte(tc.in), v); err != nil {
@@ -116,6 +117,7 @@ func TestTypingRejectsInvalid(t *testing.T) {
 		{new: leftoversArgs, in: `{"either":{"x-a":1}}`},
 		{new: leftoversArgs, in: `{"either":3}`},
 		{new: leftoversArgs, in: `{"headers":{"x-y":1}}`},
+		{new: leftoversArgs, in: `{"csv":{"x,y":"a"}}`},
 	} {
 		v := tc.new()
 		err := typing.Unmarshal([]byte(tc.in), v)

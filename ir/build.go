@@ -722,6 +722,16 @@ func (ts *typeSession) objectWithout(n *schema.Node, name, skip string) (*Type, 
 // order; the first part that declares a property types it, and a property
 // is required when any part requires it.
 func (ts *typeSession) objectOf(n *schema.Node, parts []*schema.Node, name, skip string) (*Type, error) {
+	for _, part := range parts {
+		for _, prop := range part.PropOrder {
+			if prop != skip && !validTagName(prop) {
+				// encoding/json cannot name such a property in a struct tag:
+				// decided before any field is typed, so no type is left over.
+				reason := fmt.Sprintf("property %q cannot be a Go struct field tag, so the object is a map", prop)
+				return &Type{Kind: KindMap, Pointer: n.Ptr, Elem: &Type{Kind: KindRaw, RawReason: reason}}, nil
+			}
+		}
+	}
 	t := &Type{Kind: KindStruct, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey}
 	t.Doc = ts.typeDoc(t.Name, n)
 	ts.register(n.Ptr, t)
@@ -742,13 +752,6 @@ func (ts *typeSession) objectOf(n *schema.Node, parts []*schema.Node, name, skip
 				continue
 			}
 			seen[prop] = true
-			if !validTagName(prop) {
-				// encoding/json cannot name such a property in a struct tag.
-				ts.byPtr[n.Ptr] = nil
-				ts.b.pkg.Types = slices.DeleteFunc(ts.b.pkg.Types, func(x *Type) bool { return x == t })
-				return &Type{Kind: KindMap, Pointer: n.Ptr, Elem: &Type{Kind: KindRaw},
-					Doc: []string{fmt.Sprintf("mcpbind: property %q cannot be a Go struct field tag; the object is kept as a map.", prop)}}, nil
-			}
 			goName := ts.b.cfg.Namer.Exported(prop)
 			if goName == "" {
 				goName = "Field"
