@@ -359,6 +359,8 @@ type LeftoversArgs struct {
 	Either  *LeftoversArgsEither  `json:"either,omitzero"`
 	Headers *LeftoversArgsHeaders `json:"headers,omitzero"`
 	Steps   *LeftoversArgsSteps   `json:"steps,omitzero"`
+	// mcpbind: property "x,y" cannot be a Go struct field tag, so the object is a map; kept as raw JSON.
+	CSV map[string]json.RawMessage `json:"csv,omitzero"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
