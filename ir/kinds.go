@@ -73,7 +73,10 @@ func (gs *kindGroups) addVariant(v *schema.Node, ptr string) string {
 		return ""
 	}
 	if values := constValues(v.S); values != nil {
-		return gs.addValues(v, ptr, values, v.S.Type == "number")
+		if reason := gs.addValues(v, ptr, values, v.S.Type == "number"); reason != "" {
+			return "variants with " + reason
+		}
+		return ""
 	}
 	types := v.S.Types
 	if v.S.Type != "" {
@@ -132,7 +135,7 @@ func (gs *kindGroups) addValues(v *schema.Node, ptr string, values []any, number
 		case float64:
 			kind = "number"
 		default:
-			return "enum values that are objects or arrays are not typed yet"
+			return "const or enum values that are objects or arrays are not typed yet"
 		}
 		g := gs.group(kind)
 		if f, ok := x.(float64); ok && (number || f != math.Trunc(f) || math.Abs(f) >= 1<<53) {
