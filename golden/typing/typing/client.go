@@ -42,7 +42,7 @@ var (
 	toolChoose      = composition.Tool{Name: "choose", Types: types, InputDoc: "choose#inputSchema"}
 	toolCreateIndex = composition.Tool{Name: "create_index", Types: types, InputDoc: "create_index#inputSchema"}
 	toolGeometry    = composition.Tool{Name: "geometry", Types: types, InputDoc: "geometry#inputSchema"}
-	toolLeftovers   = composition.Tool{Name: "leftovers", Types: types, InputDoc: "leftovers#inputSchema"}
+	toolLeftovers   = composition.Tool{Name: "leftovers", Output: composition.Output{CanBeObject: true}, Types: types, InputDoc: "leftovers#inputSchema", OutputDoc: "leftovers#outputSchema"}
 	toolPatternArgs = composition.Tool{Name: "pattern_args", Types: types, InputDoc: "pattern_args#inputSchema"}
 )
 
@@ -84,8 +84,8 @@ func (c *Client) Geometry(ctx context.Context, args GeometryArgs) (*composition.
 // Leftovers calls the tool "leftovers".
 //
 // What stays raw JSON, each with its reason: a field, a map value, an array item, a union variant, extra properties, a tuple's rest.
-func (c *Client) Leftovers(ctx context.Context, args LeftoversArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolLeftovers, args)
+func (c *Client) Leftovers(ctx context.Context, args LeftoversArgs) (LeftoversResult, error) {
+	return composition.CallAs[LeftoversResult](ctx, c.c, toolLeftovers, args)
 }
 
 // PatternArgs calls the tool "pattern_args".

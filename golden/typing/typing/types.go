@@ -418,6 +418,14 @@ func (v *LeftoversArgsSteps) UnmarshalJSON(data []byte) error { return types.Unm
 // Validate checks v against the JSON Schema it was generated from.
 func (v LeftoversArgsSteps) Validate() error { return types.Validate(v) }
 
+// LeftoversResult is the result of the tool "leftovers".
+//
+// mcpbind: anyOf with several object variants that no const or required property tells apart is not typed yet; kept as raw JSON.
+type LeftoversResult json.RawMessage
+
+// Validate checks v against the JSON Schema it was generated from.
+func (v LeftoversResult) Validate() error { return types.Validate(v) }
+
 // PatternArgsArgs is the argument object of the tool "pattern_args": an object whose properties the schema does not list.
 //
 // mcpbind: values of an object with patternProperties are not typed yet; kept as raw JSON.
@@ -458,6 +466,7 @@ var types = composition.NewTypes(schemas,
 	composition.Describe[LeftoversArgsEither](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/either", Union: composition.UnionByKind, Cases: []string{"string", "object"}}),
 	composition.Describe[LeftoversArgsHeaders](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/headers", Extra: "AdditionalProperties"}),
 	composition.Describe[LeftoversArgsSteps](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/steps", Tuple: 1}),
+	composition.Describe[LeftoversResult](composition.TypeInfo{Doc: "leftovers#outputSchema", Raw: true}),
 	composition.Describe[PatternArgsArgs](composition.TypeInfo{Doc: "pattern_args#inputSchema"}),
 )
 
