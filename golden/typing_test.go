@@ -3,6 +3,7 @@ package golden
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpbind/mcpbind/golden/typing/typing"
@@ -130,40 +131,73 @@ func TestTypingRejectsInvalid(t *testing.T) {
 	}
 }
 
-// TestTypingShapes pins the Go types a person would write for the shapes of
-// issue 17 item 3, so that a regression to raw JSON fails here by name.
+// TestTypingShapes pins the Go shapes a person would write for the shapes
+// of issue 17 item 3, so that a regression to raw JSON fails here by field.
+// Shapes are spelled without the names of nested types (naming is decided
+// elsewhere): a named scalar is "enum(string)", a struct "{Field type; …}".
 func TestTypingShapes(t *testing.T) {
 	for _, tc := range []struct {
 		typ   any
 		field string
 		want  string
 	}{
-		{typing.ChooseArgs{}, "Mode", "typing.ChooseArgsMode"},
+		{typing.ChooseArgs{}, "Mode", "enum(string)"},
 		{typing.ChooseArgs{}, "Ratio", "*float64"},
 		{typing.ChooseArgs{}, "Scale", "*float64"},
 		{typing.ChooseArgs{}, "Freshness", "*string"},
-		{typing.ChooseArgs{}, "Direction", "composition.Nullable[github.com/mcpbind/mcpbind/golden/typing/typing.ChooseArgsDirection]"},
-		{typing.CreateIndexArgs{}, "Keys", "map[string]typing.CreateIndexArgsKeysValue"},
-		{typing.CreateIndexArgs{}, "NumPartitions", "*typing.CreateIndexArgsNumPartitions"},
-		{typing.AggregateResult{}, "Count", "typing.AggregateResultCount"},
-		{typing.ChartArgs{}, "Rows", "[]map[string]*typing.ChartArgsRowsItemValue"},
+		{typing.ChooseArgs{}, "Level", "Nullable[{Int *int64; String *enum(string)}]"},
+		{typing.ChooseArgs{}, "Direction", "Nullable[enum(string)]"},
+		{typing.CreateIndexArgs{}, "Keys", "map[string]{Int *enum(int64); String *enum(string)}"},
+		{typing.CreateIndexArgs{}, "Sort", "map[string]{Int *enum(int64); String *enum(string)}"},
+		{typing.CreateIndexArgs{}, "NumPartitions", "*enum(string)"},
+		{typing.AggregateResult{}, "Count", "{Float *float64; String *enum(string)}"},
+		{typing.ChartArgs{}, "Rows", "[]map[string]*{String *string; Float *float64}"},
 		{typing.ChartArgs{}, "Labels", "map[string]*string"},
 		{typing.ChartArgs{}, "Tags", "[]*string"},
 		{typing.ChartArgs{}, "Weights", "[]*int64"},
-		{typing.GeometryArgsPath{}, "Rest", "[]*float64"},
+		{typing.GeometryArgs{}, "Point", "{V0 float64; V1 float64}"},
+		{typing.GeometryArgs{}, "Pair", "*{V0 *string; V1 *int64}"},
+		{typing.GeometryArgs{}, "Path", "*{V0 *string; Rest []*float64}"},
 	} {
 		f, ok := reflect.TypeOf(tc.typ).FieldByName(tc.field)
 		if !ok {
 			t.Errorf("%T has no field %s", tc.typ, tc.field)
 			continue
 		}
-		if got := f.Type.String(); got != tc.want {
+		if got := goShape(f.Type, 0); got != tc.want {
 			t.Errorf("%T.%s is %s, want %s", tc.typ, tc.field, got, tc.want)
 		}
 	}
-	for _, typ := range []any{typing.GeometryArgsPoint{}, typing.GeometryArgsPair{}} {
-		if _, ok := reflect.TypeOf(typ).FieldByName("Rest"); ok {
-			t.Errorf("%T has a Rest field, but its schema allows no item after the positions", typ)
-		}
+}
+
+// goShape spells rt without the names of the package's types.
+func goShape(rt reflect.Type, depth int) string {
+	switch {
+	case depth > 8:
+		return "…"
+	case strings.HasPrefix(rt.Name(), "Nullable["):
+		f, _ := rt.FieldByName("Value")
+		return "Nullable[" + goShape(f.Type, depth+1) + "]"
 	}
+	switch rt.Kind() {
+	case reflect.Pointer:
+		return "*" + goShape(rt.Elem(), depth+1)
+	case reflect.Slice:
+		if rt == reflect.TypeFor[json.RawMessage]() {
+			return "json.RawMessage"
+		}
+		return "[]" + goShape(rt.Elem(), depth+1)
+	case reflect.Map:
+		return "map[string]" + goShape(rt.Elem(), depth+1)
+	case reflect.Struct:
+		var fs []string
+		for i := range rt.NumField() {
+			fs = append(fs, rt.Field(i).Name+" "+goShape(rt.Field(i).Type, depth+1))
+		}
+		return "{" + strings.Join(fs, "; ") + "}"
+	}
+	if rt.PkgPath() != "" {
+		return "enum(" + rt.Kind().String() + ")"
+	}
+	return rt.String()
 }
