@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -354,15 +353,30 @@ func (ts *typeSession) args(name string) (*Type, error) {
 	// reads well.
 	named := &Type{Kind: KindMap, Name: ts.b.typeName(name), Elem: elemOrRaw(t), SchemaDoc: ts.docKey,
 		Doc: []string{name + " is " + ts.hints[""] + ": an object whose properties the schema does not list."}}
+	named.Doc = withRawDoc(named.Doc, named.Elem)
 	ts.b.pkg.Types = append(ts.b.pkg.Types, named)
 	return named, nil
 }
 
 func elemOrRaw(t *Type) *Type {
-	if t.Kind == KindMap {
+	switch t.Kind {
+	case KindMap:
 		return t.Elem
+	case KindRaw:
+		return t // with its reason
 	}
 	return &Type{Kind: KindRaw}
+}
+
+// withRawDoc appends to the doc lines of a named type the reason why t, its
+// underlying type or an element of it, is raw JSON, if it is a fallback.
+func withRawDoc(doc []string, t *Type) []string {
+	u := *t
+	u.Name = ""
+	if raw := u.RawDoc(); raw != nil {
+		return append(append(doc, ""), raw...)
+	}
+	return doc
 }
 
 // result types an outputSchema into t.Result, recognising envelopes.
@@ -414,7 +428,7 @@ func (ts *typeSession) result(t *Tool, typeName string) error {
 		// method.
 		named := *typ
 		named.Name = ts.b.typeName(typeName)
-		named.Doc = ts.typeDoc(named.Name, natural)
+		named.Doc = withRawDoc(ts.typeDoc(named.Name, natural), typ)
 		named.SchemaDoc = ts.docKey
 		named.Pointer = naturalPtr
 		ts.b.pkg.Types = append(ts.b.pkg.Types, &named)
@@ -602,15 +616,15 @@ func (ts *typeSession) single(n *schema.Node, typ, name string) (*Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		if nullable && !elem.Nilable() {
-			return ts.raw(n, "arrays of nullable scalars are not typed yet"), nil
-		}
-		return &Type{Kind: KindArray, Pointer: n.Ptr, Elem: elem}, nil
+		return &Type{Kind: KindArray, Pointer: n.Ptr, Elem: orNull(elem, nullable)}, nil
 	case "object":
 		if len(n.PropOrder) > 0 {
 			return ts.object(n, name)
 		}
 		elem := &Type{Kind: KindRaw}
+		if s.PatternProperties != nil {
+			elem.RawReason = patternPropertiesReason
+		}
 		if ap := s.AdditionalProperties; ap != nil && s.PatternProperties == nil {
 			sub, err := ts.doc.Node(jsonpointer.Append(n.Ptr, "additionalProperties"))
 			if err != nil {
@@ -621,14 +635,26 @@ func (ts *typeSession) single(n *schema.Node, typ, name string) (*Type, error) {
 				if err != nil {
 					return nil, err
 				}
-				if !nullable || e.Nilable() {
-					elem = e
-				}
+				elem = orNull(e, nullable)
 			}
 		}
 		return &Type{Kind: KindMap, Pointer: n.Ptr, Elem: elem}, nil
 	}
 	return nil, ts.fail(n.Ptr, "unknown type %q", typ)
+}
+
+// patternPropertiesReason is why the values of an object with
+// patternProperties are raw JSON.
+const patternPropertiesReason = "values of an object with patternProperties are not typed yet"
+
+// orNull is the Go type of an array item, map value or extra property whose
+// schema is t and admits null when nullable: a pointer to t, unless t has a
+// nil of its own (slices, maps, raw JSON), which stands for null.
+func orNull(t *Type, nullable bool) *Type {
+	if !nullable || t.Nilable() {
+		return t
+	}
+	return &Type{Kind: KindPointer, Pointer: t.Pointer, Elem: t}
 }
 
 // tuple builds a tuple struct for an array schema with prefixItems:
@@ -660,6 +686,11 @@ func (ts *typeSession) tuple(n *schema.Node, name string) (*Type, error) {
 		t.Fields = append(t.Fields, f)
 	}
 	t.Elem = &Type{Kind: KindRaw}
+	if n.S.MaxItems != nil && *n.S.MaxItems <= len(n.S.PrefixItems) {
+		// No item may follow the positions: no Rest.
+		t.Elem = nil
+		return t, nil
+	}
 	if items, err := ts.doc.Node(jsonpointer.Append(n.Ptr, "items")); err == nil {
 		switch {
 		case items.Boolean != nil && !*items.Boolean:
@@ -669,9 +700,7 @@ func (ts *typeSession) tuple(n *schema.Node, name string) (*Type, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !nullable || e.Nilable() {
-				t.Elem = e
-			}
+			t.Elem = orNull(e, nullable)
 		}
 	}
 	return t, nil
@@ -693,6 +722,16 @@ func (ts *typeSession) objectWithout(n *schema.Node, name, skip string) (*Type, 
 // order; the first part that declares a property types it, and a property
 // is required when any part requires it.
 func (ts *typeSession) objectOf(n *schema.Node, parts []*schema.Node, name, skip string) (*Type, error) {
+	for _, part := range parts {
+		for _, prop := range part.PropOrder {
+			if prop != skip && !validTagName(prop) {
+				// encoding/json cannot name such a property in a struct tag:
+				// decided before any field is typed, so no type is left over.
+				reason := fmt.Sprintf("property %q cannot be a Go struct field tag, so the object is a map", prop)
+				return &Type{Kind: KindMap, Pointer: n.Ptr, Elem: &Type{Kind: KindRaw, RawReason: reason}}, nil
+			}
+		}
+	}
 	t := &Type{Kind: KindStruct, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey}
 	t.Doc = ts.typeDoc(t.Name, n)
 	ts.register(n.Ptr, t)
@@ -713,13 +752,6 @@ func (ts *typeSession) objectOf(n *schema.Node, parts []*schema.Node, name, skip
 				continue
 			}
 			seen[prop] = true
-			if !validTagName(prop) {
-				// encoding/json cannot name such a property in a struct tag.
-				ts.byPtr[n.Ptr] = nil
-				ts.b.pkg.Types = slices.DeleteFunc(ts.b.pkg.Types, func(x *Type) bool { return x == t })
-				return &Type{Kind: KindMap, Pointer: n.Ptr, Elem: &Type{Kind: KindRaw},
-					Doc: []string{fmt.Sprintf("mcpbind: property %q cannot be a Go struct field tag; the object is kept as a map.", prop)}}, nil
-			}
 			goName := ts.b.cfg.Namer.Exported(prop)
 			if goName == "" {
 				goName = "Field"
@@ -866,9 +898,10 @@ func (ts *typeSession) extras(n *schema.Node, t *Type, fields *scope) error {
 		if err != nil {
 			return err
 		}
-		if !nullable || e.Nilable() {
-			t.Extra = e
-		}
+		t.Extra = orNull(e, nullable)
+	}
+	if n.S.PatternProperties != nil {
+		t.Extra.RawReason = patternPropertiesReason
 	}
 	t.ExtraName = "AdditionalProperties" // reserved in every field scope (GeneratedFields)
 	return nil
@@ -925,53 +958,38 @@ func nullableSchema(n *schema.Node) bool {
 	return n.Boolean == nil && (slices.Contains(n.S.Types, "null"))
 }
 
-// enum types "enum" and "const".
+// enum types "enum" and "const": values of one JSON kind make an enum
+// type; values of several kinds a union of one enum per kind (mongodb's
+// index directions 1, -1, "2d", "text": a number enum and a string enum).
 func (ts *typeSession) enum(n *schema.Node, name string) (*Type, bool, error) {
-	values := constValues(n.S)
-	var base Kind
-	nullable := false
-	var kept []any
-	for _, v := range values {
-		var k Kind
-		switch x := v.(type) {
-		case nil:
-			nullable = true
-			continue
-		case string:
-			k = KindString
-		case bool:
-			k = KindBool
-		case float64:
-			k = KindFloat
-			if x == math.Trunc(x) && math.Abs(x) < 1<<53 && n.S.Type != "number" {
-				k = KindInt
-			}
-		default:
-			return ts.raw(n, "enum values that are objects or arrays are not typed yet"), true, nil
-		}
-		if len(kept) > 0 && k != base {
-			if (k == KindFloat && base == KindInt) || (k == KindInt && base == KindFloat) {
-				k = KindFloat
-			} else {
-				return ts.raw(n, "enums mixing JSON types are not typed yet"), true, nil
-			}
-		}
-		base = k
-		kept = append(kept, v)
+	var gs kindGroups
+	if reason := gs.addValues(n, n.Ptr, constValues(n.S), false); reason != "" {
+		return ts.raw(n, reason), true, nil
 	}
-	if len(kept) == 0 {
+	if len(gs.list) == 0 {
 		return ts.raw(n, "the only allowed value is null"), true, nil
 	}
+	t, nullable, err := ts.groupsType(n, name, "enum", &gs)
+	return t, nullable || gs.nullable || slices.Contains(n.S.Types, "null"), err
+}
+
+// enumOf builds the enum type name over values, all of one JSON kind
+// (base KindString, KindBool, KindInt or KindFloat), checked against the
+// schema n. doc is its doc comment (nil: the schema's).
+func (ts *typeSession) enumOf(n *schema.Node, name string, base Kind, values []any, doc []string) *Type {
 	t := &Type{Kind: KindEnum, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey, Enum: &Enum{Base: base}}
-	t.Doc = ts.typeDoc(t.Name, n)
-	for i, v := range kept {
+	t.Doc = doc
+	if doc == nil {
+		t.Doc = ts.typeDoc(t.Name, n)
+	}
+	for i, v := range values {
 		t.Enum.Values = append(t.Enum.Values, EnumValue{
 			Const:   ts.b.types.claim(ts.b.cfg.Namer.EnumConstant(t.Name, v, i)),
 			Literal: goLiteral(v, base),
 		})
 	}
 	ts.b.pkg.Types = append(ts.b.pkg.Types, t)
-	return t, nullable || slices.Contains(n.S.Types, "null"), nil
+	return t
 }
 
 func constValues(s *jsonschema.Schema) []any {
@@ -1029,8 +1047,7 @@ func (ts *typeSession) union(n *schema.Node, name string) (*Type, bool, error) {
 		variantPtrs = append(variantPtrs, p)
 	}
 	if len(variants) == 0 {
-		// Only null (or nothing) is allowed.
-		return &Type{Kind: KindRaw, Pointer: n.Ptr, Doc: docOf(n.S)}, true, nil
+		return ts.raw(n, "the only allowed value is null"), true, nil
 	}
 	if len(variants) == 1 {
 		// Type the variant through its own pointer, not the resolved one,
@@ -1044,15 +1061,21 @@ func (ts *typeSession) union(n *schema.Node, name string) (*Type, bool, error) {
 	if t, ok, err := ts.requiredUnion(n, variants, name); err != nil || ok {
 		return t, nullable, err
 	}
-	var types []string
-	for _, v := range variants {
-		if v.Boolean != nil || v.S.Type == "" || len(v.S.Types) > 0 || v.S.Enum != nil || v.S.Const != nil {
-			return ts.raw(n, kw+" variants that cannot be told apart by JSON kind or a const property"), true, nil
+	// Told apart by JSON kind: the variants of one scalar kind merge (an
+	// enum of their values when all are const or enum, else the plain
+	// scalar: integer|number is float64, an enum or a pattern is string).
+	var gs kindGroups
+	for i, v := range variants {
+		if reason := gs.addVariant(v, variantPtrs[i]); reason != "" {
+			return ts.raw(n, kw+" "+reason), true, nil
 		}
-		types = append(types, v.S.Type)
 	}
-	t, err := ts.kindUnionOf(n, name, types, func(i int) string { return variantPtrs[i] })
-	return t, nullable, err
+	if gs.any {
+		// A variant accepts any value: so does the union.
+		return &Type{Kind: KindRaw, Pointer: n.Ptr, Doc: docOf(n.S)}, true, nil
+	}
+	t, nl, err := ts.groupsType(n, name, kw, &gs)
+	return t, nl || nullable || gs.nullable, err
 }
 
 // taggedUnion builds a union of object variants discriminated by a property
@@ -1194,41 +1217,15 @@ func (ts *typeSession) variantStruct(v *schema.Node, tag, tagValue, name string)
 	return t, err
 }
 
-// kindUnion types a schema with a type array of several non-null types.
+// kindUnion types a schema with a type array of several non-null types: a
+// union with one variant per type, told apart by JSON kind.
 func (ts *typeSession) kindUnion(n *schema.Node, name string, types []string) (*Type, error) {
-	return ts.kindUnionOf(n, name, types, func(int) string { return "" })
-}
-
-// kindUnionOf builds a union whose variants are told apart by JSON kind.
-// variantPtr gives the sub-schema of variant i ("" = the same schema
-// restricted to that type).
-func (ts *typeSession) kindUnionOf(n *schema.Node, name string, types []string, variantPtr func(int) string) (*Type, error) {
-	seen := map[string]bool{}
+	var gs kindGroups
 	for _, typ := range types {
-		k := jsonKind(typ)
-		if seen[k] {
-			return ts.raw(n, "union variants of the same JSON kind are not typed yet"), nil
-		}
-		seen[k] = true
+		gs.addType(n, n.Ptr, typ, len(types) > 1)
 	}
-	u := &Type{Kind: KindUnion, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey, Union: &Union{By: ByJSONKind}}
-	u.Doc = append(ts.typeDoc(u.Name, n), "", "It holds a value of one of several JSON types; exactly one field is set.")
-	ts.b.pkg.Types = append(ts.b.pkg.Types, u)
-	for i, typ := range types {
-		vname := kindVariantName(typ)
-		var vt *Type
-		var err error
-		if p := variantPtr(i); p != "" {
-			vt, _, err = ts.typeOf(p, u.Name+vname)
-		} else {
-			vt, err = ts.single(n, typ, u.Name+vname)
-		}
-		if err != nil {
-			return nil, err
-		}
-		u.Union.Variants = append(u.Union.Variants, &Variant{Name: vname, Type: vt, JSONKind: jsonKind(typ)})
-	}
-	return u, nil
+	t, _, err := ts.groupsType(n, name, "type", &gs)
+	return t, err
 }
 
 func jsonKind(typ string) string {
@@ -1286,11 +1283,11 @@ func fieldDoc(n *schema.Node, t *Type) []string {
 			lines = append(lines, strings.Join(facts, " "))
 		}
 	}
-	if t.Kind == KindRaw && t.RawReason != "" {
+	if raw := t.RawDoc(); raw != nil {
 		if len(lines) > 0 {
 			lines = append(lines, "")
 		}
-		lines = append(lines, "mcpbind: "+t.RawReason+"; kept as raw JSON.")
+		lines = append(lines, raw...)
 	}
 	return lines
 }

@@ -51,9 +51,12 @@ const (
 	// KindGo is a Go type chosen by the format table (Go): time.Time for
 	// "date-time", int32 for "int32", []byte for base64 content, ….
 	KindGo
+	// KindPointer is *Elem: a nullable item of a slice, value of a map or
+	// extra property, whose Go type has no nil of its own (nil is JSON null).
+	KindPointer
 )
 
-var kindNames = [...]string{"raw", "bool", "int", "float", "string", "array", "map", "struct", "enum", "union", "tuple", "go"}
+var kindNames = [...]string{"raw", "bool", "int", "float", "string", "array", "map", "struct", "enum", "union", "tuple", "go", "pointer"}
 
 // String returns the kind's name as it appears in dumps ("struct", "enum", …).
 func (k Kind) String() string {
@@ -145,7 +148,7 @@ func (t *Type) Named() bool { return t.Name != "" }
 // optional and nullable values need no extra pointer.
 func (t *Type) Nilable() bool {
 	switch t.Kind {
-	case KindRaw, KindArray, KindMap:
+	case KindRaw, KindArray, KindMap, KindPointer:
 		return true
 	case KindGo:
 		return t.Go.Nilable
@@ -172,6 +175,8 @@ func (t *Type) GoType() string {
 		return "[]" + t.Elem.GoType()
 	case KindMap:
 		return "map[string]" + t.Elem.GoType()
+	case KindPointer:
+		return "*" + t.Elem.GoType()
 	case KindGo:
 		return t.Go.Expr
 	}
@@ -191,6 +196,20 @@ func (t *Type) UsesRawJSON() bool {
 		return t.Elem.UsesRawJSON()
 	}
 	return false
+}
+
+// RawDoc returns the one-line comment that says why t, or the raw JSON
+// inside its unnamed slices, maps and pointers, is kept as raw JSON
+// ("mcpbind: <reason>; kept as raw JSON."), or nil when nothing in its type
+// expression is a raw fallback (raw JSON that the schema allows as any value
+// needs no reason). Named types carry the line in their own doc.
+func (t *Type) RawDoc() []string {
+	for ; t != nil && !t.Named(); t = t.Elem {
+		if t.Kind == KindRaw && t.RawReason != "" {
+			return []string{"mcpbind: " + t.RawReason + "; kept as raw JSON."}
+		}
+	}
+	return nil
 }
 
 // UsesRawJSONUnderlying is UsesRawJSON for the right-hand side of a named

@@ -28,9 +28,7 @@ type BraveImageSearchArgs struct {
 	// Filters search results for adult content. The following values are supported: 'off' - No filtering. 'strict' - Drops all adult content from search results.
 	//
 	// Default: "strict".
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	Safesearch json.RawMessage `json:"safesearch,omitzero"`
+	Safesearch *BraveImageSearchArgsSafesearch `json:"safesearch,omitzero"`
 	// Whether to spellcheck provided query.
 	//
 	// Default: true.
@@ -39,6 +37,18 @@ type BraveImageSearchArgs struct {
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v BraveImageSearchArgs) Validate() error { return types.Validate(v) }
+
+// BraveImageSearchArgsSafesearch is the type of BraveImageSearchArgs.Safesearch.
+type BraveImageSearchArgsSafesearch string
+
+// The values of BraveImageSearchArgsSafesearch.
+const (
+	BraveImageSearchArgsSafesearchOff    BraveImageSearchArgsSafesearch = "off"
+	BraveImageSearchArgsSafesearchStrict BraveImageSearchArgsSafesearch = "strict"
+)
+
+// Validate checks v against the JSON Schema it was generated from.
+func (v BraveImageSearchArgsSafesearch) Validate() error { return types.Validate(v) }
 
 // BraveImageSearchResult is the result of the tool "brave_image_search".
 type BraveImageSearchResult struct {
@@ -129,9 +139,7 @@ type BraveLlmContextArgs struct {
 	// Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart).
 	Goggles *Goggles `json:"goggles,omitzero"`
 	// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30.
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	Freshness json.RawMessage `json:"freshness,omitzero"`
+	Freshness *string `json:"freshness,omitzero"`
 	// Whether to enable local recall. Not setting this value means auto-detect and uses local recall if any of the localization headers are provided.
 	EnableLocal *bool `json:"enable_local,omitzero"`
 	// Enable source metadata enrichment (site_name, favicon) in the sources attribute of the response.
@@ -377,10 +385,9 @@ func (v BraveLlmContextResultGroundingPoi) Validate() error { return types.Valid
 
 // BraveLlmContextResultGroundingMapItem is an item of BraveLlmContextResultGroundingMap.
 type BraveLlmContextResultGroundingMapItem struct {
-	Name string `json:"name"`
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	URL   json.RawMessage `json:"url"`
-	Title string          `json:"title"`
+	Name  string `json:"name"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
 	// Extracted content chunks. Entries can mix plain prose, markdown-formatted text, and JSON-encoded structured data (e.g., extracted tables, schemas, or page metadata serialized as a string), so consumers should be prepared to detect and parse JSON strings rather than assuming every entry is plain text.
 	Snippets []string `json:"snippets"`
 }
@@ -451,9 +458,7 @@ type BraveLocalSearchArgs struct {
 	// Default: "moderate".
 	Safesearch *Safesearch `json:"safesearch,omitzero"`
 	// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30.
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	Freshness json.RawMessage `json:"freshness,omitzero"`
+	Freshness *string `json:"freshness,omitzero"`
 	// Whether display strings (e.g. result snippets) should include decoration markers (e.g. highlighting characters).
 	//
 	// Default: true.
@@ -469,9 +474,7 @@ type BraveLocalSearchArgs struct {
 	// Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart).
 	Goggles *Goggles `json:"goggles,omitzero"`
 	// The measurement units. If not provided, units are derived from search country.
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	Units json.RawMessage `json:"units,omitzero"`
+	Units *Units `json:"units,omitzero"`
 	// A snippet is an excerpt from a page you get as a result of the query, and extra_snippets allow you to get up to 5 additional, alternative excerpts. Only available under Free AI, Base AI, Pro AI, Base Data, Pro Data and Custom plans.
 	ExtraSnippets *bool `json:"extra_snippets,omitzero"`
 	// This parameter enables summary key generation in web search results. This is required for summarizer to be enabled.
@@ -669,6 +672,18 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ResultFilter) Validate() error { return types.Validate(v) }
 
+// Units is the type of BraveLocalSearchArgs.Units and BraveWebSearchArgs.Units.
+type Units string
+
+// The values of Units.
+const (
+	UnitsMetric   Units = "metric"
+	UnitsImperial Units = "imperial"
+)
+
+// Validate checks v against the JSON Schema it was generated from.
+func (v Units) Validate() error { return types.Validate(v) }
+
 // BraveNewsSearchArgs is the argument object of the tool "brave_news_search".
 type BraveNewsSearchArgs struct {
 	// Search query (max 400 chars, 50 words)
@@ -700,13 +715,9 @@ type BraveNewsSearchArgs struct {
 	// Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. The default value is 'moderate'.
 	//
 	// Default: "moderate".
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	Safesearch json.RawMessage `json:"safesearch,omitzero"`
+	Safesearch *BraveNewsSearchArgsSafesearch `json:"safesearch,omitzero"`
 	// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 Days. 'pm' - Discovered within the last 31 Days. 'py' - Discovered within the last 365 Days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30.
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	Freshness json.RawMessage `json:"freshness,omitzero"`
+	Freshness *string `json:"freshness,omitzero"`
 	// A snippet is an excerpt from a page you get as a result of the query, and extra_snippets allow you to get up to 5 additional, alternative excerpts. Only available under Free AI, Base AI, Pro AI, Base Data, Pro Data and Custom plans.
 	//
 	// Default: false.
@@ -717,6 +728,19 @@ type BraveNewsSearchArgs struct {
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v BraveNewsSearchArgs) Validate() error { return types.Validate(v) }
+
+// BraveNewsSearchArgsSafesearch is the type of BraveNewsSearchArgs.Safesearch and BraveVideoSearchArgs.Safesearch.
+type BraveNewsSearchArgsSafesearch string
+
+// The values of BraveNewsSearchArgsSafesearch.
+const (
+	BraveNewsSearchArgsSafesearchOff      BraveNewsSearchArgsSafesearch = "off"
+	BraveNewsSearchArgsSafesearchModerate BraveNewsSearchArgsSafesearch = "moderate"
+	BraveNewsSearchArgsSafesearchStrict   BraveNewsSearchArgsSafesearch = "strict"
+)
+
+// Validate checks v against the JSON Schema it was generated from.
+func (v BraveNewsSearchArgsSafesearch) Validate() error { return types.Validate(v) }
 
 // BravePlaceSearchArgs is the argument object of the tool "brave_place_search".
 type BravePlaceSearchArgs struct {
@@ -991,9 +1015,7 @@ type BravePlaceSearchResultResultsItem struct {
 	// The display title of the location.
 	Title string `json:"title"`
 	// Primary URL associated with the location. May be an empty string.
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	URL json.RawMessage `json:"url"`
+	URL string `json:"url"`
 	// Whether the result is from local sources.
 	IsSourceLocal bool `json:"is_source_local"`
 	// Whether the result is from both local and global sources.
@@ -1015,9 +1037,7 @@ type BravePlaceSearchResultResultsItem struct {
 	// Result type identifier.
 	Type Type `json:"type"`
 	// URL of the upstream provider for this result. May be an empty string.
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	ProviderURL json.RawMessage `json:"provider_url"`
+	ProviderURL string `json:"provider_url"`
 	// Latitude/longitude pair for the location, when available.
 	Coordinates *Coordinates `json:"coordinates,omitzero"`
 	// Suggested zoom level when displaying on a map.
@@ -1396,9 +1416,7 @@ type BravePlaceSearchResultResultsItemResultsItem struct {
 	// The display title of the location.
 	Title string `json:"title"`
 	// Primary URL associated with the location. May be an empty string.
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	URL json.RawMessage `json:"url"`
+	URL string `json:"url"`
 	// Whether the result is from local sources.
 	IsSourceLocal bool `json:"is_source_local"`
 	// Whether the result is from both local and global sources.
@@ -1696,13 +1714,9 @@ type BraveVideoSearchArgs struct {
 	// Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. The default value is 'moderate'.
 	//
 	// Default: "moderate".
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	Safesearch json.RawMessage `json:"safesearch,omitzero"`
+	Safesearch *BraveNewsSearchArgsSafesearch `json:"safesearch,omitzero"`
 	// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - timeframe is also supported by specifying the date range (e.g. '2022-04-01to2022-07-30').
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	Freshness json.RawMessage `json:"freshness,omitzero"`
+	Freshness *string `json:"freshness,omitzero"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -1737,9 +1751,7 @@ type BraveWebSearchArgs struct {
 	// Default: "moderate".
 	Safesearch *Safesearch `json:"safesearch,omitzero"`
 	// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30.
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	Freshness json.RawMessage `json:"freshness,omitzero"`
+	Freshness *string `json:"freshness,omitzero"`
 	// Whether display strings (e.g. result snippets) should include decoration markers (e.g. highlighting characters).
 	//
 	// Default: true.
@@ -1755,9 +1767,7 @@ type BraveWebSearchArgs struct {
 	// Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart).
 	Goggles *Goggles `json:"goggles,omitzero"`
 	// The measurement units. If not provided, units are derived from search country.
-	//
-	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
-	Units json.RawMessage `json:"units,omitzero"`
+	Units *Units `json:"units,omitzero"`
 	// A snippet is an excerpt from a page you get as a result of the query, and extra_snippets allow you to get up to 5 additional, alternative excerpts. Only available under Free AI, Base AI, Pro AI, Base Data, Pro Data and Custom plans.
 	ExtraSnippets *bool `json:"extra_snippets,omitzero"`
 	// This parameter enables summary key generation in web search results. This is required for summarizer to be enabled.
@@ -1772,6 +1782,7 @@ func (v BraveWebSearchArgs) Validate() error { return types.Validate(v) }
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
 var types = composition.NewTypes(schemas,
 	composition.Describe[BraveImageSearchArgs](composition.TypeInfo{Doc: "brave_image_search#inputSchema", Required: []string{"query"}, Defaults: map[string]string{"country": "\"US\"", "search_lang": "\"en\"", "count": "50", "safesearch": "\"strict\"", "spellcheck": "true"}}),
+	composition.Describe[BraveImageSearchArgsSafesearch](composition.TypeInfo{Doc: "brave_image_search#inputSchema", Pointer: "/properties/safesearch"}),
 	composition.Describe[BraveImageSearchResult](composition.TypeInfo{Doc: "brave_image_search#outputSchema", Required: []string{"type", "items", "count", "might_be_offensive"}, Closed: true}),
 	composition.Describe[BraveImageSearchResultType](composition.TypeInfo{Doc: "brave_image_search#outputSchema", Pointer: "/properties/type"}),
 	composition.Describe[BraveImageSearchResultItemsItem](composition.TypeInfo{Doc: "brave_image_search#outputSchema", Pointer: "/properties/items/items", Required: []string{"title", "url", "page_fetched", "confidence", "properties"}, Closed: true}),
@@ -1797,7 +1808,9 @@ var types = composition.NewTypes(schemas,
 	composition.Describe[UILang](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/ui_lang"}),
 	composition.Describe[Safesearch](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/safesearch"}),
 	composition.Describe[ResultFilter](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/result_filter/items"}),
+	composition.Describe[Units](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/units"}),
 	composition.Describe[BraveNewsSearchArgs](composition.TypeInfo{Doc: "brave_news_search#inputSchema", Required: []string{"query"}, Defaults: map[string]string{"country": "\"US\"", "search_lang": "\"en\"", "ui_lang": "\"en-US\"", "count": "20", "offset": "0", "spellcheck": "true", "safesearch": "\"moderate\"", "extra_snippets": "false"}}),
+	composition.Describe[BraveNewsSearchArgsSafesearch](composition.TypeInfo{Doc: "brave_news_search#inputSchema", Pointer: "/properties/safesearch"}),
 	composition.Describe[BravePlaceSearchArgs](composition.TypeInfo{Doc: "brave_place_search#inputSchema"}),
 	composition.Describe[BravePlaceSearchArgsCountry](composition.TypeInfo{Doc: "brave_place_search#inputSchema", Pointer: "/properties/country"}),
 	composition.Describe[BravePlaceSearchArgsSearchLang](composition.TypeInfo{Doc: "brave_place_search#inputSchema", Pointer: "/properties/search_lang"}),
