@@ -65,12 +65,17 @@ func (t *Types) codecFor(rt reflect.Type) *codec {
 	return c.(*codec)
 }
 
-// build makes the codec of rt.
+// build makes the codec of rt. A described type whose description carries
+// no rule of its own (an enum, a named slice or map) is coded as its kind,
+// like an undescribed one: through its elements' codecs when they hold a
+// described type, so the runtime never hands a described value back to
+// encoding/json (whose MarshalJSON and UnmarshalJSON would come back here:
+// once per level, O(depth²), for a deep value).
 func (t *Types) build(rt reflect.Type) *codec {
 	c := &codec{kind: codecPlain, name: rt.Name(), extra: -1, rest: -1}
 	info := t.info[rt]
-	if info == nil {
-		if !t.describedInside(rt, map[reflect.Type]bool{}) {
+	if info == nil || (!info.Raw && info.Union == NotUnion && info.Tuple == 0 && rt.Kind() != reflect.Struct) {
+		if !t.elemsDescribed(rt, map[reflect.Type]bool{}) {
 			switch k := fastKind(rt); {
 			case k != codecPlain:
 				c.kind = k
@@ -136,12 +141,14 @@ func (t *Types) build(rt reflect.Type) *codec {
 }
 
 // describedInside reports whether a value of rt can hold a described type
-// (through pointers, slices, maps and Nullable), so encoding/json alone
-// would miss its rules.
+// (itself, or through pointers, slices, maps and Nullable), so
+// encoding/json alone would miss its rules.
 func (t *Types) describedInside(rt reflect.Type, seen map[reflect.Type]bool) bool {
-	if t.info[rt] != nil {
-		return true
-	}
+	return t.info[rt] != nil || t.elemsDescribed(rt, seen)
+}
+
+// elemsDescribed is describedInside for what rt holds, leaving out rt.
+func (t *Types) elemsDescribed(rt reflect.Type, seen map[reflect.Type]bool) bool {
 	if seen[rt] {
 		return false
 	}
