@@ -126,7 +126,7 @@ func (t *Types) Unmarshal(data []byte, v any) error {
 	if !json.Valid(data) {
 		return json.Unmarshal(data, new(json.RawMessage)) // its syntax error
 	}
-	return t.decode(data, rv.Elem())
+	return t.decode(data, rv.Elem(), newSpans(data))
 }
 
 // Validate checks v, a value of a described type, against the JSON Schema
