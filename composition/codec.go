@@ -65,12 +65,17 @@ func (t *Types) codecFor(rt reflect.Type) *codec {
 	return c.(*codec)
 }
 
-// build makes the codec of rt.
+// build makes the codec of rt. A described type whose description carries
+// no rule of its own (an enum, a named slice or map) is coded as its kind,
+// like an undescribed one: through its elements' codecs when they hold a
+// described type, so the runtime never hands a described value back to
+// encoding/json (whose MarshalJSON and UnmarshalJSON would come back here:
+// once per level, O(depth²), for a deep value).
 func (t *Types) build(rt reflect.Type) *codec {
 	c := &codec{kind: codecPlain, name: rt.Name(), extra: -1, rest: -1}
 	info := t.info[rt]
-	if info == nil {
-		if !t.describedInside(rt, map[reflect.Type]bool{}) {
+	if info == nil || (!info.Raw && info.Union == NotUnion && info.Tuple == 0 && rt.Kind() != reflect.Struct) {
+		if !t.elemsDescribed(rt, map[reflect.Type]bool{}) {
 			switch k := fastKind(rt); {
 			case k != codecPlain:
 				c.kind = k
@@ -136,12 +141,14 @@ func (t *Types) build(rt reflect.Type) *codec {
 }
 
 // describedInside reports whether a value of rt can hold a described type
-// (through pointers, slices, maps and Nullable), so encoding/json alone
-// would miss its rules.
+// (itself, or through pointers, slices, maps and Nullable), so
+// encoding/json alone would miss its rules.
 func (t *Types) describedInside(rt reflect.Type, seen map[reflect.Type]bool) bool {
-	if t.info[rt] != nil {
-		return true
-	}
+	return t.info[rt] != nil || t.elemsDescribed(rt, seen)
+}
+
+// elemsDescribed is describedInside for what rt holds, leaving out rt.
+func (t *Types) elemsDescribed(rt reflect.Type, seen map[reflect.Type]bool) bool {
 	if seen[rt] {
 		return false
 	}
@@ -157,8 +164,9 @@ func (t *Types) describedInside(rt reflect.Type, seen map[reflect.Type]bool) boo
 	return false
 }
 
-// decode decodes data into the addressable value rv.
-func (t *Types) decode(data []byte, rv reflect.Value) error {
+// decode decodes data into the addressable value rv. x holds the spans of
+// the text data is a slice of (nil when it is not a slice of that text).
+func (t *Types) decode(data []byte, rv reflect.Value, x *spans) error {
 	c := t.codecFor(rv.Type())
 	switch c.kind {
 	case codecPointer:
@@ -169,19 +177,19 @@ func (t *Types) decode(data []byte, rv reflect.Value) error {
 		if rv.IsNil() {
 			rv.Set(reflect.New(rv.Type().Elem()))
 		}
-		return t.decode(data, rv.Elem())
+		return t.decode(data, rv.Elem(), x)
 	case codecSlice:
 		if isNull(data) {
 			rv.SetZero()
 			return nil
 		}
-		items, ok := splitArray(data, nil)
+		items, ok := splitArray(data, nil, x)
 		if !ok {
 			return json.Unmarshal(data, rv.Addr().Interface()) // its error
 		}
 		s := reflect.MakeSlice(rv.Type(), len(items), len(items))
 		for i, raw := range items {
-			if err := t.decode(raw, s.Index(i)); err != nil {
+			if err := t.decode(raw, s.Index(i), x); err != nil {
 				return fmt.Errorf("item %d: %w", i, err)
 			}
 		}
@@ -192,7 +200,7 @@ func (t *Types) decode(data []byte, rv reflect.Value) error {
 			rv.SetZero()
 			return nil
 		}
-		m, err := t.decodeMap(data, rv.Type())
+		m, err := t.decodeMap(data, rv.Type(), x)
 		if err != nil {
 			return err
 		}
@@ -205,13 +213,13 @@ func (t *Types) decode(data []byte, rv reflect.Value) error {
 			rv.FieldByName("Null").SetBool(true)
 			return nil
 		}
-		return t.decode(data, rv.FieldByName("Value"))
+		return t.decode(data, rv.FieldByName("Value"), x)
 	case codecObject:
-		return c.decodeObject(t, data, rv)
+		return c.decodeObject(t, data, rv, x)
 	case codecUnion:
-		return c.decodeUnion(t, data, rv)
+		return c.decodeUnion(t, data, rv, x)
 	case codecTuple:
-		return c.decodeTuple(t, data, rv)
+		return c.decodeTuple(t, data, rv, x)
 	case codecRaw:
 		rv.SetBytes(append([]byte(nil), data...))
 		return nil
@@ -231,8 +239,8 @@ func (t *Types) decode(data []byte, rv reflect.Value) error {
 }
 
 // decodeMap decodes a JSON object into a new map of type mt.
-func (t *Types) decodeMap(data []byte, mt reflect.Type) (reflect.Value, error) {
-	ms, ok := splitObject(data, nil)
+func (t *Types) decodeMap(data []byte, mt reflect.Type, x *spans) (reflect.Value, error) {
+	ms, ok := splitObject(data, nil, x)
 	if !ok {
 		m := reflect.New(mt)
 		return reflect.Value{}, json.Unmarshal(data, m.Interface()) // its error
@@ -244,7 +252,7 @@ func (t *Types) decodeMap(data []byte, mt reflect.Type) (reflect.Value, error) {
 			return reflect.Value{}, fmt.Errorf("malformed property name %q", mb.name)
 		}
 		e := reflect.New(mt.Elem()).Elem()
-		if err := t.decode(mb.value, e); err != nil {
+		if err := t.decode(mb.value, e, x); err != nil {
 			return reflect.Value{}, fmt.Errorf("property %q: %w", k, err)
 		}
 		m.SetMapIndex(reflect.ValueOf(k).Convert(mt.Key()), e)
@@ -254,8 +262,8 @@ func (t *Types) decodeMap(data []byte, mt reflect.Type) (reflect.Value, error) {
 
 // members splits a JSON object into its members (anything else is an
 // error naming the type).
-func (c *codec) members(data []byte, buf []member) ([]member, error) {
-	ms, ok := splitObject(data, buf)
+func (c *codec) members(data []byte, buf []member, x *spans) ([]member, error) {
+	ms, ok := splitObject(data, buf, x)
 	if !ok {
 		return nil, fmt.Errorf("%s: want a JSON object, got %s", c.name, abbreviateJSON(data))
 	}
@@ -283,9 +291,9 @@ func (m member) named(name string) bool {
 	return ok && k == name
 }
 
-func (c *codec) decodeObject(t *Types, data []byte, rv reflect.Value) error {
+func (c *codec) decodeObject(t *Types, data []byte, rv reflect.Value, x *spans) error {
 	var stack [16]member
-	ms, err := c.members(data, stack[:0])
+	ms, err := c.members(data, stack[:0], x)
 	if err != nil {
 		return err
 	}
@@ -337,7 +345,7 @@ func (c *codec) decodeObject(t *Types, data []byte, rv reflect.Value) error {
 		}
 		f := c.fields[i]
 		seen[i] = true
-		if err := t.decode(m.value, rv.Field(f.index)); err != nil {
+		if err := t.decode(m.value, rv.Field(f.index), x); err != nil {
 			return fmt.Errorf("%s: property %q: %w", c.name, f.name, err)
 		}
 	}
@@ -347,7 +355,7 @@ func (c *codec) decodeObject(t *Types, data []byte, rv reflect.Value) error {
 		}
 		// A default that does not decode is ignored.
 		fv := rv.Field(f.index)
-		if d := reflect.New(fv.Type()).Elem(); t.decode(f.def, d) == nil {
+		if d := reflect.New(fv.Type()).Elem(); t.decode(f.def, d, nil) == nil { // not a slice of the text: no spans
 			fv.Set(d)
 		}
 	}
@@ -359,7 +367,7 @@ func (c *codec) decodeObject(t *Types, data []byte, rv reflect.Value) error {
 	for _, k := range unknown {
 		raw, _ := lookup(ms, k)
 		e := reflect.New(xv.Type().Elem()).Elem()
-		if err := t.decode(raw, e); err != nil {
+		if err := t.decode(raw, e, x); err != nil {
 			return fmt.Errorf("%s: property %q: %w", c.name, k, err)
 		}
 		xm.SetMapIndex(reflect.ValueOf(k), e)
@@ -368,12 +376,12 @@ func (c *codec) decodeObject(t *Types, data []byte, rv reflect.Value) error {
 	return nil
 }
 
-func (c *codec) decodeUnion(t *Types, data []byte, rv reflect.Value) error {
+func (c *codec) decodeUnion(t *Types, data []byte, rv reflect.Value, x *spans) error {
 	rv.SetZero()
 	pick := -1
 	switch c.info.Union {
 	case UnionByTag:
-		ms, err := c.members(data, nil)
+		ms, err := c.members(data, nil, x)
 		if err != nil {
 			return err
 		}
@@ -396,7 +404,7 @@ func (c *codec) decodeUnion(t *Types, data []byte, rv reflect.Value) error {
 			}
 		}
 	case UnionByRequired:
-		ms, err := c.members(data, nil)
+		ms, err := c.members(data, nil, x)
 		if err != nil {
 			return err
 		}
@@ -410,14 +418,14 @@ func (c *codec) decodeUnion(t *Types, data []byte, rv reflect.Value) error {
 			return fmt.Errorf("%s: the object has none of the properties that tell the variants apart", c.name)
 		}
 	}
-	if err := t.decode(data, rv.Field(pick)); err != nil {
+	if err := t.decode(data, rv.Field(pick), x); err != nil {
 		return fmt.Errorf("%s: %w", c.name, err)
 	}
 	return nil
 }
 
-func (c *codec) decodeTuple(t *Types, data []byte, rv reflect.Value) error {
-	items, ok := splitArray(data, nil)
+func (c *codec) decodeTuple(t *Types, data []byte, rv reflect.Value, x *spans) error {
+	items, ok := splitArray(data, nil, x)
 	if !ok {
 		return fmt.Errorf("%s: want a JSON array, got %s", c.name, abbreviateJSON(data))
 	}
@@ -430,7 +438,7 @@ func (c *codec) decodeTuple(t *Types, data []byte, rv reflect.Value) error {
 	}
 	rv.SetZero()
 	for i := 0; i < n && i < len(items); i++ {
-		if err := t.decode(items[i], rv.Field(i)); err != nil {
+		if err := t.decode(items[i], rv.Field(i), x); err != nil {
 			return fmt.Errorf("%s: item %d: %w", c.name, i, err)
 		}
 	}
@@ -440,7 +448,7 @@ func (c *codec) decodeTuple(t *Types, data []byte, rv reflect.Value) error {
 	rest := rv.Field(c.rest)
 	s := reflect.MakeSlice(rest.Type(), len(items)-n, len(items)-n)
 	for i, raw := range items[n:] {
-		if err := t.decode(raw, s.Index(i)); err != nil {
+		if err := t.decode(raw, s.Index(i), x); err != nil {
 			return fmt.Errorf("%s: item %d: %w", c.name, n+i, err)
 		}
 	}

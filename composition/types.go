@@ -82,7 +82,9 @@ func Describe[T any](info TypeInfo) TypeInfo {
 // Types is a generated package's table of type descriptions, with the codec
 // built lazily, once per Go type, from each description (the idea of
 // protobuf-go's MessageInfo). Generated code holds one in a package-level
-// variable; its Marshal, Unmarshal and Validate functions and the client's
+// variable; its Marshal, Unmarshal and Validate functions, the
+// MarshalJSON and UnmarshalJSON methods of its structs, unions, tuples and
+// raw types (so encoding/json applies the same rules), and the client's
 // calls go through it. It is safe for concurrent use.
 type Types struct {
 	schemas *SchemaSet
@@ -126,7 +128,7 @@ func (t *Types) Unmarshal(data []byte, v any) error {
 	if !json.Valid(data) {
 		return json.Unmarshal(data, new(json.RawMessage)) // its syntax error
 	}
-	return t.decode(data, rv.Elem())
+	return t.decode(data, rv.Elem(), newSpans(data))
 }
 
 // Validate checks v, a value of a described type, against the JSON Schema

@@ -220,8 +220,8 @@ func isUpperWord(s string) bool {
 
 // GeneratedMethods are the methods the templates may declare on a generated
 // type (Validate on every named type, MarshalJSON and UnmarshalJSON on
-// unions and tuples; String stays reserved so that a later template may add
-// it without renaming fields).
+// structs, unions, tuples and raw types; String stays reserved so that a
+// later template may add it without renaming fields).
 // A struct field or union variant of the same name would not compile
 // ("field and method with the same name").
 func GeneratedMethods() []string {

@@ -216,7 +216,9 @@ func isolate(g *gen.Generator, c *checker, groups []*suiteGroup) []*suiteGroup {
 // driverSource writes the driver: it reads the cases, decodes each instance
 // into its tool's natural result type (ir.Tool.ResultGoType), calls
 // Validate() when that type (or a pointer to it) has one, encodes the value
-// back and prints one JSON line per instance. A tool whose result type the
+// back and prints one JSON line per instance; decoding and encoding go
+// through the package's Unmarshal and Marshal, or through encoding/json
+// when its third argument is "std". A tool whose result type the
 // generated package does not declare as the IR says is marked excluded and
 // left out.
 func driverSource(fset *token.FileSet, pkg *types.Package, files []*ast.File, p *ir.Package, byTool map[string]*suiteGroup) ([]byte, error) {
@@ -309,7 +311,10 @@ type outcome struct {
 
 type validator interface{ Validate() error }
 
-func check[T any](data []byte, wrapped bool) (o outcome) {
+// check decodes data into a T, validates and encodes it back: with the
+// package's Unmarshal and Marshal, or, when std is set, with encoding/json
+// (which reaches them through the generated MarshalJSON and UnmarshalJSON).
+func check[T any](data []byte, wrapped, std bool) (o outcome) {
 	defer func() {
 		if r := recover(); r != nil {
 			o = outcome{Stage: "panic", Err: fmt.Sprint(r)}
@@ -327,7 +332,11 @@ func check[T any](data []byte, wrapped bool) (o outcome) {
 		data = inner
 	}
 	var v T
-	if err := suite.Unmarshal(data, &v); err != nil {
+	unmarshal, marshal := suite.Unmarshal, suite.Marshal
+	if std {
+		unmarshal, marshal = json.Unmarshal, json.Marshal
+	}
+	if err := unmarshal(data, &v); err != nil {
 		return outcome{Stage: "unmarshal", Err: err.Error()}
 	}
 	var val validator
@@ -343,7 +352,7 @@ func check[T any](data []byte, wrapped bool) (o outcome) {
 			return outcome{Stage: "validate", Err: err.Error(), Validated: true}
 		}
 	}
-	out, err := suite.Marshal(v)
+	out, err := marshal(v)
 	if err != nil {
 		return outcome{Stage: "marshal", Err: err.Error(), Validated: val != nil}
 	}
@@ -353,7 +362,7 @@ func check[T any](data []byte, wrapped bool) (o outcome) {
 	return outcome{Stage: "ok", Out: out, Validated: val != nil}
 }
 
-var checks = map[string]func([]byte, bool) outcome{
+var checks = map[string]func([]byte, bool, bool) outcome{
 %s}
 
 func main() {
@@ -363,6 +372,7 @@ func main() {
 		os.Exit(2)
 	}
 	start, _ := strconv.Atoi(os.Args[2])
+	std := len(os.Args) > 3 && os.Args[3] == "std"
 	var cases []instance
 	if err := json.Unmarshal(data, &cases); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -376,7 +386,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "no check for tool", c.Tool)
 			os.Exit(2)
 		}
-		o := f(c.Data, c.Wrapped)
+		o := f(c.Data, c.Wrapped, std)
 		o.Index = i
 		line, err := json.Marshal(o)
 		if err != nil {
@@ -443,10 +453,11 @@ func goBuild(ctx context.Context, dir, bin string) error {
 	return nil
 }
 
-// runDriver runs the driver over every case. Should it die on one (a stack
-// overflow in generated code cannot be recovered), that case is recorded as
-// a crash and the driver restarts after it.
-func runDriver(t *testing.T, bin, casesFile string, n int) []outcome {
+// runDriver runs the driver over every case, with the package's Unmarshal
+// and Marshal, or with encoding/json's when std is set. Should it die on one
+// (a stack overflow in generated code cannot be recovered), that case is
+// recorded as a crash and the driver restarts after it.
+func runDriver(t *testing.T, bin, casesFile string, n int, std bool) []outcome {
 	t.Helper()
 	outcomes := make([]outcome, n)
 	next := 0
@@ -455,7 +466,11 @@ func runDriver(t *testing.T, bin, casesFile string, n int) []outcome {
 			t.Fatalf("the driver crashed more than 50 times")
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-		cmd := exec.CommandContext(ctx, bin, casesFile, strconv.Itoa(next))
+		args := []string{casesFile, strconv.Itoa(next)}
+		if std {
+			args = append(args, "std")
+		}
+		cmd := exec.CommandContext(ctx, bin, args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		stdout, err := cmd.StdoutPipe()

@@ -21,14 +21,16 @@ import (
 	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
-// The targets of issue 3, over the instances of the in-scope files: the
+// The targets of issue 3 (raised by issue 17 to the figures reached), over the instances of the in-scope files: the
 // share of valid instances that decode, pass Validate() and round-trip, and
 // the share of invalid instances that decoding or Validate() rejects.
 // Instances of groups the IR cannot type, or whose generated code does not
-// type-check, count as failures.
+// type-check, count as failures. They hold twice: decoding and encoding with
+// the package's Unmarshal and Marshal, and with encoding/json's (issue 17:
+// a Go user decodes with json.Unmarshal).
 const (
-	minValidRoundTrip  = 0.95
-	minInvalidRejected = 0.90
+	minValidRoundTrip  = 0.98
+	minInvalidRejected = 0.93
 )
 
 // suiteModule is the Go module whose testdata holds the suite, and the
@@ -259,27 +261,33 @@ func TestJSONSchemaTestSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	lap("go build (combined package)")
-	outcomes := runDriver(t, bin, casesFile, len(cases))
+	outcomes := runDriver(t, bin, casesFile, len(cases), false)
 	lap("run driver")
+	stdOutcomes := runDriver(t, bin, casesFile, len(cases), true)
+	lap("run driver (encoding/json)")
 
 	// Classify and report.
-	rep := newReport(files, scope)
-	for _, sg := range groups {
-		if sg.untyped == nil && sg.excluded == nil {
-			continue
+	classifyAll := func(outcomes []outcome) *report {
+		rep := newReport(files, scope)
+		for _, sg := range groups {
+			if sg.untyped == nil && sg.excluded == nil {
+				continue
+			}
+			why := "not typed: " + firstLine(errString(sg.untyped))
+			if sg.untyped == nil {
+				why = "excluded: " + firstLine(errString(sg.excluded))
+			}
+			for _, test := range sg.Tests {
+				rep.add(sg, test, false, why)
+			}
 		}
-		why := "not typed: " + firstLine(errString(sg.untyped))
-		if sg.untyped == nil {
-			why = "excluded: " + firstLine(errString(sg.excluded))
+		for i, c := range cases {
+			pass, why := classify(c, outcomes[i])
+			rep.add(c.group, c.test, pass, why)
 		}
-		for _, test := range sg.Tests {
-			rep.add(sg, test, false, why)
-		}
+		return rep
 	}
-	for i, c := range cases {
-		pass, why := classify(c, outcomes[i])
-		rep.add(c.group, c.test, pass, why)
-	}
+	rep, stdRep := classifyAll(outcomes), classifyAll(stdOutcomes)
 	validated := 0
 	for _, o := range outcomes {
 		if o.Validated {
@@ -290,9 +298,12 @@ func TestJSONSchemaTestSuite(t *testing.T) {
 		t.Errorf("outOfScopeGroups has %d entries, but %d groups match them: fix the table", len(skipGroups), len(skipped))
 	}
 	text := rep.render(groups, skipped, len(cases), validated)
+	sv, sinv := stdRep.total()
+	text += fmt.Sprintf("\nthrough encoding/json (json.Unmarshal, Validate(), json.Marshal): valid passed %s = %s %%, invalid rejected %s = %s %%\n", sv, pct(sv), sinv, pct(sinv))
 	t.Log("\n" + text)
 	if path := os.Getenv(reportEnv); path != "" {
-		if err := os.WriteFile(path, []byte(text+rep.failures()), 0o644); err != nil {
+		out := text + rep.failures() + "\nthrough encoding/json:" + stdRep.failures()
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 			t.Errorf("writing %s: %v", reportEnv, err)
 		}
 	} else {
@@ -300,12 +311,17 @@ func TestJSONSchemaTestSuite(t *testing.T) {
 	}
 	t.Logf("%-34s %6.1fs", "total", time.Since(start).Seconds())
 
-	v, inv := rep.total()
-	if r := v.ratio(); r < minValidRoundTrip {
-		t.Errorf("valid instances that round-trip: %d/%d = %.1f %%, target ≥ %.0f %%", v.pass, v.n, 100*r, 100*minValidRoundTrip)
-	}
-	if r := inv.ratio(); r < minInvalidRejected {
-		t.Errorf("invalid instances rejected: %d/%d = %.1f %%, target ≥ %.0f %%", inv.pass, inv.n, 100*r, 100*minInvalidRejected)
+	for _, r := range []struct {
+		how string
+		rep *report
+	}{{"", rep}, {" through encoding/json", stdRep}} {
+		v, inv := r.rep.total()
+		if x := v.ratio(); x < minValidRoundTrip {
+			t.Errorf("valid instances that round-trip%s: %d/%d = %.1f %%, target ≥ %.0f %%", r.how, v.pass, v.n, 100*x, 100*minValidRoundTrip)
+		}
+		if x := inv.ratio(); x < minInvalidRejected {
+			t.Errorf("invalid instances rejected%s: %d/%d = %.1f %%, target ≥ %.0f %%", r.how, inv.pass, inv.n, 100*x, 100*minInvalidRejected)
+		}
 	}
 }
 

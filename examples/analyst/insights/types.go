@@ -14,8 +14,10 @@ type FindingsArgs struct {
 	Table *string `json:"table,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v FindingsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v FindingsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *FindingsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v FindingsArgs) Validate() error                  { return types.Validate(v) }
 
 // FindingsResult is the result of the tool "findings".
 type FindingsResult struct {
@@ -23,8 +25,10 @@ type FindingsResult struct {
 	Findings []Finding `json:"findings"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v FindingsResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v FindingsResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *FindingsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v FindingsResult) Validate() error                  { return types.Validate(v) }
 
 // Finding is an item of FindingsResultFindings.
 type Finding struct {
@@ -40,8 +44,10 @@ type Finding struct {
 	RowCount int64 `json:"row_count"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Finding) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Finding) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Finding) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Finding) Validate() error                  { return types.Validate(v) }
 
 // RememberFindingArgs is the argument object of the tool "remember_finding".
 type RememberFindingArgs struct {
@@ -51,8 +57,10 @@ type RememberFindingArgs struct {
 	Observation string `json:"observation"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v RememberFindingArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v RememberFindingArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *RememberFindingArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v RememberFindingArgs) Validate() error                  { return types.Validate(v) }
 
 // RememberFindingResult is the result of the tool "remember_finding".
 type RememberFindingResult struct {
@@ -68,8 +76,10 @@ type RememberFindingResult struct {
 	RowCount int64 `json:"row_count"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v RememberFindingResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v RememberFindingResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *RememberFindingResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v RememberFindingResult) Validate() error                  { return types.Validate(v) }
 
 // TableReportArgs is the argument object of the tool "table_report".
 type TableReportArgs struct {
@@ -79,8 +89,10 @@ type TableReportArgs struct {
 	SampleRows *int64 `json:"sample_rows,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v TableReportArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v TableReportArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *TableReportArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v TableReportArgs) Validate() error                  { return types.Validate(v) }
 
 // TableReportResult is the result of the tool "table_report".
 type TableReportResult struct {
@@ -88,8 +100,10 @@ type TableReportResult struct {
 	Tables []TableSummary `json:"tables"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v TableReportResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v TableReportResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *TableReportResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v TableReportResult) Validate() error                  { return types.Validate(v) }
 
 // TableSummary is an item of TableReportResultTables.
 type TableSummary struct {
@@ -103,8 +117,10 @@ type TableSummary struct {
 	Sample [][]json.RawMessage `json:"sample"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v TableSummary) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v TableSummary) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *TableSummary) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v TableSummary) Validate() error                  { return types.Validate(v) }
 
 // types describes the named types above to composition: where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
@@ -121,12 +137,13 @@ var types = composition.NewTypes(schemas,
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). encoding/json sees
-// the plain structs only.
+// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal).
+// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

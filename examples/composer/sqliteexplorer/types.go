@@ -14,8 +14,10 @@ type CountRowsArgs struct {
 	Table string `json:"table"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v CountRowsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CountRowsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *CountRowsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v CountRowsArgs) Validate() error                  { return types.Validate(v) }
 
 // DescribeTableArgs is the argument object of the tool "describe_table".
 type DescribeTableArgs struct {
@@ -23,8 +25,10 @@ type DescribeTableArgs struct {
 	Table string `json:"table"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v DescribeTableArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DescribeTableArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DescribeTableArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DescribeTableArgs) Validate() error                  { return types.Validate(v) }
 
 // DescribeTableResult is the result of the tool "describe_table".
 type DescribeTableResult struct {
@@ -34,8 +38,10 @@ type DescribeTableResult struct {
 	Columns []DescribeTableResultColumnsItem `json:"columns"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v DescribeTableResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DescribeTableResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DescribeTableResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DescribeTableResult) Validate() error                  { return types.Validate(v) }
 
 // DescribeTableResultColumnsItem is an item of DescribeTableResultColumns.
 type DescribeTableResultColumnsItem struct {
@@ -49,7 +55,11 @@ type DescribeTableResultColumnsItem struct {
 	PrimaryKey bool `json:"primary_key"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DescribeTableResultColumnsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *DescribeTableResultColumnsItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v DescribeTableResultColumnsItem) Validate() error { return types.Validate(v) }
 
 // FindRowArgs is the argument object of the tool "find_row".
@@ -60,8 +70,10 @@ type FindRowArgs struct {
 	ID int64 `json:"id"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v FindRowArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v FindRowArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *FindRowArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v FindRowArgs) Validate() error                  { return types.Validate(v) }
 
 // InsertRowArgs is the argument object of the tool "insert_row".
 type InsertRowArgs struct {
@@ -71,8 +83,10 @@ type InsertRowArgs struct {
 	Values map[string]json.RawMessage `json:"values"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v InsertRowArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v InsertRowArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *InsertRowArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v InsertRowArgs) Validate() error                  { return types.Validate(v) }
 
 // InsertRowResult is the result of the tool "insert_row".
 type InsertRowResult struct {
@@ -80,8 +94,10 @@ type InsertRowResult struct {
 	ID int64 `json:"id"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v InsertRowResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v InsertRowResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *InsertRowResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v InsertRowResult) Validate() error                  { return types.Validate(v) }
 
 // QueryArgs is the argument object of the tool "query".
 type QueryArgs struct {
@@ -91,8 +107,10 @@ type QueryArgs struct {
 	Params []json.RawMessage `json:"params,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v QueryArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v QueryArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *QueryArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v QueryArgs) Validate() error                  { return types.Validate(v) }
 
 // QueryResult is the result of the tool "query".
 type QueryResult struct {
@@ -104,8 +122,10 @@ type QueryResult struct {
 	RowCount int64 `json:"row_count"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v QueryResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v QueryResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *QueryResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v QueryResult) Validate() error                  { return types.Validate(v) }
 
 // types describes the named types above to composition: where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
@@ -123,12 +143,13 @@ var types = composition.NewTypes(schemas,
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). encoding/json sees
-// the plain structs only.
+// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal).
+// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

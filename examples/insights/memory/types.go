@@ -11,8 +11,10 @@ type AddObservationsArgs struct {
 	Observations []AddObservationsArgsObservationsItem `json:"observations"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v AddObservationsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AddObservationsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *AddObservationsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v AddObservationsArgs) Validate() error                  { return types.Validate(v) }
 
 // AddObservationsArgsObservationsItem is an item of AddObservationsArgsObservations.
 type AddObservationsArgsObservationsItem struct {
@@ -22,7 +24,11 @@ type AddObservationsArgsObservationsItem struct {
 	Contents []string `json:"contents"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AddObservationsArgsObservationsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *AddObservationsArgsObservationsItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v AddObservationsArgsObservationsItem) Validate() error { return types.Validate(v) }
 
 // AddObservationsResult is the result of the tool "add_observations".
@@ -30,8 +36,10 @@ type AddObservationsResult struct {
 	Results []AddObservationsResultResultsItem `json:"results"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v AddObservationsResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AddObservationsResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *AddObservationsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v AddObservationsResult) Validate() error                  { return types.Validate(v) }
 
 // AddObservationsResultResultsItem is an item of AddObservationsResultResults.
 type AddObservationsResultResultsItem struct {
@@ -39,7 +47,11 @@ type AddObservationsResultResultsItem struct {
 	AddedObservations []string `json:"addedObservations"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AddObservationsResultResultsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *AddObservationsResultResultsItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v AddObservationsResultResultsItem) Validate() error { return types.Validate(v) }
 
 // CreateEntitiesArgs is the argument object of the tool "create_entities".
@@ -47,8 +59,10 @@ type CreateEntitiesArgs struct {
 	Entities []CreateEntitiesArgsEntitiesItem `json:"entities"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreateEntitiesArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateEntitiesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *CreateEntitiesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v CreateEntitiesArgs) Validate() error                  { return types.Validate(v) }
 
 // CreateEntitiesArgsEntitiesItem is an item of CreateEntitiesArgsEntities.
 type CreateEntitiesArgsEntitiesItem struct {
@@ -60,7 +74,11 @@ type CreateEntitiesArgsEntitiesItem struct {
 	Observations []string `json:"observations"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateEntitiesArgsEntitiesItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *CreateEntitiesArgsEntitiesItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v CreateEntitiesArgsEntitiesItem) Validate() error { return types.Validate(v) }
 
 // CreateEntitiesResult is the result of the tool "create_entities".
@@ -68,8 +86,10 @@ type CreateEntitiesResult struct {
 	Entities []Entities `json:"entities"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreateEntitiesResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateEntitiesResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *CreateEntitiesResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v CreateEntitiesResult) Validate() error                  { return types.Validate(v) }
 
 // Entities is an item of CreateEntitiesResultEntities.
 type Entities struct {
@@ -81,16 +101,20 @@ type Entities struct {
 	Observations []string `json:"observations"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Entities) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Entities) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Entities) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Entities) Validate() error                  { return types.Validate(v) }
 
 // CreateRelationsArgs is the argument object of the tool "create_relations".
 type CreateRelationsArgs struct {
 	Relations []Relations `json:"relations"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreateRelationsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateRelationsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *CreateRelationsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v CreateRelationsArgs) Validate() error                  { return types.Validate(v) }
 
 // Relations is an item of CreateRelationsArgsRelations.
 type Relations struct {
@@ -102,16 +126,20 @@ type Relations struct {
 	RelationType string `json:"relationType"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Relations) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Relations) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Relations) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Relations) Validate() error                  { return types.Validate(v) }
 
 // CreateRelationsResult is the result of the tool "create_relations".
 type CreateRelationsResult struct {
 	Relations []CreateRelationsResultRelationsItem `json:"relations"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreateRelationsResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateRelationsResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *CreateRelationsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v CreateRelationsResult) Validate() error                  { return types.Validate(v) }
 
 // CreateRelationsResultRelationsItem is an item of CreateRelationsResultRelations.
 type CreateRelationsResultRelationsItem struct {
@@ -123,7 +151,11 @@ type CreateRelationsResultRelationsItem struct {
 	RelationType string `json:"relationType"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateRelationsResultRelationsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *CreateRelationsResultRelationsItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v CreateRelationsResultRelationsItem) Validate() error { return types.Validate(v) }
 
 // DeleteEntitiesArgs is the argument object of the tool "delete_entities".
@@ -132,8 +164,10 @@ type DeleteEntitiesArgs struct {
 	EntityNames []string `json:"entityNames"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v DeleteEntitiesArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DeleteEntitiesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DeleteEntitiesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DeleteEntitiesArgs) Validate() error                  { return types.Validate(v) }
 
 // DeleteEntitiesResult is the result of the tool "delete_entities".
 type DeleteEntitiesResult struct {
@@ -141,16 +175,20 @@ type DeleteEntitiesResult struct {
 	Message string `json:"message"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v DeleteEntitiesResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DeleteEntitiesResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DeleteEntitiesResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DeleteEntitiesResult) Validate() error                  { return types.Validate(v) }
 
 // DeleteObservationsArgs is the argument object of the tool "delete_observations".
 type DeleteObservationsArgs struct {
 	Deletions []DeleteObservationsArgsDeletionsItem `json:"deletions"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v DeleteObservationsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DeleteObservationsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DeleteObservationsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DeleteObservationsArgs) Validate() error                  { return types.Validate(v) }
 
 // DeleteObservationsArgsDeletionsItem is an item of DeleteObservationsArgsDeletions.
 type DeleteObservationsArgsDeletionsItem struct {
@@ -160,7 +198,11 @@ type DeleteObservationsArgsDeletionsItem struct {
 	Observations []string `json:"observations"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DeleteObservationsArgsDeletionsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *DeleteObservationsArgsDeletionsItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v DeleteObservationsArgsDeletionsItem) Validate() error { return types.Validate(v) }
 
 // DeleteObservationsResult is the result of the tool "delete_observations".
@@ -169,8 +211,10 @@ type DeleteObservationsResult struct {
 	Message string `json:"message"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v DeleteObservationsResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DeleteObservationsResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DeleteObservationsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DeleteObservationsResult) Validate() error                  { return types.Validate(v) }
 
 // DeleteRelationsArgs is the argument object of the tool "delete_relations".
 type DeleteRelationsArgs struct {
@@ -178,8 +222,10 @@ type DeleteRelationsArgs struct {
 	Relations []Relations `json:"relations"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v DeleteRelationsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DeleteRelationsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DeleteRelationsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DeleteRelationsArgs) Validate() error                  { return types.Validate(v) }
 
 // DeleteRelationsResult is the result of the tool "delete_relations".
 type DeleteRelationsResult struct {
@@ -187,8 +233,10 @@ type DeleteRelationsResult struct {
 	Message string `json:"message"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v DeleteRelationsResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DeleteRelationsResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DeleteRelationsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DeleteRelationsResult) Validate() error                  { return types.Validate(v) }
 
 // OpenNodesArgs is the argument object of the tool "open_nodes".
 type OpenNodesArgs struct {
@@ -196,8 +244,10 @@ type OpenNodesArgs struct {
 	Names []string `json:"names"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v OpenNodesArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v OpenNodesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *OpenNodesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v OpenNodesArgs) Validate() error                  { return types.Validate(v) }
 
 // OpenNodesResult is the result of the tool "open_nodes".
 type OpenNodesResult struct {
@@ -205,8 +255,10 @@ type OpenNodesResult struct {
 	Relations []CreateRelationsResultRelationsItem `json:"relations"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v OpenNodesResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v OpenNodesResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *OpenNodesResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v OpenNodesResult) Validate() error                  { return types.Validate(v) }
 
 // ReadGraphResult is the result of the tool "read_graph".
 type ReadGraphResult struct {
@@ -214,8 +266,10 @@ type ReadGraphResult struct {
 	Relations []CreateRelationsResultRelationsItem `json:"relations"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ReadGraphResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ReadGraphResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ReadGraphResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ReadGraphResult) Validate() error                  { return types.Validate(v) }
 
 // SearchNodesArgs is the argument object of the tool "search_nodes".
 type SearchNodesArgs struct {
@@ -223,8 +277,10 @@ type SearchNodesArgs struct {
 	Query string `json:"query"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SearchNodesArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SearchNodesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SearchNodesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SearchNodesArgs) Validate() error                  { return types.Validate(v) }
 
 // SearchNodesResult is the result of the tool "search_nodes".
 type SearchNodesResult struct {
@@ -232,8 +288,10 @@ type SearchNodesResult struct {
 	Relations []CreateRelationsResultRelationsItem `json:"relations"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SearchNodesResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SearchNodesResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SearchNodesResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SearchNodesResult) Validate() error                  { return types.Validate(v) }
 
 // types describes the named types above to composition: where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
@@ -266,12 +324,13 @@ var types = composition.NewTypes(schemas,
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). encoding/json sees
-// the plain structs only.
+// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal).
+// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

@@ -35,8 +35,10 @@ type BraveImageSearchArgs struct {
 	Spellcheck *bool `json:"spellcheck,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v BraveImageSearchArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveImageSearchArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *BraveImageSearchArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v BraveImageSearchArgs) Validate() error                  { return types.Validate(v) }
 
 // BraveImageSearchArgsSafesearch is the type of BraveImageSearchArgs.Safesearch.
 type BraveImageSearchArgsSafesearch string
@@ -59,8 +61,10 @@ type BraveImageSearchResult struct {
 	MightBeOffensive bool `json:"might_be_offensive"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v BraveImageSearchResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveImageSearchResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *BraveImageSearchResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v BraveImageSearchResult) Validate() error                  { return types.Validate(v) }
 
 // BraveImageSearchResultType is the type of BraveImageSearchResult.Type.
 type BraveImageSearchResultType string
@@ -85,7 +89,11 @@ type BraveImageSearchResultItemsItem struct {
 	Properties BraveImageSearchResultItemsItemProperties `json:"properties"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveImageSearchResultItemsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *BraveImageSearchResultItemsItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BraveImageSearchResultItemsItem) Validate() error { return types.Validate(v) }
 
 // BraveImageSearchResultItemsItemConfidence is the type of BraveImageSearchResultItemsItem.Confidence.
@@ -109,7 +117,13 @@ type BraveImageSearchResultItemsItemProperties struct {
 	Height int64  `json:"height"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveImageSearchResultItemsItemProperties) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *BraveImageSearchResultItemsItemProperties) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BraveImageSearchResultItemsItemProperties) Validate() error { return types.Validate(v) }
 
 // BraveLlmContextArgs is the argument object of the tool "brave_llm_context".
@@ -168,8 +182,10 @@ type BraveLlmContextArgs struct {
 	UserAgent *string `json:"user-agent,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v BraveLlmContextArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveLlmContextArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *BraveLlmContextArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v BraveLlmContextArgs) Validate() error                  { return types.Validate(v) }
 
 // BraveLlmContextArgsCountry is the type of BraveLlmContextArgs.Country.
 type BraveLlmContextArgsCountry string
@@ -302,15 +318,10 @@ type Goggles struct {
 	Array  []string
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v Goggles) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Goggles) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Goggles) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v Goggles) Validate() error { return types.Validate(v) }
+func (v Goggles) Validate() error                  { return types.Validate(v) }
 
 // Accept is the type of BraveLlmContextArgs.Accept and BravePlaceSearchArgs.Accept.
 type Accept string
@@ -342,8 +353,10 @@ type BraveLlmContextResult struct {
 	Sources map[string]BraveLlmContextResultSourcesValue `json:"sources"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v BraveLlmContextResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveLlmContextResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *BraveLlmContextResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v BraveLlmContextResult) Validate() error                  { return types.Validate(v) }
 
 // BraveLlmContextResultGrounding is the type of BraveLlmContextResult.Grounding.
 type BraveLlmContextResultGrounding struct {
@@ -355,7 +368,11 @@ type BraveLlmContextResultGrounding struct {
 	Map []BraveLlmContextResultGroundingMapItem `json:"map"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveLlmContextResultGrounding) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *BraveLlmContextResultGrounding) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BraveLlmContextResultGrounding) Validate() error { return types.Validate(v) }
 
 // BraveLlmContextResultGroundingGenericItem is an item of BraveLlmContextResultGroundingGeneric.
@@ -367,7 +384,13 @@ type BraveLlmContextResultGroundingGenericItem struct {
 	Snippets []string `json:"snippets"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveLlmContextResultGroundingGenericItem) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *BraveLlmContextResultGroundingGenericItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BraveLlmContextResultGroundingGenericItem) Validate() error { return types.Validate(v) }
 
 // BraveLlmContextResultGroundingPoi is the schema at #/properties/grounding/properties/poi/anyOf/0.
@@ -380,7 +403,11 @@ type BraveLlmContextResultGroundingPoi struct {
 	Snippets []string `json:"snippets"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveLlmContextResultGroundingPoi) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *BraveLlmContextResultGroundingPoi) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BraveLlmContextResultGroundingPoi) Validate() error { return types.Validate(v) }
 
 // BraveLlmContextResultGroundingMapItem is an item of BraveLlmContextResultGroundingMap.
@@ -392,7 +419,11 @@ type BraveLlmContextResultGroundingMapItem struct {
 	Snippets []string `json:"snippets"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveLlmContextResultGroundingMapItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *BraveLlmContextResultGroundingMapItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BraveLlmContextResultGroundingMapItem) Validate() error { return types.Validate(v) }
 
 // BraveLlmContextResultSourcesValue is the schema at #/properties/sources/additionalProperties.
@@ -413,7 +444,11 @@ type BraveLlmContextResultSourcesValue struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveLlmContextResultSourcesValue) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *BraveLlmContextResultSourcesValue) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BraveLlmContextResultSourcesValue) Validate() error { return types.Validate(v) }
 
 // BraveLlmContextResultSourcesValueThumbnail is the type of BraveLlmContextResultSourcesValue.Thumbnail.
@@ -426,7 +461,13 @@ type BraveLlmContextResultSourcesValueThumbnail struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveLlmContextResultSourcesValueThumbnail) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *BraveLlmContextResultSourcesValueThumbnail) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BraveLlmContextResultSourcesValueThumbnail) Validate() error { return types.Validate(v) }
 
 // BraveLocalSearchArgs is the argument object of the tool "brave_local_search".
@@ -481,8 +522,10 @@ type BraveLocalSearchArgs struct {
 	Summary *bool `json:"summary,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v BraveLocalSearchArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveLocalSearchArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *BraveLocalSearchArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v BraveLocalSearchArgs) Validate() error                  { return types.Validate(v) }
 
 // Country is the type of BraveLocalSearchArgs.Country and BraveWebSearchArgs.Country.
 type Country string
@@ -726,8 +769,10 @@ type BraveNewsSearchArgs struct {
 	Goggles *Goggles `json:"goggles,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v BraveNewsSearchArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveNewsSearchArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *BraveNewsSearchArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v BraveNewsSearchArgs) Validate() error                  { return types.Validate(v) }
 
 // BraveNewsSearchArgsSafesearch is the type of BraveNewsSearchArgs.Safesearch and BraveVideoSearchArgs.Safesearch.
 type BraveNewsSearchArgsSafesearch string
@@ -780,8 +825,10 @@ type BravePlaceSearchArgs struct {
 	UserAgent *string `json:"user-agent,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v BravePlaceSearchArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *BravePlaceSearchArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v BravePlaceSearchArgs) Validate() error                  { return types.Validate(v) }
 
 // BravePlaceSearchArgsCountry is the type of BravePlaceSearchArgs.Country.
 type BravePlaceSearchArgsCountry string
@@ -981,8 +1028,10 @@ type BravePlaceSearchResult struct {
 	Location *BravePlaceSearchResultLocation `json:"location,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v BravePlaceSearchResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *BravePlaceSearchResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v BravePlaceSearchResult) Validate() error                  { return types.Validate(v) }
 
 // BravePlaceSearchResultType is the type of BravePlaceSearchResult.Type.
 type BravePlaceSearchResultType string
@@ -1007,7 +1056,11 @@ type BravePlaceSearchResultQuery struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultQuery) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *BravePlaceSearchResultQuery) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultQuery) Validate() error { return types.Validate(v) }
 
 // BravePlaceSearchResultResultsItem is an item of BravePlaceSearchResultResults.
@@ -1082,7 +1135,11 @@ type BravePlaceSearchResultResultsItem struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultResultsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *BravePlaceSearchResultResultsItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultResultsItem) Validate() error { return types.Validate(v) }
 
 // Profile is the type of BravePlaceSearchResultResultsItem.Profile, BravePlaceSearchResultResultsItemResultsItem.Profile, BravePlaceSearchResultResultsItem.Profile, BravePlaceSearchResultResultsItemResultsItem.Profile, BravePlaceSearchResultResultsItem.Profile, BravePlaceSearchResultResultsItemResultsItem.Profile, BravePlaceSearchResultResultsItem.Profile, BravePlaceSearchResultResultsItemResultsItem.Profile, BravePlaceSearchResultResultsItem.Profile and BravePlaceSearchResultResultsItemResultsItem.Profile.
@@ -1096,8 +1153,10 @@ type Profile struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Profile) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Profile) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Profile) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Profile) Validate() error                  { return types.Validate(v) }
 
 // Type is the type of BravePlaceSearchResultResultsItem.Type, BravePlaceSearchResultResultsItem.Type, BravePlaceSearchResultResultsItem.Type, BravePlaceSearchResultResultsItem.Type and BravePlaceSearchResultResultsItem.Type.
 type Type string
@@ -1120,15 +1179,10 @@ type Coordinates struct {
 	Rest []json.RawMessage
 }
 
-// MarshalJSON encodes v as its schema says (a JSON array),
-// so that encoding/json writes it right inside any value.
-func (v Coordinates) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Coordinates) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Coordinates) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v Coordinates) Validate() error { return types.Validate(v) }
+func (v Coordinates) Validate() error                  { return types.Validate(v) }
 
 // Thumbnail is the type of BravePlaceSearchResultResultsItem.Thumbnail, BravePlaceSearchResultResultsItem.Thumbnail, BravePlaceSearchResultResultsItem.Thumbnail, BravePlaceSearchResultResultsItem.Thumbnail and BravePlaceSearchResultResultsItem.Thumbnail.
 type Thumbnail struct {
@@ -1156,8 +1210,10 @@ type Thumbnail struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Thumbnail) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Thumbnail) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Thumbnail) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Thumbnail) Validate() error                  { return types.Validate(v) }
 
 // PostalAddress is the type of BravePlaceSearchResultResultsItem.PostalAddress, BravePlaceSearchResultResultsItem.PostalAddress, BravePlaceSearchResultResultsItem.PostalAddress, BravePlaceSearchResultResultsItem.PostalAddress and BravePlaceSearchResultResultsItem.PostalAddress.
 type PostalAddress struct {
@@ -1178,8 +1234,10 @@ type PostalAddress struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v PostalAddress) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v PostalAddress) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *PostalAddress) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v PostalAddress) Validate() error                  { return types.Validate(v) }
 
 // BravePlaceSearchResultResultsItemPostalAddressType is the type of PostalAddress.Type, PostalAddress.Type, PostalAddress.Type, BravePlaceSearchResultAddressesItemPostalAddress.Type, PostalAddress.Type, PostalAddress.Type and BravePlaceSearchResultAddressesItemPostalAddress.Type.
 type BravePlaceSearchResultResultsItemPostalAddressType string
@@ -1204,8 +1262,10 @@ type OpeningHours struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v OpeningHours) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v OpeningHours) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *OpeningHours) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v OpeningHours) Validate() error                  { return types.Validate(v) }
 
 // BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem is an item of BravePlaceSearchResultResultsItemOpeningHoursCurrentDay.
 type BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem struct {
@@ -1221,7 +1281,13 @@ type BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem) Validate() error {
 	return types.Validate(v)
 }
@@ -1234,15 +1300,10 @@ type Days struct {
 	Array  []BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v Days) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Days) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Days) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v Days) Validate() error { return types.Validate(v) }
+func (v Days) Validate() error                  { return types.Validate(v) }
 
 // Contact is the type of BravePlaceSearchResultResultsItem.Contact, BravePlaceSearchResultResultsItem.Contact, BravePlaceSearchResultResultsItem.Contact, BravePlaceSearchResultResultsItem.Contact and BravePlaceSearchResultResultsItem.Contact.
 type Contact struct {
@@ -1254,8 +1315,10 @@ type Contact struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Contact) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Contact) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Contact) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Contact) Validate() error                  { return types.Validate(v) }
 
 // Rating is the type of BravePlaceSearchResultResultsItem.Rating, BravePlaceSearchResultResultsItem.Rating, BravePlaceSearchResultResultsItem.Rating, BravePlaceSearchResultResultsItem.Rating and BravePlaceSearchResultResultsItem.Rating.
 type Rating struct {
@@ -1272,8 +1335,10 @@ type Rating struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Rating) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Rating) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Rating) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Rating) Validate() error                  { return types.Validate(v) }
 
 // BravePlaceSearchResultResultsItemRatingProfile is the type of Rating.Profile.
 type BravePlaceSearchResultResultsItemRatingProfile struct {
@@ -1286,7 +1351,13 @@ type BravePlaceSearchResultResultsItemRatingProfile struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultResultsItemRatingProfile) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *BravePlaceSearchResultResultsItemRatingProfile) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultResultsItemRatingProfile) Validate() error { return types.Validate(v) }
 
 // Distance is the type of BravePlaceSearchResultResultsItem.Distance, BravePlaceSearchResultResultsItem.Distance, BravePlaceSearchResultResultsItem.Distance, BravePlaceSearchResultAddressesItem.Distance, BravePlaceSearchResultResultsItem.Distance, BravePlaceSearchResultResultsItem.Distance and BravePlaceSearchResultAddressesItem.Distance.
@@ -1299,8 +1370,10 @@ type Distance struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Distance) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Distance) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Distance) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Distance) Validate() error                  { return types.Validate(v) }
 
 // Reviews is the type of BravePlaceSearchResultResultsItem.Reviews, BravePlaceSearchResultResultsItem.Reviews, BravePlaceSearchResultResultsItem.Reviews, BravePlaceSearchResultResultsItem.Reviews and BravePlaceSearchResultResultsItem.Reviews.
 type Reviews struct {
@@ -1314,8 +1387,10 @@ type Reviews struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Reviews) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Reviews) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Reviews) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Reviews) Validate() error                  { return types.Validate(v) }
 
 // Results is an item of BravePlaceSearchResultResultsItemReviewsResults.
 type Results struct {
@@ -1331,8 +1406,10 @@ type Results struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Results) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Results) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Results) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Results) Validate() error                  { return types.Validate(v) }
 
 // BravePlaceSearchResultResultsItemReviewsResultsItemRating is the type of Results.Rating, Results.Rating, Results.Rating, Results.Rating and Results.Rating.
 type BravePlaceSearchResultResultsItemReviewsResultsItemRating struct {
@@ -1349,7 +1426,13 @@ type BravePlaceSearchResultResultsItemReviewsResultsItemRating struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultResultsItemReviewsResultsItemRating) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *BravePlaceSearchResultResultsItemReviewsResultsItemRating) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultResultsItemReviewsResultsItemRating) Validate() error {
 	return types.Validate(v)
 }
@@ -1364,8 +1447,10 @@ type Pictures struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Pictures) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Pictures) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Pictures) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Pictures) Validate() error                  { return types.Validate(v) }
 
 // BravePlaceSearchResultResultsItemPicturesResultsItem is an item of BravePlaceSearchResultResultsItemPicturesResults.
 type BravePlaceSearchResultResultsItemPicturesResultsItem struct {
@@ -1393,7 +1478,13 @@ type BravePlaceSearchResultResultsItemPicturesResultsItem struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultResultsItemPicturesResultsItem) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *BravePlaceSearchResultResultsItemPicturesResultsItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultResultsItemPicturesResultsItem) Validate() error {
 	return types.Validate(v)
 }
@@ -1408,8 +1499,10 @@ type Action struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Action) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Action) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Action) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Action) Validate() error                  { return types.Validate(v) }
 
 // BravePlaceSearchResultResultsItemResultsItem is an item of BravePlaceSearchResultResultsItemResults.
 type BravePlaceSearchResultResultsItemResultsItem struct {
@@ -1440,7 +1533,13 @@ type BravePlaceSearchResultResultsItemResultsItem struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultResultsItemResultsItem) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *BravePlaceSearchResultResultsItemResultsItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultResultsItemResultsItem) Validate() error { return types.Validate(v) }
 
 // MetaURL is the type of BravePlaceSearchResultResultsItemResultsItem.MetaURL, BravePlaceSearchResultResultsItemResultsItem.MetaURL, BravePlaceSearchResultResultsItemResultsItem.MetaURL, BravePlaceSearchResultResultsItemResultsItem.MetaURL and BravePlaceSearchResultResultsItemResultsItem.MetaURL.
@@ -1459,8 +1558,10 @@ type MetaURL struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v MetaURL) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v MetaURL) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *MetaURL) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v MetaURL) Validate() error                  { return types.Validate(v) }
 
 // BravePlaceSearchResultCitiesItem is an item of BravePlaceSearchResultCities.
 type BravePlaceSearchResultCitiesItem struct {
@@ -1477,7 +1578,11 @@ type BravePlaceSearchResultCitiesItem struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultCitiesItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *BravePlaceSearchResultCitiesItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultCitiesItem) Validate() error { return types.Validate(v) }
 
 // BravePlaceSearchResultCitiesItemType is the type of BravePlaceSearchResultCitiesItem.Type.
@@ -1501,18 +1606,13 @@ type BravePlaceSearchResultCitiesItemCoordinates struct {
 	Rest []json.RawMessage
 }
 
-// MarshalJSON encodes v as its schema says (a JSON array),
-// so that encoding/json writes it right inside any value.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
 func (v BravePlaceSearchResultCitiesItemCoordinates) MarshalJSON() ([]byte, error) {
 	return types.Marshal(v)
 }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
 func (v *BravePlaceSearchResultCitiesItemCoordinates) UnmarshalJSON(data []byte) error {
 	return types.Unmarshal(data, v)
 }
-
-// Validate checks v against the JSON Schema it was generated from.
 func (v BravePlaceSearchResultCitiesItemCoordinates) Validate() error { return types.Validate(v) }
 
 // BravePlaceSearchResultCitiesItemThumbnail is the type of BravePlaceSearchResultCitiesItem.Thumbnail.
@@ -1541,7 +1641,13 @@ type BravePlaceSearchResultCitiesItemThumbnail struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultCitiesItemThumbnail) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *BravePlaceSearchResultCitiesItemThumbnail) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultCitiesItemThumbnail) Validate() error { return types.Validate(v) }
 
 // BravePlaceSearchResultAddressesItem is an item of BravePlaceSearchResultAddresses.
@@ -1566,7 +1672,11 @@ type BravePlaceSearchResultAddressesItem struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultAddressesItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *BravePlaceSearchResultAddressesItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultAddressesItem) Validate() error { return types.Validate(v) }
 
 // BravePlaceSearchResultAddressesItemType is the type of BravePlaceSearchResultAddressesItem.Type and BravePlaceSearchResultAddressesItem.Type.
@@ -1591,18 +1701,13 @@ type BravePlaceSearchResultAddressesItemCoordinates struct {
 	Rest []json.RawMessage
 }
 
-// MarshalJSON encodes v as its schema says (a JSON array),
-// so that encoding/json writes it right inside any value.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
 func (v BravePlaceSearchResultAddressesItemCoordinates) MarshalJSON() ([]byte, error) {
 	return types.Marshal(v)
 }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
 func (v *BravePlaceSearchResultAddressesItemCoordinates) UnmarshalJSON(data []byte) error {
 	return types.Unmarshal(data, v)
 }
-
-// Validate checks v against the JSON Schema it was generated from.
 func (v BravePlaceSearchResultAddressesItemCoordinates) Validate() error { return types.Validate(v) }
 
 // BravePlaceSearchResultAddressesItemPostalAddress is the type of BravePlaceSearchResultAddressesItem.PostalAddress and BravePlaceSearchResultAddressesItem.PostalAddress.
@@ -1624,7 +1729,13 @@ type BravePlaceSearchResultAddressesItemPostalAddress struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultAddressesItemPostalAddress) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *BravePlaceSearchResultAddressesItemPostalAddress) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultAddressesItemPostalAddress) Validate() error { return types.Validate(v) }
 
 // BravePlaceSearchResultLocation is the type of BravePlaceSearchResult.Location.
@@ -1639,7 +1750,11 @@ type BravePlaceSearchResultLocation struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BravePlaceSearchResultLocation) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *BravePlaceSearchResultLocation) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v BravePlaceSearchResultLocation) Validate() error { return types.Validate(v) }
 
 // BravePlaceSearchResultLocationCoordinates is the type of BravePlaceSearchResultLocation.Coordinates.
@@ -1652,18 +1767,13 @@ type BravePlaceSearchResultLocationCoordinates struct {
 	Rest []json.RawMessage
 }
 
-// MarshalJSON encodes v as its schema says (a JSON array),
-// so that encoding/json writes it right inside any value.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
 func (v BravePlaceSearchResultLocationCoordinates) MarshalJSON() ([]byte, error) {
 	return types.Marshal(v)
 }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
 func (v *BravePlaceSearchResultLocationCoordinates) UnmarshalJSON(data []byte) error {
 	return types.Unmarshal(data, v)
 }
-
-// Validate checks v against the JSON Schema it was generated from.
 func (v BravePlaceSearchResultLocationCoordinates) Validate() error { return types.Validate(v) }
 
 // BraveSummarizerArgs is the argument object of the tool "brave_summarizer".
@@ -1680,8 +1790,10 @@ type BraveSummarizerArgs struct {
 	InlineReferences *bool `json:"inline_references,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v BraveSummarizerArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveSummarizerArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *BraveSummarizerArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v BraveSummarizerArgs) Validate() error                  { return types.Validate(v) }
 
 // BraveVideoSearchArgs is the argument object of the tool "brave_video_search".
 type BraveVideoSearchArgs struct {
@@ -1719,8 +1831,10 @@ type BraveVideoSearchArgs struct {
 	Freshness *string `json:"freshness,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v BraveVideoSearchArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveVideoSearchArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *BraveVideoSearchArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v BraveVideoSearchArgs) Validate() error                  { return types.Validate(v) }
 
 // BraveWebSearchArgs is the argument object of the tool "brave_web_search".
 type BraveWebSearchArgs struct {
@@ -1774,8 +1888,10 @@ type BraveWebSearchArgs struct {
 	Summary *bool `json:"summary,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v BraveWebSearchArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v BraveWebSearchArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *BraveWebSearchArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v BraveWebSearchArgs) Validate() error                  { return types.Validate(v) }
 
 // types describes the named types above to composition: where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
@@ -1858,12 +1974,13 @@ var types = composition.NewTypes(schemas,
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). encoding/json sees
-// the plain structs only.
+// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal).
+// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

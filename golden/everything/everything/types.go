@@ -12,8 +12,10 @@ type EchoArgs struct {
 	Message string `json:"message"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v EchoArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v EchoArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *EchoArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v EchoArgs) Validate() error                  { return types.Validate(v) }
 
 // GetAnnotatedMessageArgs is the argument object of the tool "get-annotated-message".
 type GetAnnotatedMessageArgs struct {
@@ -25,8 +27,10 @@ type GetAnnotatedMessageArgs struct {
 	IncludeImage *bool `json:"includeImage,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetAnnotatedMessageArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetAnnotatedMessageArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetAnnotatedMessageArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetAnnotatedMessageArgs) Validate() error                  { return types.Validate(v) }
 
 // GetAnnotatedMessageArgsMessageType is the type of GetAnnotatedMessageArgs.MessageType.
 type GetAnnotatedMessageArgsMessageType string
@@ -49,8 +53,10 @@ type GetResourceLinksArgs struct {
 	Count *float64 `json:"count,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetResourceLinksArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetResourceLinksArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetResourceLinksArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetResourceLinksArgs) Validate() error                  { return types.Validate(v) }
 
 // GetResourceReferenceArgs is the argument object of the tool "get-resource-reference".
 type GetResourceReferenceArgs struct {
@@ -62,8 +68,10 @@ type GetResourceReferenceArgs struct {
 	ResourceID *float64 `json:"resourceId,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetResourceReferenceArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetResourceReferenceArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetResourceReferenceArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetResourceReferenceArgs) Validate() error                  { return types.Validate(v) }
 
 // GetResourceReferenceArgsResourceType is the type of GetResourceReferenceArgs.ResourceType.
 type GetResourceReferenceArgsResourceType string
@@ -83,8 +91,10 @@ type GetStructuredContentArgs struct {
 	Location GetStructuredContentArgsLocation `json:"location"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetStructuredContentArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetStructuredContentArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetStructuredContentArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetStructuredContentArgs) Validate() error                  { return types.Validate(v) }
 
 // GetStructuredContentArgsLocation is the type of GetStructuredContentArgs.Location.
 type GetStructuredContentArgsLocation string
@@ -109,7 +119,11 @@ type GetStructuredContentResult struct {
 	Humidity float64 `json:"humidity"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetStructuredContentResult) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *GetStructuredContentResult) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v GetStructuredContentResult) Validate() error { return types.Validate(v) }
 
 // GetSumArgs is the argument object of the tool "get-sum".
@@ -120,8 +134,10 @@ type GetSumArgs struct {
 	B float64 `json:"b"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetSumArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetSumArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetSumArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetSumArgs) Validate() error                  { return types.Validate(v) }
 
 // GzipFileAsResourceArgs is the argument object of the tool "gzip-file-as-resource".
 type GzipFileAsResourceArgs struct {
@@ -139,8 +155,10 @@ type GzipFileAsResourceArgs struct {
 	OutputType *GzipFileAsResourceArgsOutputType `json:"outputType,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GzipFileAsResourceArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GzipFileAsResourceArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GzipFileAsResourceArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GzipFileAsResourceArgs) Validate() error                  { return types.Validate(v) }
 
 // GzipFileAsResourceArgsOutputType is the type of GzipFileAsResourceArgs.OutputType.
 type GzipFileAsResourceArgsOutputType string
@@ -164,8 +182,10 @@ type SimulateResearchQueryArgs struct {
 	Ambiguous *bool `json:"ambiguous,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SimulateResearchQueryArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SimulateResearchQueryArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SimulateResearchQueryArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SimulateResearchQueryArgs) Validate() error                  { return types.Validate(v) }
 
 // TriggerLongRunningOperationArgs is the argument object of the tool "trigger-long-running-operation".
 type TriggerLongRunningOperationArgs struct {
@@ -179,7 +199,11 @@ type TriggerLongRunningOperationArgs struct {
 	Steps *float64 `json:"steps,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v TriggerLongRunningOperationArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *TriggerLongRunningOperationArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v TriggerLongRunningOperationArgs) Validate() error { return types.Validate(v) }
 
 // types describes the named types above to composition: where each one's
@@ -203,12 +227,13 @@ var types = composition.NewTypes(schemas,
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). encoding/json sees
-// the plain structs only.
+// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal).
+// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

@@ -24,8 +24,10 @@ type ActionsGetArgs struct {
 	ResourceID string `json:"resource_id"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ActionsGetArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ActionsGetArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ActionsGetArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ActionsGetArgs) Validate() error                  { return types.Validate(v) }
 
 // ActionsGetArgsMethod is the type of ActionsGetArgs.Method.
 type ActionsGetArgsMethod string
@@ -66,8 +68,10 @@ type ActionsListArgs struct {
 	WorkflowRunsFilter *ActionsListArgsWorkflowRunsFilter `json:"workflow_runs_filter,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ActionsListArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ActionsListArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ActionsListArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ActionsListArgs) Validate() error                  { return types.Validate(v) }
 
 // ActionsListArgsMethod is the type of ActionsListArgs.Method.
 type ActionsListArgsMethod string
@@ -89,7 +93,11 @@ type ActionsListArgsWorkflowJobsFilter struct {
 	Filter *ActionsListArgsWorkflowJobsFilterFilter `json:"filter,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ActionsListArgsWorkflowJobsFilter) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ActionsListArgsWorkflowJobsFilter) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ActionsListArgsWorkflowJobsFilter) Validate() error { return types.Validate(v) }
 
 // ActionsListArgsWorkflowJobsFilterFilter is the type of ActionsListArgsWorkflowJobsFilter.Filter.
@@ -116,7 +124,11 @@ type ActionsListArgsWorkflowRunsFilter struct {
 	Status *ActionsListArgsWorkflowRunsFilterStatus `json:"status,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ActionsListArgsWorkflowRunsFilter) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ActionsListArgsWorkflowRunsFilter) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ActionsListArgsWorkflowRunsFilter) Validate() error { return types.Validate(v) }
 
 // ActionsListArgsWorkflowRunsFilterEvent is the type of ActionsListArgsWorkflowRunsFilter.Event.
@@ -194,8 +206,10 @@ type ActionsRunTriggerArgs struct {
 	WorkflowID *string `json:"workflow_id,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ActionsRunTriggerArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ActionsRunTriggerArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ActionsRunTriggerArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ActionsRunTriggerArgs) Validate() error                  { return types.Validate(v) }
 
 // ActionsRunTriggerArgsMethod is the type of ActionsRunTriggerArgs.Method.
 type ActionsRunTriggerArgsMethod string
@@ -236,7 +250,11 @@ type AddCommentToPendingReviewArgs struct {
 	SubjectType AddCommentToPendingReviewArgsSubjectType `json:"subjectType"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AddCommentToPendingReviewArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *AddCommentToPendingReviewArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v AddCommentToPendingReviewArgs) Validate() error { return types.Validate(v) }
 
 // AddCommentToPendingReviewArgsSide is the type of AddCommentToPendingReviewArgs.Side.
@@ -291,8 +309,10 @@ type AddIssueCommentArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v AddIssueCommentArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AddIssueCommentArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *AddIssueCommentArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v AddIssueCommentArgs) Validate() error                  { return types.Validate(v) }
 
 // Reaction is the type of AddIssueCommentArgs.Reaction and AddReplyToPullRequestCommentArgs.Reaction.
 type Reaction string
@@ -328,7 +348,11 @@ type AddReplyToPullRequestCommentArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AddReplyToPullRequestCommentArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *AddReplyToPullRequestCommentArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v AddReplyToPullRequestCommentArgs) Validate() error { return types.Validate(v) }
 
 // AssignCopilotToIssueArgs is the argument object of the tool "assign_copilot_to_issue".
@@ -345,8 +369,10 @@ type AssignCopilotToIssueArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v AssignCopilotToIssueArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AssignCopilotToIssueArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *AssignCopilotToIssueArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v AssignCopilotToIssueArgs) Validate() error                  { return types.Validate(v) }
 
 // AssignCopilotToIssueWithIntentArgs is the argument object of the tool "assign_copilot_to_issue_with_intent".
 type AssignCopilotToIssueWithIntentArgs struct {
@@ -368,7 +394,11 @@ type AssignCopilotToIssueWithIntentArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AssignCopilotToIssueWithIntentArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *AssignCopilotToIssueWithIntentArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v AssignCopilotToIssueWithIntentArgs) Validate() error { return types.Validate(v) }
 
 // AssignCopilotToIssueWithIntentArgsConfidence is the type of AssignCopilotToIssueWithIntentArgs.Confidence.
@@ -396,8 +426,10 @@ type CreateBranchArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreateBranchArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateBranchArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *CreateBranchArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v CreateBranchArgs) Validate() error                  { return types.Validate(v) }
 
 // CreateGistArgs is the argument object of the tool "create_gist".
 type CreateGistArgs struct {
@@ -413,8 +445,10 @@ type CreateGistArgs struct {
 	Public *bool `json:"public,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreateGistArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateGistArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *CreateGistArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v CreateGistArgs) Validate() error                  { return types.Validate(v) }
 
 // CreateOrUpdateFileArgs is the argument object of the tool "create_or_update_file".
 type CreateOrUpdateFileArgs struct {
@@ -434,8 +468,10 @@ type CreateOrUpdateFileArgs struct {
 	SHA *string `json:"sha,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreateOrUpdateFileArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateOrUpdateFileArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *CreateOrUpdateFileArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v CreateOrUpdateFileArgs) Validate() error                  { return types.Validate(v) }
 
 // CreatePullRequestArgs is the argument object of the tool "create_pull_request".
 type CreatePullRequestArgs struct {
@@ -459,8 +495,10 @@ type CreatePullRequestArgs struct {
 	Title string `json:"title"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreatePullRequestArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreatePullRequestArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *CreatePullRequestArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v CreatePullRequestArgs) Validate() error                  { return types.Validate(v) }
 
 // CreateRepositoryArgs is the argument object of the tool "create_repository".
 type CreateRepositoryArgs struct {
@@ -478,8 +516,10 @@ type CreateRepositoryArgs struct {
 	Private *bool `json:"private,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreateRepositoryArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateRepositoryArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *CreateRepositoryArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v CreateRepositoryArgs) Validate() error                  { return types.Validate(v) }
 
 // DeleteFileArgs is the argument object of the tool "delete_file".
 type DeleteFileArgs struct {
@@ -495,8 +535,10 @@ type DeleteFileArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v DeleteFileArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DeleteFileArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DeleteFileArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DeleteFileArgs) Validate() error                  { return types.Validate(v) }
 
 // DiscussionCommentWriteArgs is the argument object of the tool "discussion_comment_write".
 type DiscussionCommentWriteArgs struct {
@@ -521,7 +563,11 @@ type DiscussionCommentWriteArgs struct {
 	Repo *string `json:"repo,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DiscussionCommentWriteArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *DiscussionCommentWriteArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v DiscussionCommentWriteArgs) Validate() error { return types.Validate(v) }
 
 // DiscussionCommentWriteArgsMethod is the type of DiscussionCommentWriteArgs.Method.
@@ -548,8 +594,10 @@ type DismissNotificationArgs struct {
 	ThreadID string `json:"threadID"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v DismissNotificationArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DismissNotificationArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DismissNotificationArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DismissNotificationArgs) Validate() error                  { return types.Validate(v) }
 
 // DismissNotificationArgsState is the type of DismissNotificationArgs.State.
 type DismissNotificationArgsState string
@@ -573,8 +621,10 @@ type ForkRepositoryArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ForkRepositoryArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ForkRepositoryArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ForkRepositoryArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ForkRepositoryArgs) Validate() error                  { return types.Validate(v) }
 
 // GetCodeQualityFindingArgs is the argument object of the tool "get_code_quality_finding".
 type GetCodeQualityFindingArgs struct {
@@ -586,8 +636,10 @@ type GetCodeQualityFindingArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetCodeQualityFindingArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetCodeQualityFindingArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetCodeQualityFindingArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetCodeQualityFindingArgs) Validate() error                  { return types.Validate(v) }
 
 // GetCodeScanningAlertArgs is the argument object of the tool "get_code_scanning_alert".
 type GetCodeScanningAlertArgs struct {
@@ -599,8 +651,10 @@ type GetCodeScanningAlertArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetCodeScanningAlertArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetCodeScanningAlertArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetCodeScanningAlertArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetCodeScanningAlertArgs) Validate() error                  { return types.Validate(v) }
 
 // GetCommitArgs is the argument object of the tool "get_commit".
 type GetCommitArgs struct {
@@ -620,8 +674,10 @@ type GetCommitArgs struct {
 	SHA string `json:"sha"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetCommitArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetCommitArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetCommitArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetCommitArgs) Validate() error                  { return types.Validate(v) }
 
 // GetCommitArgsDetail is the type of GetCommitArgs.Detail.
 type GetCommitArgsDetail string
@@ -646,8 +702,10 @@ type GetDependabotAlertArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetDependabotAlertArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetDependabotAlertArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetDependabotAlertArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetDependabotAlertArgs) Validate() error                  { return types.Validate(v) }
 
 // GetDiscussionArgs is the argument object of the tool "get_discussion".
 type GetDiscussionArgs struct {
@@ -659,8 +717,10 @@ type GetDiscussionArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetDiscussionArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetDiscussionArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetDiscussionArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetDiscussionArgs) Validate() error                  { return types.Validate(v) }
 
 // GetDiscussionCommentsArgs is the argument object of the tool "get_discussion_comments".
 type GetDiscussionCommentsArgs struct {
@@ -678,8 +738,10 @@ type GetDiscussionCommentsArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetDiscussionCommentsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetDiscussionCommentsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetDiscussionCommentsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetDiscussionCommentsArgs) Validate() error                  { return types.Validate(v) }
 
 // GetFileContentsArgs is the argument object of the tool "get_file_contents".
 type GetFileContentsArgs struct {
@@ -699,8 +761,10 @@ type GetFileContentsArgs struct {
 	SHA *string `json:"sha,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetFileContentsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetFileContentsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetFileContentsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetFileContentsArgs) Validate() error                  { return types.Validate(v) }
 
 // GetFileContentsArgsFieldsItem is an item of GetFileContentsArgsFields.
 type GetFileContentsArgsFieldsItem string
@@ -727,8 +791,10 @@ type GetGistArgs struct {
 	GistID string `json:"gist_id"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetGistArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetGistArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetGistArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetGistArgs) Validate() error                  { return types.Validate(v) }
 
 // GetGlobalSecurityAdvisoryArgs is the argument object of the tool "get_global_security_advisory".
 type GetGlobalSecurityAdvisoryArgs struct {
@@ -736,7 +802,11 @@ type GetGlobalSecurityAdvisoryArgs struct {
 	GhsaID string `json:"ghsaId"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetGlobalSecurityAdvisoryArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *GetGlobalSecurityAdvisoryArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v GetGlobalSecurityAdvisoryArgs) Validate() error { return types.Validate(v) }
 
 // GetJobLogsArgs is the argument object of the tool "get_job_logs".
@@ -759,8 +829,10 @@ type GetJobLogsArgs struct {
 	TailLines *float64 `json:"tail_lines,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetJobLogsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetJobLogsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetJobLogsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetJobLogsArgs) Validate() error                  { return types.Validate(v) }
 
 // GetLabelArgs is the argument object of the tool "get_label".
 type GetLabelArgs struct {
@@ -772,8 +844,10 @@ type GetLabelArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetLabelArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetLabelArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetLabelArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetLabelArgs) Validate() error                  { return types.Validate(v) }
 
 // GetLatestReleaseArgs is the argument object of the tool "get_latest_release".
 type GetLatestReleaseArgs struct {
@@ -783,8 +857,10 @@ type GetLatestReleaseArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetLatestReleaseArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetLatestReleaseArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetLatestReleaseArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetLatestReleaseArgs) Validate() error                  { return types.Validate(v) }
 
 // GetNotificationDetailsArgs is the argument object of the tool "get_notification_details".
 type GetNotificationDetailsArgs struct {
@@ -792,7 +868,11 @@ type GetNotificationDetailsArgs struct {
 	NotificationID string `json:"notificationID"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetNotificationDetailsArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *GetNotificationDetailsArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v GetNotificationDetailsArgs) Validate() error { return types.Validate(v) }
 
 // GetReleaseByTagArgs is the argument object of the tool "get_release_by_tag".
@@ -805,8 +885,10 @@ type GetReleaseByTagArgs struct {
 	Tag string `json:"tag"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetReleaseByTagArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetReleaseByTagArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetReleaseByTagArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetReleaseByTagArgs) Validate() error                  { return types.Validate(v) }
 
 // GetRepositoryTreeArgs is the argument object of the tool "get_repository_tree".
 type GetRepositoryTreeArgs struct {
@@ -824,8 +906,10 @@ type GetRepositoryTreeArgs struct {
 	TreeSHA *string `json:"tree_sha,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetRepositoryTreeArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetRepositoryTreeArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetRepositoryTreeArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetRepositoryTreeArgs) Validate() error                  { return types.Validate(v) }
 
 // GetSecretScanningAlertArgs is the argument object of the tool "get_secret_scanning_alert".
 type GetSecretScanningAlertArgs struct {
@@ -837,7 +921,11 @@ type GetSecretScanningAlertArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetSecretScanningAlertArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *GetSecretScanningAlertArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v GetSecretScanningAlertArgs) Validate() error { return types.Validate(v) }
 
 // GetTagArgs is the argument object of the tool "get_tag".
@@ -850,8 +938,10 @@ type GetTagArgs struct {
 	Tag string `json:"tag"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetTagArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetTagArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetTagArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetTagArgs) Validate() error                  { return types.Validate(v) }
 
 // GetTeamMembersArgs is the argument object of the tool "get_team_members".
 type GetTeamMembersArgs struct {
@@ -861,8 +951,10 @@ type GetTeamMembersArgs struct {
 	TeamSlug string `json:"team_slug"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetTeamMembersArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetTeamMembersArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetTeamMembersArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetTeamMembersArgs) Validate() error                  { return types.Validate(v) }
 
 // GetTeamsArgs is the argument object of the tool "get_teams".
 type GetTeamsArgs struct {
@@ -870,8 +962,10 @@ type GetTeamsArgs struct {
 	User *string `json:"user,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GetTeamsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GetTeamsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GetTeamsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GetTeamsArgs) Validate() error                  { return types.Validate(v) }
 
 // IssueReadArgs is the argument object of the tool "issue_read".
 type IssueReadArgs struct {
@@ -895,8 +989,10 @@ type IssueReadArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v IssueReadArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v IssueReadArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *IssueReadArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v IssueReadArgs) Validate() error                  { return types.Validate(v) }
 
 // IssueReadArgsMethod is the type of IssueReadArgs.Method.
 type IssueReadArgsMethod string
@@ -948,8 +1044,10 @@ type IssueWriteArgs struct {
 	Type composition.Nullable[string] `json:"type,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v IssueWriteArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v IssueWriteArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *IssueWriteArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v IssueWriteArgs) Validate() error                  { return types.Validate(v) }
 
 // IssueWriteArgsIssueFieldsItem is an item of IssueWriteArgsIssueFields.
 type IssueWriteArgsIssueFieldsItem struct {
@@ -963,7 +1061,11 @@ type IssueWriteArgsIssueFieldsItem struct {
 	Value *IssueWriteArgsIssueFieldsItemValue `json:"value,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v IssueWriteArgsIssueFieldsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *IssueWriteArgsIssueFieldsItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v IssueWriteArgsIssueFieldsItem) Validate() error { return types.Validate(v) }
 
 // IssueWriteArgsIssueFieldsItemDelete is the type of IssueWriteArgsIssueFieldsItem.Delete.
@@ -986,16 +1088,11 @@ type IssueWriteArgsIssueFieldsItemValue struct {
 	Bool   *bool
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
 func (v IssueWriteArgsIssueFieldsItemValue) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
 func (v *IssueWriteArgsIssueFieldsItemValue) UnmarshalJSON(data []byte) error {
 	return types.Unmarshal(data, v)
 }
-
-// Validate checks v against the JSON Schema it was generated from.
 func (v IssueWriteArgsIssueFieldsItemValue) Validate() error { return types.Validate(v) }
 
 // IssueWriteArgsMethod is the type of IssueWriteArgs.Method.
@@ -1053,8 +1150,10 @@ type LabelWriteArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v LabelWriteArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v LabelWriteArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *LabelWriteArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v LabelWriteArgs) Validate() error                  { return types.Validate(v) }
 
 // LabelWriteArgsMethod is the type of LabelWriteArgs.Method.
 type LabelWriteArgsMethod string
@@ -1081,8 +1180,10 @@ type ListBranchesArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListBranchesArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListBranchesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListBranchesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListBranchesArgs) Validate() error                  { return types.Validate(v) }
 
 // ListCodeScanningAlertsArgs is the argument object of the tool "list_code_scanning_alerts".
 type ListCodeScanningAlertsArgs struct {
@@ -1106,7 +1207,11 @@ type ListCodeScanningAlertsArgs struct {
 	ToolName *string `json:"tool_name,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListCodeScanningAlertsArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ListCodeScanningAlertsArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ListCodeScanningAlertsArgs) Validate() error { return types.Validate(v) }
 
 // ListCodeScanningAlertsArgsSeverity is the type of ListCodeScanningAlertsArgs.Severity.
@@ -1164,8 +1269,10 @@ type ListCommitsArgs struct {
 	Until *string `json:"until,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListCommitsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListCommitsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListCommitsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListCommitsArgs) Validate() error                  { return types.Validate(v) }
 
 // ListCommitsArgsFieldsItem is an item of ListCommitsArgsFields.
 type ListCommitsArgsFieldsItem string
@@ -1200,8 +1307,10 @@ type ListDependabotAlertsArgs struct {
 	State *ListDependabotAlertsArgsState `json:"state,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListDependabotAlertsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListDependabotAlertsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListDependabotAlertsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListDependabotAlertsArgs) Validate() error                  { return types.Validate(v) }
 
 // ListDependabotAlertsArgsSeverity is the type of ListDependabotAlertsArgs.Severity.
 type ListDependabotAlertsArgsSeverity string
@@ -1239,7 +1348,11 @@ type ListDiscussionCategoriesArgs struct {
 	Repo *string `json:"repo,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListDiscussionCategoriesArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ListDiscussionCategoriesArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ListDiscussionCategoriesArgs) Validate() error { return types.Validate(v) }
 
 // ListDiscussionsArgs is the argument object of the tool "list_discussions".
@@ -1260,8 +1373,10 @@ type ListDiscussionsArgs struct {
 	Repo *string `json:"repo,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListDiscussionsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListDiscussionsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListDiscussionsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListDiscussionsArgs) Validate() error                  { return types.Validate(v) }
 
 // ListDiscussionsArgsDirection is the type of ListDiscussionsArgs.Direction.
 type ListDiscussionsArgsDirection string
@@ -1299,8 +1414,10 @@ type ListGistsArgs struct {
 	Username *string `json:"username,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListGistsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListGistsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListGistsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListGistsArgs) Validate() error                  { return types.Validate(v) }
 
 // ListGlobalSecurityAdvisoriesArgs is the argument object of the tool "list_global_security_advisories".
 type ListGlobalSecurityAdvisoriesArgs struct {
@@ -1330,7 +1447,11 @@ type ListGlobalSecurityAdvisoriesArgs struct {
 	Updated *string `json:"updated,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListGlobalSecurityAdvisoriesArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ListGlobalSecurityAdvisoriesArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ListGlobalSecurityAdvisoriesArgs) Validate() error { return types.Validate(v) }
 
 // ListGlobalSecurityAdvisoriesArgsEcosystem is the type of ListGlobalSecurityAdvisoriesArgs.Ecosystem.
@@ -1391,8 +1512,10 @@ type ListIssueFieldsArgs struct {
 	Repo *string `json:"repo,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListIssueFieldsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListIssueFieldsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListIssueFieldsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListIssueFieldsArgs) Validate() error                  { return types.Validate(v) }
 
 // ListIssueTypesArgs is the argument object of the tool "list_issue_types".
 type ListIssueTypesArgs struct {
@@ -1402,8 +1525,10 @@ type ListIssueTypesArgs struct {
 	Repo *string `json:"repo,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListIssueTypesArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListIssueTypesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListIssueTypesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListIssueTypesArgs) Validate() error                  { return types.Validate(v) }
 
 // ListIssuesArgs is the argument object of the tool "list_issues".
 type ListIssuesArgs struct {
@@ -1431,8 +1556,10 @@ type ListIssuesArgs struct {
 	State *ListIssuesArgsState `json:"state,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListIssuesArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListIssuesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListIssuesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListIssuesArgs) Validate() error                  { return types.Validate(v) }
 
 // ListIssuesArgsDirection is the type of ListIssuesArgs.Direction.
 type ListIssuesArgsDirection string
@@ -1454,7 +1581,11 @@ type ListIssuesArgsFieldFiltersItem struct {
 	Value string `json:"value"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListIssuesArgsFieldFiltersItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ListIssuesArgsFieldFiltersItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ListIssuesArgsFieldFiltersItem) Validate() error { return types.Validate(v) }
 
 // ListIssuesArgsFieldsItem is an item of ListIssuesArgsFields.
@@ -1510,8 +1641,10 @@ type ListLabelArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListLabelArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListLabelArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListLabelArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListLabelArgs) Validate() error                  { return types.Validate(v) }
 
 // ListNotificationsArgs is the argument object of the tool "list_notifications".
 type ListNotificationsArgs struct {
@@ -1531,8 +1664,10 @@ type ListNotificationsArgs struct {
 	Since *string `json:"since,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListNotificationsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListNotificationsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListNotificationsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListNotificationsArgs) Validate() error                  { return types.Validate(v) }
 
 // ListNotificationsArgsFilter is the type of ListNotificationsArgs.Filter.
 type ListNotificationsArgsFilter string
@@ -1559,7 +1694,13 @@ type ListOrgRepositorySecurityAdvisoriesArgs struct {
 	State *ListOrgRepositorySecurityAdvisoriesArgsState `json:"state,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListOrgRepositorySecurityAdvisoriesArgs) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *ListOrgRepositorySecurityAdvisoriesArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ListOrgRepositorySecurityAdvisoriesArgs) Validate() error { return types.Validate(v) }
 
 // Direction is the type of ListOrgRepositorySecurityAdvisoriesArgs.Direction and ListRepositorySecurityAdvisoriesArgs.Direction.
@@ -1625,8 +1766,10 @@ type ListPullRequestsArgs struct {
 	State *ListPullRequestsArgsState `json:"state,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListPullRequestsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListPullRequestsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListPullRequestsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListPullRequestsArgs) Validate() error                  { return types.Validate(v) }
 
 // ListPullRequestsArgsDirection is the type of ListPullRequestsArgs.Direction.
 type ListPullRequestsArgsDirection string
@@ -1716,8 +1859,10 @@ type ListReleasesArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListReleasesArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListReleasesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListReleasesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListReleasesArgs) Validate() error                  { return types.Validate(v) }
 
 // ListReleasesArgsFieldsItem is an item of ListReleasesArgsFields.
 type ListReleasesArgsFieldsItem string
@@ -1752,7 +1897,11 @@ type ListRepositoryCollaboratorsArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListRepositoryCollaboratorsArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ListRepositoryCollaboratorsArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ListRepositoryCollaboratorsArgs) Validate() error { return types.Validate(v) }
 
 // ListRepositoryCollaboratorsArgsAffiliation is the type of ListRepositoryCollaboratorsArgs.Affiliation.
@@ -1782,7 +1931,11 @@ type ListRepositorySecurityAdvisoriesArgs struct {
 	State *ListOrgRepositorySecurityAdvisoriesArgsState `json:"state,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListRepositorySecurityAdvisoriesArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ListRepositorySecurityAdvisoriesArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ListRepositorySecurityAdvisoriesArgs) Validate() error { return types.Validate(v) }
 
 // ListSecretScanningAlertsArgs is the argument object of the tool "list_secret_scanning_alerts".
@@ -1803,7 +1956,11 @@ type ListSecretScanningAlertsArgs struct {
 	State *ListSecretScanningAlertsArgsState `json:"state,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListSecretScanningAlertsArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ListSecretScanningAlertsArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ListSecretScanningAlertsArgs) Validate() error { return types.Validate(v) }
 
 // ListSecretScanningAlertsArgsResolution is the type of ListSecretScanningAlertsArgs.Resolution.
@@ -1848,7 +2005,11 @@ type ListStarredRepositoriesArgs struct {
 	Username *string `json:"username,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListStarredRepositoriesArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ListStarredRepositoriesArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ListStarredRepositoriesArgs) Validate() error { return types.Validate(v) }
 
 // ListStarredRepositoriesArgsDirection is the type of ListStarredRepositoriesArgs.Direction.
@@ -1887,8 +2048,10 @@ type ListTagsArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListTagsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ListTagsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ListTagsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ListTagsArgs) Validate() error                  { return types.Validate(v) }
 
 // ManageNotificationSubscriptionArgs is the argument object of the tool "manage_notification_subscription".
 type ManageNotificationSubscriptionArgs struct {
@@ -1898,7 +2061,11 @@ type ManageNotificationSubscriptionArgs struct {
 	NotificationID string `json:"notificationID"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ManageNotificationSubscriptionArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ManageNotificationSubscriptionArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ManageNotificationSubscriptionArgs) Validate() error { return types.Validate(v) }
 
 // ManageNotificationSubscriptionArgsAction is the type of ManageNotificationSubscriptionArgs.Action.
@@ -1924,7 +2091,13 @@ type ManageRepositoryNotificationSubscriptionArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ManageRepositoryNotificationSubscriptionArgs) MarshalJSON() ([]byte, error) {
+	return types.Marshal(v)
+}
+func (v *ManageRepositoryNotificationSubscriptionArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ManageRepositoryNotificationSubscriptionArgs) Validate() error { return types.Validate(v) }
 
 // ManageRepositoryNotificationSubscriptionArgsAction is the type of ManageRepositoryNotificationSubscriptionArgs.Action.
@@ -1952,7 +2125,11 @@ type MarkAllNotificationsReadArgs struct {
 	Repo *string `json:"repo,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v MarkAllNotificationsReadArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *MarkAllNotificationsReadArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v MarkAllNotificationsReadArgs) Validate() error { return types.Validate(v) }
 
 // MergePullRequestArgs is the argument object of the tool "merge_pull_request".
@@ -1971,8 +2148,10 @@ type MergePullRequestArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v MergePullRequestArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v MergePullRequestArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *MergePullRequestArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v MergePullRequestArgs) Validate() error                  { return types.Validate(v) }
 
 // MergePullRequestArgsMergeMethod is the type of MergePullRequestArgs.MergeMethod.
 type MergePullRequestArgsMergeMethod string
@@ -2009,8 +2188,10 @@ type ProjectsGetArgs struct {
 	StatusUpdateID *string `json:"status_update_id,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ProjectsGetArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ProjectsGetArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ProjectsGetArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ProjectsGetArgs) Validate() error                  { return types.Validate(v) }
 
 // ProjectsGetArgsMethod is the type of ProjectsGetArgs.Method.
 type ProjectsGetArgsMethod string
@@ -2062,8 +2243,10 @@ type ProjectsListArgs struct {
 	Query *string `json:"query,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ProjectsListArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ProjectsListArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ProjectsListArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ProjectsListArgs) Validate() error                  { return types.Validate(v) }
 
 // ProjectsListArgsMethod is the type of ProjectsListArgs.Method.
 type ProjectsListArgsMethod string
@@ -2135,8 +2318,10 @@ type ProjectsWriteArgs struct {
 	UpdatedField *ProjectsWriteArgsUpdatedField `json:"updated_field,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ProjectsWriteArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ProjectsWriteArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ProjectsWriteArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ProjectsWriteArgs) Validate() error                  { return types.Validate(v) }
 
 // ProjectsWriteArgsItemType is the type of ProjectsWriteArgs.ItemType.
 type ProjectsWriteArgsItemType string
@@ -2159,16 +2344,11 @@ type ProjectsWriteArgsItemsItem struct {
 	ItemOwner *ProjectsWriteArgsItemsItemItemOwner
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
 func (v ProjectsWriteArgsItemsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
 func (v *ProjectsWriteArgsItemsItem) UnmarshalJSON(data []byte) error {
 	return types.Unmarshal(data, v)
 }
-
-// Validate checks v against the JSON Schema it was generated from.
 func (v ProjectsWriteArgsItemsItem) Validate() error { return types.Validate(v) }
 
 // ProjectsWriteArgsItemsItemNodeID is the schema at #/properties/items/items/oneOf/0.
@@ -2177,7 +2357,11 @@ type ProjectsWriteArgsItemsItemNodeID struct {
 	NodeID string `json:"node_id"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ProjectsWriteArgsItemsItemNodeID) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ProjectsWriteArgsItemsItemNodeID) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ProjectsWriteArgsItemsItemNodeID) Validate() error { return types.Validate(v) }
 
 // ProjectsWriteArgsItemsItemItemID is the schema at #/properties/items/items/oneOf/1.
@@ -2186,7 +2370,11 @@ type ProjectsWriteArgsItemsItemItemID struct {
 	ItemID int64 `json:"item_id"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ProjectsWriteArgsItemsItemItemID) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ProjectsWriteArgsItemsItemItemID) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ProjectsWriteArgsItemsItemItemID) Validate() error { return types.Validate(v) }
 
 // ProjectsWriteArgsItemsItemItemOwner is the schema at #/properties/items/items/oneOf/2.
@@ -2199,7 +2387,11 @@ type ProjectsWriteArgsItemsItemItemOwner struct {
 	ItemRepo string `json:"item_repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ProjectsWriteArgsItemsItemItemOwner) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ProjectsWriteArgsItemsItemItemOwner) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ProjectsWriteArgsItemsItemItemOwner) Validate() error { return types.Validate(v) }
 
 // ProjectsWriteArgsIterationsItem is an item of ProjectsWriteArgsIterations.
@@ -2212,7 +2404,11 @@ type ProjectsWriteArgsIterationsItem struct {
 	Title string `json:"title"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ProjectsWriteArgsIterationsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ProjectsWriteArgsIterationsItem) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ProjectsWriteArgsIterationsItem) Validate() error { return types.Validate(v) }
 
 // ProjectsWriteArgsMethod is the type of ProjectsWriteArgs.Method.
@@ -2267,16 +2463,11 @@ type ProjectsWriteArgsUpdatedField struct {
 	Name *ProjectsWriteArgsUpdatedFieldName
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
 func (v ProjectsWriteArgsUpdatedField) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
 func (v *ProjectsWriteArgsUpdatedField) UnmarshalJSON(data []byte) error {
 	return types.Unmarshal(data, v)
 }
-
-// Validate checks v against the JSON Schema it was generated from.
 func (v ProjectsWriteArgsUpdatedField) Validate() error { return types.Validate(v) }
 
 // ProjectsWriteArgsUpdatedFieldID is the schema at #/properties/updated_field/oneOf/0.
@@ -2287,7 +2478,11 @@ type ProjectsWriteArgsUpdatedFieldID struct {
 	Value json.RawMessage `json:"value"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ProjectsWriteArgsUpdatedFieldID) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ProjectsWriteArgsUpdatedFieldID) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ProjectsWriteArgsUpdatedFieldID) Validate() error { return types.Validate(v) }
 
 // ProjectsWriteArgsUpdatedFieldName is the schema at #/properties/updated_field/oneOf/1.
@@ -2298,7 +2493,11 @@ type ProjectsWriteArgsUpdatedFieldName struct {
 	Value json.RawMessage `json:"value"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ProjectsWriteArgsUpdatedFieldName) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *ProjectsWriteArgsUpdatedFieldName) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v ProjectsWriteArgsUpdatedFieldName) Validate() error { return types.Validate(v) }
 
 // PullRequestReadArgs is the argument object of the tool "pull_request_read".
@@ -2329,8 +2528,10 @@ type PullRequestReadArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v PullRequestReadArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v PullRequestReadArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *PullRequestReadArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v PullRequestReadArgs) Validate() error                  { return types.Validate(v) }
 
 // PullRequestReadArgsMethod is the type of PullRequestReadArgs.Method.
 type PullRequestReadArgsMethod string
@@ -2371,7 +2572,11 @@ type PullRequestReviewWriteArgs struct {
 	ThreadID *string `json:"threadId,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v PullRequestReviewWriteArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *PullRequestReviewWriteArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v PullRequestReviewWriteArgs) Validate() error { return types.Validate(v) }
 
 // PullRequestReviewWriteArgsEvent is the type of PullRequestReviewWriteArgs.Event.
@@ -2416,8 +2621,10 @@ type PushFilesArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v PushFilesArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v PushFilesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *PushFilesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v PushFilesArgs) Validate() error                  { return types.Validate(v) }
 
 // PushFilesArgsFilesItem is an item of PushFilesArgsFiles.
 type PushFilesArgsFilesItem struct {
@@ -2427,8 +2634,10 @@ type PushFilesArgsFilesItem struct {
 	Path string `json:"path"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v PushFilesArgsFilesItem) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v PushFilesArgsFilesItem) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *PushFilesArgsFilesItem) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v PushFilesArgsFilesItem) Validate() error                  { return types.Validate(v) }
 
 // RequestCopilotReviewArgs is the argument object of the tool "request_copilot_review".
 type RequestCopilotReviewArgs struct {
@@ -2440,8 +2649,10 @@ type RequestCopilotReviewArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v RequestCopilotReviewArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v RequestCopilotReviewArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *RequestCopilotReviewArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v RequestCopilotReviewArgs) Validate() error                  { return types.Validate(v) }
 
 // SearchCodeArgs is the argument object of the tool "search_code".
 type SearchCodeArgs struct {
@@ -2459,8 +2670,10 @@ type SearchCodeArgs struct {
 	Sort *string `json:"sort,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SearchCodeArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SearchCodeArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SearchCodeArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SearchCodeArgs) Validate() error                  { return types.Validate(v) }
 
 // SearchCodeArgsFieldsItem is an item of SearchCodeArgsFields.
 type SearchCodeArgsFieldsItem string
@@ -2503,8 +2716,10 @@ type SearchCommitsArgs struct {
 	Sort *SearchCommitsArgsSort `json:"sort,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SearchCommitsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SearchCommitsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SearchCommitsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SearchCommitsArgs) Validate() error                  { return types.Validate(v) }
 
 // Order is the type of SearchCommitsArgs.Order, SearchIssuesArgs.Order, SearchOrgsArgs.Order, SearchPullRequestsArgs.Order, SearchRepositoriesArgs.Order and SearchUsersArgs.Order.
 type Order string
@@ -2550,8 +2765,10 @@ type SearchIssuesArgs struct {
 	Sort *SearchIssuesArgsSort `json:"sort,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SearchIssuesArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SearchIssuesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SearchIssuesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SearchIssuesArgs) Validate() error                  { return types.Validate(v) }
 
 // SearchIssuesArgsFieldsItem is an item of SearchIssuesArgsFields.
 type SearchIssuesArgsFieldsItem string
@@ -2622,8 +2839,10 @@ type SearchOrgsArgs struct {
 	Sort *SearchOrgsArgsSort `json:"sort,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SearchOrgsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SearchOrgsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SearchOrgsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SearchOrgsArgs) Validate() error                  { return types.Validate(v) }
 
 // SearchOrgsArgsSort is the type of SearchOrgsArgs.Sort.
 type SearchOrgsArgsSort string
@@ -2658,8 +2877,10 @@ type SearchPullRequestsArgs struct {
 	Sort *SearchIssuesArgsSort `json:"sort,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SearchPullRequestsArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SearchPullRequestsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SearchPullRequestsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SearchPullRequestsArgs) Validate() error                  { return types.Validate(v) }
 
 // SearchPullRequestsArgsFieldsItem is an item of SearchPullRequestsArgsFields.
 type SearchPullRequestsArgsFieldsItem string
@@ -2711,8 +2932,10 @@ type SearchRepositoriesArgs struct {
 	Sort *SearchRepositoriesArgsSort `json:"sort,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SearchRepositoriesArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SearchRepositoriesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SearchRepositoriesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SearchRepositoriesArgs) Validate() error                  { return types.Validate(v) }
 
 // SearchRepositoriesArgsSort is the type of SearchRepositoriesArgs.Sort.
 type SearchRepositoriesArgsSort string
@@ -2742,8 +2965,10 @@ type SearchUsersArgs struct {
 	Sort *SearchUsersArgsSort `json:"sort,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SearchUsersArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SearchUsersArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SearchUsersArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SearchUsersArgs) Validate() error                  { return types.Validate(v) }
 
 // SearchUsersArgsSort is the type of SearchUsersArgs.Sort.
 type SearchUsersArgsSort string
@@ -2766,8 +2991,10 @@ type StarRepositoryArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v StarRepositoryArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v StarRepositoryArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *StarRepositoryArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v StarRepositoryArgs) Validate() error                  { return types.Validate(v) }
 
 // SubIssueWriteArgs is the argument object of the tool "sub_issue_write".
 type SubIssueWriteArgs struct {
@@ -2794,8 +3021,10 @@ type SubIssueWriteArgs struct {
 	SubIssueID float64 `json:"sub_issue_id"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SubIssueWriteArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SubIssueWriteArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SubIssueWriteArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SubIssueWriteArgs) Validate() error                  { return types.Validate(v) }
 
 // UnstarRepositoryArgs is the argument object of the tool "unstar_repository".
 type UnstarRepositoryArgs struct {
@@ -2805,8 +3034,10 @@ type UnstarRepositoryArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v UnstarRepositoryArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v UnstarRepositoryArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *UnstarRepositoryArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v UnstarRepositoryArgs) Validate() error                  { return types.Validate(v) }
 
 // UpdateGistArgs is the argument object of the tool "update_gist".
 type UpdateGistArgs struct {
@@ -2820,8 +3051,10 @@ type UpdateGistArgs struct {
 	GistID string `json:"gist_id"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v UpdateGistArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v UpdateGistArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *UpdateGistArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v UpdateGistArgs) Validate() error                  { return types.Validate(v) }
 
 // UpdatePullRequestArgs is the argument object of the tool "update_pull_request".
 type UpdatePullRequestArgs struct {
@@ -2847,8 +3080,10 @@ type UpdatePullRequestArgs struct {
 	Title *string `json:"title,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v UpdatePullRequestArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v UpdatePullRequestArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *UpdatePullRequestArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v UpdatePullRequestArgs) Validate() error                  { return types.Validate(v) }
 
 // UpdatePullRequestBranchArgs is the argument object of the tool "update_pull_request_branch".
 type UpdatePullRequestBranchArgs struct {
@@ -2862,7 +3097,11 @@ type UpdatePullRequestBranchArgs struct {
 	Repo string `json:"repo"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v UpdatePullRequestBranchArgs) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *UpdatePullRequestBranchArgs) UnmarshalJSON(data []byte) error {
+	return types.Unmarshal(data, v)
+}
 func (v UpdatePullRequestBranchArgs) Validate() error { return types.Validate(v) }
 
 // types describes the named types above to composition: where each one's
@@ -3043,12 +3282,13 @@ var types = composition.NewTypes(schemas,
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). encoding/json sees
-// the plain structs only.
+// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal).
+// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

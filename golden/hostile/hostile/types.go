@@ -13,8 +13,10 @@ type FetchArgs struct {
 	Src FetchArgsSrc `json:"src"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v FetchArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v FetchArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *FetchArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v FetchArgs) Validate() error                  { return types.Validate(v) }
 
 // FetchArgsSrc is the type of FetchArgs.Src.
 //
@@ -24,15 +26,10 @@ type FetchArgsSrc struct {
 	LocalFile *FetchArgsSrcLocalFile
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v FetchArgsSrc) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v FetchArgsSrc) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *FetchArgsSrc) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v FetchArgsSrc) Validate() error { return types.Validate(v) }
+func (v FetchArgsSrc) Validate() error                  { return types.Validate(v) }
 
 // FetchArgsSrcURL is the schema at #/properties/src/oneOf/0.
 type FetchArgsSrcURL struct {
@@ -40,8 +37,10 @@ type FetchArgsSrcURL struct {
 	Headers map[string]string `json:"headers,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v FetchArgsSrcURL) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v FetchArgsSrcURL) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *FetchArgsSrcURL) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v FetchArgsSrcURL) Validate() error                  { return types.Validate(v) }
 
 // FetchArgsSrcLocalFile is the schema at #/properties/src/oneOf/1.
 //
@@ -50,24 +49,30 @@ type FetchArgsSrcLocalFile struct {
 	Path string `json:"path"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v FetchArgsSrcLocalFile) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v FetchArgsSrcLocalFile) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *FetchArgsSrcLocalFile) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v FetchArgsSrcLocalFile) Validate() error                  { return types.Validate(v) }
 
 // FindArgs is the argument object of the tool "find".
 type FindArgs struct {
 	ID int64 `json:"id"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v FindArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v FindArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *FindArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v FindArgs) Validate() error                  { return types.Validate(v) }
 
 // PointArgs is the argument object of the tool "point".
 type PointArgs struct {
 	At PointArgsAt `json:"at"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v PointArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v PointArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *PointArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v PointArgs) Validate() error                  { return types.Validate(v) }
 
 // PointArgsAt is the type of PointArgs.At.
 //
@@ -78,15 +83,10 @@ type PointArgsAt struct {
 	V2 *string
 }
 
-// MarshalJSON encodes v as its schema says (a JSON array),
-// so that encoding/json writes it right inside any value.
-func (v PointArgsAt) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v PointArgsAt) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *PointArgsAt) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v PointArgsAt) Validate() error { return types.Validate(v) }
+func (v PointArgsAt) Validate() error                  { return types.Validate(v) }
 
 // PointResult is the result of the tool "point".
 type PointResult struct {
@@ -95,8 +95,10 @@ type PointResult struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v PointResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v PointResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *PointResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v PointResult) Validate() error                  { return types.Validate(v) }
 
 // PointResultPath is the type of PointResult.Path.
 //
@@ -107,15 +109,10 @@ type PointResultPath struct {
 	Rest []int64
 }
 
-// MarshalJSON encodes v as its schema says (a JSON array),
-// so that encoding/json writes it right inside any value.
-func (v PointResultPath) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v PointResultPath) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *PointResultPath) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v PointResultPath) Validate() error { return types.Validate(v) }
+func (v PointResultPath) Validate() error                  { return types.Validate(v) }
 
 // ReadNote2Args is the argument object of the tool "read_note".
 type ReadNote2Args struct {
@@ -139,8 +136,10 @@ type ReadNote2Args struct {
 	Maybe    composition.Nullable[Address] `json:"maybe,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ReadNote2Args) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ReadNote2Args) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ReadNote2Args) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ReadNote2Args) Validate() error                  { return types.Validate(v) }
 
 // ReadNote2ArgsType is the type of ReadNote2Args.Type.
 type ReadNote2ArgsType string
@@ -163,15 +162,10 @@ type ReadNote2ArgsRange struct {
 	String *string
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v ReadNote2ArgsRange) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ReadNote2ArgsRange) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *ReadNote2ArgsRange) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ReadNote2ArgsRange) Validate() error { return types.Validate(v) }
+func (v ReadNote2ArgsRange) Validate() error                  { return types.Validate(v) }
 
 // ReadNote2ArgsFunc is the type of ReadNote2Args.Func.
 type ReadNote2ArgsFunc string
@@ -189,8 +183,10 @@ type ReadNote2ArgsItemsItem struct {
 	Content *string `json:"content,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ReadNote2ArgsItemsItem) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ReadNote2ArgsItemsItem) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ReadNote2ArgsItemsItem) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ReadNote2ArgsItemsItem) Validate() error                  { return types.Validate(v) }
 
 // ReadNote2ArgsShape is the type of ReadNote2Args.Shape.
 //
@@ -200,31 +196,30 @@ type ReadNote2ArgsShape struct {
 	Square *ReadNote2ArgsShapeSquare
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v ReadNote2ArgsShape) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ReadNote2ArgsShape) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *ReadNote2ArgsShape) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ReadNote2ArgsShape) Validate() error { return types.Validate(v) }
+func (v ReadNote2ArgsShape) Validate() error                  { return types.Validate(v) }
 
 // ReadNote2ArgsShapeCircle is the schema at #/properties/shape/oneOf/0.
 type ReadNote2ArgsShapeCircle struct {
 	Radius float64 `json:"radius"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ReadNote2ArgsShapeCircle) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ReadNote2ArgsShapeCircle) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ReadNote2ArgsShapeCircle) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ReadNote2ArgsShapeCircle) Validate() error                  { return types.Validate(v) }
 
 // ReadNote2ArgsShapeSquare is the schema at #/properties/shape/oneOf/1.
 type ReadNote2ArgsShapeSquare struct {
 	Side *float64 `json:"side,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ReadNote2ArgsShapeSquare) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ReadNote2ArgsShapeSquare) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ReadNote2ArgsShapeSquare) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ReadNote2ArgsShapeSquare) Validate() error                  { return types.Validate(v) }
 
 // Address is the schema at #/$defs/Address.
 type Address struct {
@@ -232,8 +227,10 @@ type Address struct {
 	Next   *Address `json:"next,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Address) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Address) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Address) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Address) Validate() error                  { return types.Validate(v) }
 
 // ReadNote2Result is the result of the tool "read_note".
 type ReadNote2Result struct {
@@ -242,16 +239,20 @@ type ReadNote2Result struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ReadNote2Result) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ReadNote2Result) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ReadNote2Result) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ReadNote2Result) Validate() error                  { return types.Validate(v) }
 
 // StrictArgs is the argument object of the tool "strict".
 type StrictArgs struct {
 	Name string `json:"name"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v StrictArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v StrictArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *StrictArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v StrictArgs) Validate() error                  { return types.Validate(v) }
 
 // StrictResult is the result of the tool "strict".
 type StrictResult []string
@@ -287,12 +288,13 @@ var types = composition.NewTypes(schemas,
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). encoding/json sees
-// the plain structs only.
+// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal).
+// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

@@ -15,8 +15,10 @@ type DirectMapArgs struct {
 	Tags     []string              `json:"tags,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v DirectMapArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v DirectMapArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DirectMapArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DirectMapArgs) Validate() error                  { return types.Validate(v) }
 
 // DirectMapArgsCurrency is the type of DirectMapArgs.Currency.
 type DirectMapArgsCurrency string
@@ -36,8 +38,10 @@ type Draft04RangeArgs struct {
 	High *float64 `json:"high,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Draft04RangeArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Draft04RangeArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Draft04RangeArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Draft04RangeArgs) Validate() error                  { return types.Validate(v) }
 
 // PydanticSearchArgs is the argument object of the tool "pydantic_search".
 //
@@ -55,8 +59,10 @@ type PydanticSearchArgs struct {
 	Sort composition.Nullable[Filter] `json:"sort,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v PydanticSearchArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v PydanticSearchArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *PydanticSearchArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v PydanticSearchArgs) Validate() error                  { return types.Validate(v) }
 
 // Filter is the schema at #/$defs/Filter.
 //
@@ -70,8 +76,10 @@ type Filter struct {
 	Value composition.Nullable[FilterValue] `json:"value,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Filter) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Filter) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Filter) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Filter) Validate() error                  { return types.Validate(v) }
 
 // FilterValue is the type of Filter.Value.
 //
@@ -81,15 +89,10 @@ type FilterValue struct {
 	Int    *int64
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v FilterValue) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v FilterValue) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *FilterValue) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v FilterValue) Validate() error { return types.Validate(v) }
+func (v FilterValue) Validate() error                  { return types.Validate(v) }
 
 // Hit is the schema at #/$defs/Hit.
 //
@@ -103,8 +106,10 @@ type Hit struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Hit) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Hit) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Hit) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Hit) Validate() error                  { return types.Validate(v) }
 
 // SchemarsTreeArgs is the argument object of the tool "schemars_tree".
 //
@@ -114,8 +119,10 @@ type SchemarsTreeArgs struct {
 	Depth uint32 `json:"depth"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v SchemarsTreeArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v SchemarsTreeArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SchemarsTreeArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SchemarsTreeArgs) Validate() error                  { return types.Validate(v) }
 
 // Node is the result of the tool "schemars_tree".
 //
@@ -128,8 +135,10 @@ type Node struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Node) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Node) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Node) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Node) Validate() error                  { return types.Validate(v) }
 
 // Meta is the schema at #/$defs/Meta.
 type Meta struct {
@@ -138,8 +147,10 @@ type Meta struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v Meta) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v Meta) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Meta) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Meta) Validate() error                  { return types.Validate(v) }
 
 // WideArgs is the argument object of the tool "wide".
 type WideArgs struct {
@@ -545,16 +556,20 @@ type WideArgs struct {
 	Field199 *int64 `json:"field_199,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v WideArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v WideArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *WideArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v WideArgs) Validate() error                  { return types.Validate(v) }
 
 // ZodShapeArgs is the argument object of the tool "zod_shape".
 type ZodShapeArgs struct {
 	Shape ZodShapeArgsShape `json:"shape"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ZodShapeArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ZodShapeArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ZodShapeArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ZodShapeArgs) Validate() error                  { return types.Validate(v) }
 
 // ZodShapeArgsShape is the type of ZodShapeArgs.Shape.
 //
@@ -564,23 +579,20 @@ type ZodShapeArgsShape struct {
 	Rect   *ZodShapeArgsShapeRect
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v ZodShapeArgsShape) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ZodShapeArgsShape) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *ZodShapeArgsShape) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ZodShapeArgsShape) Validate() error { return types.Validate(v) }
+func (v ZodShapeArgsShape) Validate() error                  { return types.Validate(v) }
 
 // ZodShapeArgsShapeCircle is the schema at #/properties/shape/oneOf/0.
 type ZodShapeArgsShapeCircle struct {
 	Radius float64 `json:"radius"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ZodShapeArgsShapeCircle) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ZodShapeArgsShapeCircle) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ZodShapeArgsShapeCircle) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ZodShapeArgsShapeCircle) Validate() error                  { return types.Validate(v) }
 
 // ZodShapeArgsShapeRect is the schema at #/properties/shape/oneOf/1.
 type ZodShapeArgsShapeRect struct {
@@ -588,16 +600,20 @@ type ZodShapeArgsShapeRect struct {
 	H float64 `json:"h"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ZodShapeArgsShapeRect) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ZodShapeArgsShapeRect) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ZodShapeArgsShapeRect) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ZodShapeArgsShapeRect) Validate() error                  { return types.Validate(v) }
 
 // ZodShapeResult is the result of the tool "zod_shape".
 type ZodShapeResult struct {
 	Area float64 `json:"area"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ZodShapeResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ZodShapeResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ZodShapeResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ZodShapeResult) Validate() error                  { return types.Validate(v) }
 
 // types describes the named types above to composition: where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
@@ -622,12 +638,13 @@ var types = composition.NewTypes(schemas,
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). encoding/json sees
-// the plain structs only.
+// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal).
+// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

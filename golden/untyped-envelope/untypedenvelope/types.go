@@ -20,12 +20,13 @@ var types = composition.NewTypes(schemas,
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). encoding/json sees
-// the plain structs only.
+// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal).
+// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }
