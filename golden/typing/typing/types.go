@@ -13,8 +13,10 @@ type AggregateArgs struct {
 	Pipeline []map[string]json.RawMessage `json:"pipeline"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v AggregateArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AggregateArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *AggregateArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v AggregateArgs) Validate() error                  { return types.Validate(v) }
 
 // AggregateResult is the result of the tool "aggregate".
 type AggregateResult struct {
@@ -24,8 +26,10 @@ type AggregateResult struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v AggregateResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AggregateResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *AggregateResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v AggregateResult) Validate() error                  { return types.Validate(v) }
 
 // AggregateResultCount is the type of AggregateResult.Count.
 //
@@ -35,15 +39,10 @@ type AggregateResultCount struct {
 	String *AggregateResultCountString
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v AggregateResultCount) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v AggregateResultCount) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *AggregateResultCount) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v AggregateResultCount) Validate() error { return types.Validate(v) }
+func (v AggregateResultCount) Validate() error                  { return types.Validate(v) }
 
 // AggregateResultCountString is the schema at #/properties/count/anyOf/1.
 type AggregateResultCountString string
@@ -66,8 +65,10 @@ type ChartArgs struct {
 	Weights []*int64                            `json:"weights,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ChartArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ChartArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ChartArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ChartArgs) Validate() error                  { return types.Validate(v) }
 
 // ChartArgsRowsItemValue is the schema at #/properties/rows/items/additionalProperties.
 //
@@ -77,15 +78,10 @@ type ChartArgsRowsItemValue struct {
 	Float  *float64
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v ChartArgsRowsItemValue) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ChartArgsRowsItemValue) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *ChartArgsRowsItemValue) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ChartArgsRowsItemValue) Validate() error { return types.Validate(v) }
+func (v ChartArgsRowsItemValue) Validate() error                  { return types.Validate(v) }
 
 // ChartArgsCell is the type of ChartArgs.Cell.
 //
@@ -95,15 +91,10 @@ type ChartArgsCell struct {
 	Float  *float64
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v ChartArgsCell) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ChartArgsCell) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *ChartArgsCell) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ChartArgsCell) Validate() error { return types.Validate(v) }
+func (v ChartArgsCell) Validate() error                  { return types.Validate(v) }
 
 // ChooseArgs is the argument object of the tool "choose".
 type ChooseArgs struct {
@@ -117,8 +108,10 @@ type ChooseArgs struct {
 	Direction composition.Nullable[ChooseArgsDirection] `json:"direction,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v ChooseArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ChooseArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ChooseArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ChooseArgs) Validate() error                  { return types.Validate(v) }
 
 // ChooseArgsMode is the type of ChooseArgs.Mode.
 type ChooseArgsMode string
@@ -140,15 +133,10 @@ type ChooseArgsLevel struct {
 	String *ChooseArgsLevelString
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v ChooseArgsLevel) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v ChooseArgsLevel) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *ChooseArgsLevel) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ChooseArgsLevel) Validate() error { return types.Validate(v) }
+func (v ChooseArgsLevel) Validate() error                  { return types.Validate(v) }
 
 // ChooseArgsLevelString is the schema at #/properties/level/anyOf/1.
 type ChooseArgsLevelString string
@@ -181,8 +169,10 @@ type CreateIndexArgs struct {
 	NumPartitions *CreateIndexArgsNumPartitions       `json:"numPartitions,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreateIndexArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateIndexArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *CreateIndexArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v CreateIndexArgs) Validate() error                  { return types.Validate(v) }
 
 // CreateIndexArgsKeysValue is the schema at #/properties/keys/additionalProperties.
 //
@@ -192,15 +182,10 @@ type CreateIndexArgsKeysValue struct {
 	String *CreateIndexArgsKeysValueString
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v CreateIndexArgsKeysValue) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateIndexArgsKeysValue) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *CreateIndexArgsKeysValue) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreateIndexArgsKeysValue) Validate() error { return types.Validate(v) }
+func (v CreateIndexArgsKeysValue) Validate() error                  { return types.Validate(v) }
 
 // CreateIndexArgsKeysValueInt is the number values of CreateIndexArgsKeysValue.
 type CreateIndexArgsKeysValueInt int64
@@ -236,15 +221,10 @@ type CreateIndexArgsSortValue struct {
 	String *CreateIndexArgsSortValueString
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v CreateIndexArgsSortValue) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v CreateIndexArgsSortValue) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *CreateIndexArgsSortValue) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v CreateIndexArgsSortValue) Validate() error { return types.Validate(v) }
+func (v CreateIndexArgsSortValue) Validate() error                  { return types.Validate(v) }
 
 // CreateIndexArgsSortValueInt is the number values of CreateIndexArgsSortValue.
 type CreateIndexArgsSortValueInt int64
@@ -290,8 +270,10 @@ type GeometryArgs struct {
 	Path  *GeometryArgsPath `json:"path,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v GeometryArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GeometryArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GeometryArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GeometryArgs) Validate() error                  { return types.Validate(v) }
 
 // GeometryArgsPoint is the type of GeometryArgs.Point.
 //
@@ -301,15 +283,10 @@ type GeometryArgsPoint struct {
 	V1 float64
 }
 
-// MarshalJSON encodes v as its schema says (a JSON array),
-// so that encoding/json writes it right inside any value.
-func (v GeometryArgsPoint) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GeometryArgsPoint) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *GeometryArgsPoint) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v GeometryArgsPoint) Validate() error { return types.Validate(v) }
+func (v GeometryArgsPoint) Validate() error                  { return types.Validate(v) }
 
 // GeometryArgsPair is the type of GeometryArgs.Pair.
 //
@@ -319,15 +296,10 @@ type GeometryArgsPair struct {
 	V1 *int64
 }
 
-// MarshalJSON encodes v as its schema says (a JSON array),
-// so that encoding/json writes it right inside any value.
-func (v GeometryArgsPair) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GeometryArgsPair) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *GeometryArgsPair) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v GeometryArgsPair) Validate() error { return types.Validate(v) }
+func (v GeometryArgsPair) Validate() error                  { return types.Validate(v) }
 
 // GeometryArgsPath is the type of GeometryArgs.Path.
 //
@@ -338,15 +310,10 @@ type GeometryArgsPath struct {
 	Rest []*float64
 }
 
-// MarshalJSON encodes v as its schema says (a JSON array),
-// so that encoding/json writes it right inside any value.
-func (v GeometryArgsPath) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v GeometryArgsPath) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *GeometryArgsPath) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v GeometryArgsPath) Validate() error { return types.Validate(v) }
+func (v GeometryArgsPath) Validate() error                  { return types.Validate(v) }
 
 // LeftoversArgs is the argument object of the tool "leftovers".
 type LeftoversArgs struct {
@@ -363,8 +330,10 @@ type LeftoversArgs struct {
 	CSV map[string]json.RawMessage `json:"csv,omitzero"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v LeftoversArgs) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v LeftoversArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *LeftoversArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v LeftoversArgs) Validate() error                  { return types.Validate(v) }
 
 // LeftoversArgsEither is the type of LeftoversArgs.Either.
 //
@@ -375,15 +344,10 @@ type LeftoversArgsEither struct {
 	Object map[string]json.RawMessage
 }
 
-// MarshalJSON encodes v as its schema says (the value of the set field),
-// so that encoding/json writes it right inside any value.
-func (v LeftoversArgsEither) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v LeftoversArgsEither) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *LeftoversArgsEither) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v LeftoversArgsEither) Validate() error { return types.Validate(v) }
+func (v LeftoversArgsEither) Validate() error                  { return types.Validate(v) }
 
 // LeftoversArgsHeaders is the type of LeftoversArgs.Headers.
 type LeftoversArgsHeaders struct {
@@ -394,8 +358,10 @@ type LeftoversArgsHeaders struct {
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v LeftoversArgsHeaders) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v LeftoversArgsHeaders) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *LeftoversArgsHeaders) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v LeftoversArgsHeaders) Validate() error                  { return types.Validate(v) }
 
 // LeftoversArgsSteps is the type of LeftoversArgs.Steps.
 //
@@ -408,23 +374,20 @@ type LeftoversArgsSteps struct {
 	Rest []json.RawMessage
 }
 
-// MarshalJSON encodes v as its schema says (a JSON array),
-// so that encoding/json writes it right inside any value.
-func (v LeftoversArgsSteps) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-
-// UnmarshalJSON decodes data into v with the rules of its schema.
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v LeftoversArgsSteps) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *LeftoversArgsSteps) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v LeftoversArgsSteps) Validate() error { return types.Validate(v) }
+func (v LeftoversArgsSteps) Validate() error                  { return types.Validate(v) }
 
 // LeftoversResult is the result of the tool "leftovers".
 //
 // mcpbind: anyOf with several object variants that no const or required property tells apart is not typed yet; kept as raw JSON.
 type LeftoversResult json.RawMessage
 
-// Validate checks v against the JSON Schema it was generated from.
-func (v LeftoversResult) Validate() error { return types.Validate(v) }
+// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
+func (v LeftoversResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *LeftoversResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v LeftoversResult) Validate() error                  { return types.Validate(v) }
 
 // PatternArgsArgs is the argument object of the tool "pattern_args": an object whose properties the schema does not list.
 //
@@ -471,12 +434,13 @@ var types = composition.NewTypes(schemas,
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). encoding/json sees
-// the plain structs only.
+// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal).
+// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }
