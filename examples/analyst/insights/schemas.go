@@ -6,8 +6,14 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 )
 
-// schemas holds the tools' JSON Schemas exactly as the server sent them;
-// the Validate methods check values against them.
+// schemas holds each tool's inputSchema and outputSchema, keyed
+// "<tool>#inputSchema" and "<tool>#outputSchema", compacted and normalized
+// to JSON Schema 2020-12: the keywords of older dialects, "$ref" with
+// sibling keywords and a bare map of field specs are rewritten, so a
+// document may differ from what the server sent. They are the documents the
+// types were generated from; the Validate methods check values against
+// them, and a generated server lists a schema from here when it needed no
+// rewriting.
 var schemas = composition.NewSchemaSet(map[string]string{
 	"findings#inputSchema":          "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"Only the findings about this table. Default: every table.\"}},\"additionalProperties\":false}",
 	"findings#outputSchema":         "{\"type\":\"object\",\"properties\":{\"findings\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name.\"},\"entity\":{\"type\":\"string\",\"description\":\"The name of the server-memory entity that holds the observations.\"},\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Every observation remembered about the table, oldest first.\"},\"exists\":{\"type\":\"boolean\",\"description\":\"Whether the table still exists in the database.\"},\"row_count\":{\"type\":\"integer\",\"description\":\"The number of rows now in the table; 0 when it no longer exists.\"}},\"required\":[\"table\",\"entity\",\"observations\",\"exists\",\"row_count\"],\"additionalProperties\":false},\"description\":\"One entry per table with remembered observations, sorted by table name.\"}},\"required\":[\"findings\"],\"additionalProperties\":false}",

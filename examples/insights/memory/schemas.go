@@ -6,8 +6,14 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 )
 
-// schemas holds the tools' JSON Schemas exactly as the server sent them;
-// the Validate methods check values against them.
+// schemas holds each tool's inputSchema and outputSchema, keyed
+// "<tool>#inputSchema" and "<tool>#outputSchema", compacted and normalized
+// to JSON Schema 2020-12: the keywords of older dialects, "$ref" with
+// sibling keywords and a bare map of field specs are rewritten, so a
+// document may differ from what the server sent. They are the documents the
+// types were generated from; the Validate methods check values against
+// them, and a generated server lists a schema from here when it needed no
+// rewriting.
 var schemas = composition.NewSchemaSet(map[string]string{
 	"add_observations#inputSchema":     "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"entityName\":{\"type\":\"string\",\"description\":\"The name of the entity to add the observations to\"},\"contents\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of observation contents to add\"}},\"required\":[\"entityName\",\"contents\"]}}},\"required\":[\"observations\"]}",
 	"add_observations#outputSchema":    "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"entityName\":{\"type\":\"string\"},\"addedObservations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"entityName\",\"addedObservations\"],\"additionalProperties\":false}}},\"required\":[\"results\"],\"additionalProperties\":false}",

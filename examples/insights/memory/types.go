@@ -14,7 +14,7 @@ type AddObservationsArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v AddObservationsArgs) Validate() error { return types.Validate(v) }
 
-// AddObservationsArgsObservationsItem is an item of AddObservationsArgsObservations.
+// AddObservationsArgsObservationsItem is the type of the items of AddObservationsArgs.Observations.
 type AddObservationsArgsObservationsItem struct {
 	// The name of the entity to add the observations to
 	EntityName string `json:"entityName"`
@@ -33,7 +33,7 @@ type AddObservationsResult struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v AddObservationsResult) Validate() error { return types.Validate(v) }
 
-// AddObservationsResultResultsItem is an item of AddObservationsResultResults.
+// AddObservationsResultResultsItem is the type of the items of AddObservationsResult.Results.
 type AddObservationsResultResultsItem struct {
 	EntityName        string   `json:"entityName"`
 	AddedObservations []string `json:"addedObservations"`
@@ -50,7 +50,7 @@ type CreateEntitiesArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v CreateEntitiesArgs) Validate() error { return types.Validate(v) }
 
-// CreateEntitiesArgsEntitiesItem is an item of CreateEntitiesArgsEntities.
+// CreateEntitiesArgsEntitiesItem is the type of the items of CreateEntitiesArgs.Entities.
 type CreateEntitiesArgsEntitiesItem struct {
 	// The name of the entity
 	Name string `json:"name"`
@@ -71,7 +71,7 @@ type CreateEntitiesResult struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v CreateEntitiesResult) Validate() error { return types.Validate(v) }
 
-// Entities is an item of CreateEntitiesResultEntities.
+// Entities is the type of the items of CreateEntitiesResult.Entities, the items of OpenNodesResult.Entities, the items of ReadGraphResult.Entities and the items of SearchNodesResult.Entities.
 type Entities struct {
 	// The name of the entity
 	Name string `json:"name"`
@@ -92,7 +92,7 @@ type CreateRelationsArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v CreateRelationsArgs) Validate() error { return types.Validate(v) }
 
-// Relations is an item of CreateRelationsArgsRelations.
+// Relations is the type of the items of CreateRelationsArgs.Relations and the items of DeleteRelationsArgs.Relations.
 type Relations struct {
 	// The name of the entity where the relation starts
 	From string `json:"from"`
@@ -113,7 +113,7 @@ type CreateRelationsResult struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v CreateRelationsResult) Validate() error { return types.Validate(v) }
 
-// CreateRelationsResultRelationsItem is an item of CreateRelationsResultRelations.
+// CreateRelationsResultRelationsItem is the type of the items of CreateRelationsResult.Relations, the items of OpenNodesResult.Relations, the items of ReadGraphResult.Relations and the items of SearchNodesResult.Relations.
 type CreateRelationsResultRelationsItem struct {
 	// The name of the entity where the relation starts
 	From string `json:"from"`
@@ -152,7 +152,7 @@ type DeleteObservationsArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v DeleteObservationsArgs) Validate() error { return types.Validate(v) }
 
-// DeleteObservationsArgsDeletionsItem is an item of DeleteObservationsArgsDeletions.
+// DeleteObservationsArgsDeletionsItem is the type of the items of DeleteObservationsArgs.Deletions.
 type DeleteObservationsArgsDeletionsItem struct {
 	// The name of the entity containing the observations
 	EntityName string `json:"entityName"`

@@ -37,7 +37,7 @@ type DescribeTableResult struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v DescribeTableResult) Validate() error { return types.Validate(v) }
 
-// DescribeTableResultColumnsItem is an item of DescribeTableResultColumns.
+// DescribeTableResultColumnsItem is the type of the items of DescribeTableResult.Columns.
 type DescribeTableResultColumnsItem struct {
 	// The column's name.
 	Name string `json:"name"`

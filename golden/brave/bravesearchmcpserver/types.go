@@ -63,7 +63,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v BraveImageSearchResultType) Validate() error { return types.Validate(v) }
 
-// BraveImageSearchResultItemsItem is an item of BraveImageSearchResultItems.
+// BraveImageSearchResultItemsItem is the type of the items of BraveImageSearchResult.Items.
 type BraveImageSearchResultItemsItem struct {
 	Title string `json:"title"`
 	// Format: uri.
@@ -350,7 +350,7 @@ type BraveLlmContextResultGrounding struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v BraveLlmContextResultGrounding) Validate() error { return types.Validate(v) }
 
-// BraveLlmContextResultGroundingGenericItem is an item of BraveLlmContextResultGroundingGeneric.
+// BraveLlmContextResultGroundingGenericItem is the type of the items of BraveLlmContextResultGrounding.Generic.
 type BraveLlmContextResultGroundingGenericItem struct {
 	// Format: uri.
 	URL   string `json:"url"`
@@ -375,7 +375,7 @@ type BraveLlmContextResultGroundingPoi struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v BraveLlmContextResultGroundingPoi) Validate() error { return types.Validate(v) }
 
-// BraveLlmContextResultGroundingMapItem is an item of BraveLlmContextResultGroundingMap.
+// BraveLlmContextResultGroundingMapItem is the type of the items of BraveLlmContextResultGrounding.Map.
 type BraveLlmContextResultGroundingMapItem struct {
 	Name string `json:"name"`
 	// mcpbind: anyOf variants that cannot be told apart by JSON kind or a const property; kept as raw JSON.
@@ -649,7 +649,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v Safesearch) Validate() error { return types.Validate(v) }
 
-// ResultFilter is an item of BraveLocalSearchArgsResultFilter.
+// ResultFilter is the type of the items of BraveLocalSearchArgs.ResultFilter and the items of BraveWebSearchArgs.ResultFilter.
 type ResultFilter string
 
 // The values of ResultFilter.
@@ -986,7 +986,7 @@ type BravePlaceSearchResultQuery struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v BravePlaceSearchResultQuery) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItem is an item of BravePlaceSearchResultResults.
+// BravePlaceSearchResultResultsItem is the type of the items of BravePlaceSearchResult.Results, the items of BravePlaceSearchResultAddressesItem.Pois, the items of BravePlaceSearchResultAddressesItem.PoisNearby, the items of BravePlaceSearchResultAddressesItem.Pois and the items of BravePlaceSearchResultAddressesItem.PoisNearby.
 type BravePlaceSearchResultResultsItem struct {
 	// The display title of the location.
 	Title string `json:"title"`
@@ -1187,7 +1187,7 @@ type OpeningHours struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v OpeningHours) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem is an item of BravePlaceSearchResultResultsItemOpeningHoursCurrentDay.
+// BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem is the type of the items of OpeningHours.CurrentDay.
 type BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem struct {
 	// Short name of the day of the week (e.g. "Mon").
 	AbbrName *string `json:"abbr_name,omitzero"`
@@ -1206,7 +1206,7 @@ func (v BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem) Validate() 
 	return types.Validate(v)
 }
 
-// Days is an item of BravePlaceSearchResultResultsItemOpeningHoursDays.
+// Days is the type of the items of OpeningHours.Days, the items of OpeningHours.Days, the items of OpeningHours.Days, the items of OpeningHours.Days and the items of OpeningHours.Days.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
 type Days struct {
@@ -1255,7 +1255,7 @@ type Rating struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v Rating) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemRatingProfile is the type of Rating.Profile.
+// BravePlaceSearchResultResultsItemRatingProfile is the type of Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile and Results.Author.
 type BravePlaceSearchResultResultsItemRatingProfile struct {
 	Type     *string `json:"type,omitzero"`
 	Name     *string `json:"name,omitzero"`
@@ -1297,7 +1297,7 @@ type Reviews struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v Reviews) Validate() error { return types.Validate(v) }
 
-// Results is an item of BravePlaceSearchResultResultsItemReviewsResults.
+// Results is the type of the items of Reviews.Results, the items of Reviews.Results, the items of Reviews.Results, the items of Reviews.Results and the items of Reviews.Results.
 type Results struct {
 	// The title of the review.
 	Title string `json:"title"`
@@ -1347,7 +1347,7 @@ type Pictures struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v Pictures) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemPicturesResultsItem is an item of BravePlaceSearchResultResultsItemPicturesResults.
+// BravePlaceSearchResultResultsItemPicturesResultsItem is the type of the items of Pictures.Results, the items of Pictures.Results, the items of Pictures.Results, the items of Pictures.Results and the items of Pictures.Results.
 type BravePlaceSearchResultResultsItemPicturesResultsItem struct {
 	// The served URL of the picture thumbnail.
 	Src string `json:"src"`
@@ -1391,7 +1391,7 @@ type Action struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v Action) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemResultsItem is an item of BravePlaceSearchResultResultsItemResults.
+// BravePlaceSearchResultResultsItemResultsItem is the type of the items of BravePlaceSearchResultResultsItem.Results, the items of BravePlaceSearchResultResultsItem.Results, the items of BravePlaceSearchResultResultsItem.Results, the items of BravePlaceSearchResultResultsItem.Results and the items of BravePlaceSearchResultResultsItem.Results.
 type BravePlaceSearchResultResultsItemResultsItem struct {
 	// The display title of the location.
 	Title string `json:"title"`
@@ -1444,7 +1444,7 @@ type MetaURL struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v MetaURL) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultCitiesItem is an item of BravePlaceSearchResultCities.
+// BravePlaceSearchResultCitiesItem is the type of the items of BravePlaceSearchResult.Cities.
 type BravePlaceSearchResultCitiesItem struct {
 	Type BravePlaceSearchResultCitiesItemType `json:"type"`
 	// Name of the city
@@ -1526,7 +1526,7 @@ type BravePlaceSearchResultCitiesItemThumbnail struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v BravePlaceSearchResultCitiesItemThumbnail) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultAddressesItem is an item of BravePlaceSearchResultAddresses.
+// BravePlaceSearchResultAddressesItem is the type of the items of BravePlaceSearchResult.Addresses and the items of BravePlaceSearchResult.Streets.
 type BravePlaceSearchResultAddressesItem struct {
 	// Result is "address" when the result refers to an explicit street + number, but "street" when it refers only to the street itself.
 	Type BravePlaceSearchResultAddressesItemType `json:"type"`

@@ -702,7 +702,7 @@ type GetFileContentsArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v GetFileContentsArgs) Validate() error { return types.Validate(v) }
 
-// GetFileContentsArgsFieldsItem is an item of GetFileContentsArgsFields.
+// GetFileContentsArgsFieldsItem is the type of the items of GetFileContentsArgs.Fields.
 type GetFileContentsArgsFieldsItem string
 
 // The values of GetFileContentsArgsFieldsItem.
@@ -951,7 +951,7 @@ type IssueWriteArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v IssueWriteArgs) Validate() error { return types.Validate(v) }
 
-// IssueWriteArgsIssueFieldsItem is an item of IssueWriteArgsIssueFields.
+// IssueWriteArgsIssueFieldsItem is the type of the items of IssueWriteArgs.IssueFields.
 type IssueWriteArgsIssueFieldsItem struct {
 	// Set to true to clear this field's current value on the issue. Cannot be combined with 'value' or 'field_option_name'.
 	Delete *IssueWriteArgsIssueFieldsItemDelete `json:"delete,omitzero"`
@@ -1167,7 +1167,7 @@ type ListCommitsArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v ListCommitsArgs) Validate() error { return types.Validate(v) }
 
-// ListCommitsArgsFieldsItem is an item of ListCommitsArgsFields.
+// ListCommitsArgsFieldsItem is the type of the items of ListCommitsArgs.Fields.
 type ListCommitsArgsFieldsItem string
 
 // The values of ListCommitsArgsFieldsItem.
@@ -1446,7 +1446,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ListIssuesArgsDirection) Validate() error { return types.Validate(v) }
 
-// ListIssuesArgsFieldFiltersItem is an item of ListIssuesArgsFieldFilters.
+// ListIssuesArgsFieldFiltersItem is the type of the items of ListIssuesArgs.FieldFilters.
 type ListIssuesArgsFieldFiltersItem struct {
 	// Name of the custom field (e.g. "Priority"). Case-insensitive.
 	FieldName string `json:"field_name"`
@@ -1457,7 +1457,7 @@ type ListIssuesArgsFieldFiltersItem struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v ListIssuesArgsFieldFiltersItem) Validate() error { return types.Validate(v) }
 
-// ListIssuesArgsFieldsItem is an item of ListIssuesArgsFields.
+// ListIssuesArgsFieldsItem is the type of the items of ListIssuesArgs.Fields.
 type ListIssuesArgsFieldsItem string
 
 // The values of ListIssuesArgsFieldsItem.
@@ -1640,7 +1640,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ListPullRequestsArgsDirection) Validate() error { return types.Validate(v) }
 
-// ListPullRequestsArgsFieldsItem is an item of ListPullRequestsArgsFields.
+// ListPullRequestsArgsFieldsItem is the type of the items of ListPullRequestsArgs.Fields.
 type ListPullRequestsArgsFieldsItem string
 
 // The values of ListPullRequestsArgsFieldsItem.
@@ -1719,7 +1719,7 @@ type ListReleasesArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v ListReleasesArgs) Validate() error { return types.Validate(v) }
 
-// ListReleasesArgsFieldsItem is an item of ListReleasesArgsFields.
+// ListReleasesArgsFieldsItem is the type of the items of ListReleasesArgs.Fields.
 type ListReleasesArgsFieldsItem string
 
 // The values of ListReleasesArgsFieldsItem.
@@ -2150,7 +2150,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ProjectsWriteArgsItemType) Validate() error { return types.Validate(v) }
 
-// ProjectsWriteArgsItemsItem is an item of ProjectsWriteArgsItems.
+// ProjectsWriteArgsItemsItem is the type of the items of ProjectsWriteArgs.Items.
 //
 // It is one of several objects, told apart by a required property only one of them has; exactly one field is set.
 type ProjectsWriteArgsItemsItem struct {
@@ -2202,7 +2202,7 @@ type ProjectsWriteArgsItemsItemItemOwner struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v ProjectsWriteArgsItemsItemItemOwner) Validate() error { return types.Validate(v) }
 
-// ProjectsWriteArgsIterationsItem is an item of ProjectsWriteArgsIterations.
+// ProjectsWriteArgsIterationsItem is the type of the items of ProjectsWriteArgs.Iterations.
 type ProjectsWriteArgsIterationsItem struct {
 	// Duration in days
 	Duration float64 `json:"duration"`
@@ -2419,7 +2419,7 @@ type PushFilesArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v PushFilesArgs) Validate() error { return types.Validate(v) }
 
-// PushFilesArgsFilesItem is an item of PushFilesArgsFiles.
+// PushFilesArgsFilesItem is the type of the items of PushFilesArgs.Files.
 type PushFilesArgsFilesItem struct {
 	// file content
 	Content string `json:"content"`
@@ -2462,7 +2462,7 @@ type SearchCodeArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v SearchCodeArgs) Validate() error { return types.Validate(v) }
 
-// SearchCodeArgsFieldsItem is an item of SearchCodeArgsFields.
+// SearchCodeArgsFieldsItem is the type of the items of SearchCodeArgs.Fields.
 type SearchCodeArgsFieldsItem string
 
 // The values of SearchCodeArgsFieldsItem.
@@ -2553,7 +2553,7 @@ type SearchIssuesArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v SearchIssuesArgs) Validate() error { return types.Validate(v) }
 
-// SearchIssuesArgsFieldsItem is an item of SearchIssuesArgsFields.
+// SearchIssuesArgsFieldsItem is the type of the items of SearchIssuesArgs.Fields.
 type SearchIssuesArgsFieldsItem string
 
 // The values of SearchIssuesArgsFieldsItem.
@@ -2661,7 +2661,7 @@ type SearchPullRequestsArgs struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v SearchPullRequestsArgs) Validate() error { return types.Validate(v) }
 
-// SearchPullRequestsArgsFieldsItem is an item of SearchPullRequestsArgsFields.
+// SearchPullRequestsArgsFieldsItem is the type of the items of SearchPullRequestsArgs.Fields.
 type SearchPullRequestsArgsFieldsItem string
 
 // The values of SearchPullRequestsArgsFieldsItem.
