@@ -131,7 +131,8 @@ func (g *Generator) packageFiles(p *ir.Package, withServer bool) ([]File, error)
 // imports are decided by the IR (clientImports, typesImports), so there is
 // nothing to resolve: they are only ordered and grouped the way goimports
 // orders them (standard library, then the rest, a blank line between),
-// and formatFile formats the file once.
+// and formatFile formats the file once (twice when wrapLiterals splits a
+// long literal).
 func (g *Generator) render(p *ir.Package, name, block string, imps []string) (File, error) {
 	imps = goimportsOrder(imps)
 	var buf bytes.Buffer
@@ -141,6 +142,9 @@ func (g *Generator) render(p *ir.Package, name, block string, imps []string) (Fi
 	}
 	src, err := formatFile(name, separateImportGroups(buf.Bytes(), imps))
 	if err != nil {
+		return File{}, err
+	}
+	if src, _, err = wrapLiterals(name, src); err != nil {
 		return File{}, err
 	}
 	return File{Name: name, Content: src}, nil
