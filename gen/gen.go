@@ -17,7 +17,6 @@ import (
 	"sync"
 	"text/template"
 
-	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/internal/rawjson"
 	"github.com/mcpbind/mcpbind/ir"
 	"github.com/mcpbind/mcpbind/templates"
@@ -298,22 +297,6 @@ func typesImports(p *ir.Package) []string {
 func sortedUnique(s []string) []string {
 	slices.Sort(s)
 	return slices.Compact(s)
-}
-
-// Write writes files into dir, creating it. Each file is written to a
-// temporary file and renamed, so a reader never sees a partial file and a
-// failure leaves the earlier file in place. Callers render every file
-// before writing any, so a rendering error writes nothing.
-func Write(dir string, files []File) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range files {
-		if err := bundle.WriteFile(filepath.Join(dir, f.Name), f.Content); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // WriteDump writes the raw source of a FormatError as <file>.dump into
