@@ -46,7 +46,7 @@ func New() (*Generator, error) {
 // that tests can render through broken or hostile templates and see the
 // generator refuse their output (FormatError, UnsafeOutputError).
 func NewWithTemplates(fsys fs.FS) (*Generator, error) {
-	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields, "pinnedTools": pinnedTools, "serverTool": serverTool, "legacyOutput": legacyOutput}).ParseFS(fsys, "*.tmpl")
+	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields, "pinnedTools": pinnedTools, "serverTool": serverTool, "legacyOutput": legacyOutput, "runtimeGuard": runtimeGuard}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -201,6 +201,20 @@ func separateImportGroups(src []byte, imps []string) []byte {
 type fileData struct {
 	*ir.Package
 	Imports []string
+}
+
+// RuntimeVersion is the version of the composition runtime that generated
+// code needs: client.go references composition.SupportPackageIsVersionN
+// for it (runtimeGuard), so a package built against an older runtime fails
+// to build. Bump it, and add the constant to composition, when the
+// templates start using something of composition that older runtimes lack
+// (see composition.SupportPackageIsVersion1).
+const RuntimeVersion = 1
+
+// runtimeGuard renders the constant generated code references for
+// RuntimeVersion.
+func runtimeGuard() string {
+	return "composition.SupportPackageIsVersion" + strconv.Itoa(RuntimeVersion)
 }
 
 // The import paths generated code uses.
