@@ -250,37 +250,49 @@ func serverImports(p *ir.Package) []string {
 }
 
 // serverTool renders t's tool object, as the bundle holds it, as a Go
-// string literal for composition.Handle; its outputSchema is the one the
+// string constant for composition.Handle: a literal, joined with the
+// constants of the package's SharedMembers where the object holds one; its outputSchema is the one the
 // IR decided to list toward 2026-07-28 sessions (Tool.ListedOutputSchema,
 // when set). An inputSchema or outputSchema
 // member that is byte for byte the tool's document in schemas.go (the
 // schema needed no normalization) is left out: the runtime takes it from
 // the package's SchemaSet, so the schema is in the package once.
 func serverTool(p *ir.Package, t *ir.Tool) (string, error) {
-	members, err := rawjson.Members(t.Raw)
+	kept, err := p.ServedMembers(t)
 	if err != nil {
-		return "", fmt.Errorf("tool %q: %w", t.Name, err)
+		return "", err
 	}
-	docs := map[string]string{}
-	for _, d := range p.Schemas {
-		docs[d.Key] = d.JSON
+	shared := map[[2]string]string{}
+	for _, m := range p.SharedMembers {
+		shared[[2]string{m.Key, m.JSON}] = m.Const
 	}
-	kept := members[:0:0]
-	for _, m := range members {
-		if m.Key == "outputSchema" && t.ListedOutputSchema != nil {
-			m.Value = t.ListedOutputSchema
+	// The object as rawjson.Object writes it, with each shared member's
+	// value replaced by its constant: "{…\"icons\":" + iconsX + ",…}".
+	var expr []string
+	var text strings.Builder
+	text.WriteByte('{')
+	for i, m := range kept {
+		one, err := rawjson.Object([]rawjson.Member{m})
+		if err != nil {
+			return "", fmt.Errorf("tool %q: %w", t.Name, err)
 		}
-		doc := map[string]string{"inputSchema": t.InputDoc, "outputSchema": t.OutputDoc}[m.Key]
-		if d, ok := docs[doc]; ok && doc != "" && d == string(m.Value) {
+		member := string(one[1 : len(one)-1]) // "key":value
+		if i > 0 {
+			text.WriteByte(',')
+		}
+		key := string(rawjson.Key(m.Key))
+		value := member[len(key)+1:]
+		if c, ok := shared[[2]string{m.Key, value}]; ok {
+			text.WriteString(key + ":")
+			expr = append(expr, strconv.Quote(text.String()), c)
+			text.Reset()
 			continue
 		}
-		kept = append(kept, m)
+		text.WriteString(member)
 	}
-	obj, err := rawjson.Object(kept)
-	if err != nil {
-		return "", fmt.Errorf("tool %q: %w", t.Name, err)
-	}
-	return strconv.Quote(string(obj)), nil
+	text.WriteByte('}')
+	expr = append(expr, strconv.Quote(text.String()))
+	return strings.Join(expr, " + "), nil
 }
 
 // legacyOutput renders the call that gives a served tool the outputSchema

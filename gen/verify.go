@@ -62,6 +62,9 @@ func planOf(p *ir.Package) plan {
 		pl.toolMethods[t.Method] = true
 		pl.names[t.DescriptorVar()] = true
 	}
+	for _, m := range p.SharedMembers {
+		pl.names[m.Const] = true
+	}
 	for _, m := range ir.GeneratedMethods() {
 		pl.typeMethods[m] = true
 	}

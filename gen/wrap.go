@@ -29,9 +29,11 @@ const tabColumns = 8
 // minPiece is the narrowest piece a literal is cut into, in columns.
 const minPiece = 40
 
-// minSplit is the shortest literal worth splitting, in columns: a line
-// long because of many short literals (a digest, a schema key) is left
-// alone.
+// minSplit is the shortest literal worth splitting, in columns; a shorter
+// one of at least minPiece columns that does not fit moves to the next
+// line where the line may break there (after "(", ",", "+" or "{"), and
+// a line long only because of short literals after keys (a digest, a
+// schema key in client.go's descriptors) is left alone.
 const minSplit = 100
 
 // wrapLiterals returns src, a formatted Go file, with every string literal
@@ -92,7 +94,7 @@ func wrapLine(line []byte) ([]byte, bool) {
 		if tok == token.EOF {
 			break
 		}
-		if tok == token.STRING && lit[0] == '"' && len(lit) >= minSplit {
+		if tok == token.STRING && lit[0] == '"' && len(lit) >= minPiece {
 			lits = append(lits, literal{fset.Position(pos).Offset, lit})
 		}
 	}
@@ -106,11 +108,24 @@ func wrapLine(line []byte) ([]byte, bool) {
 		between := line[last:l.off]
 		b.Write(between)
 		col += columns(between)
-		if wrapTarget-col < minPiece && breakable(b.Bytes()) {
+		if wrapTarget-col < minPiece && breakable(b.Bytes()) && len(l.lit) >= minSplit {
 			b.WriteString(cont)
 			col = contCol
+			ok = true
 		}
 		last = l.off + len(l.lit)
+		if len(l.lit) < minSplit {
+			// Too short to cut: moved to the next line when it does
+			// not fit (and the line may break there).
+			if col+len(l.lit) > wrapTarget && col > contCol && breakable(b.Bytes()) {
+				b.WriteString(cont)
+				col = contCol
+				ok = true
+			}
+			b.WriteString(l.lit)
+			col += len(l.lit)
+			continue
+		}
 		// What follows the literal on its last line, up to the next
 		// literal or the end of the line.
 		next := len(bytes.TrimRight(line, "\n"))

@@ -100,6 +100,11 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 	}
 	dedupTypes(p, b.cfg.Namer, b.types)
 	slices.SortFunc(p.Schemas, func(a, b SchemaDoc) int { return strings.Compare(a.Key, b.Key) })
+	shared, err := sharedMembers(p, b.cfg.Namer, b.types)
+	if err != nil {
+		return nil, &Error{Server: srv.ID, Err: err}
+	}
+	p.SharedMembers = shared
 	for k := range b.used {
 		p.UsedOverrides = append(p.UsedOverrides, k)
 	}

@@ -35,6 +35,9 @@ func OnlyPlanned(p *ir.Package, files []File) []error {
 	for _, t := range p.Tools {
 		planned[t.DescriptorVar()] = true
 	}
+	for _, m := range p.SharedMembers {
+		planned[m.Const] = true
+	}
 	for _, t := range p.Types {
 		planned[t.Name] = true
 		if t.Enum != nil {
