@@ -49,101 +49,87 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"\"properties\":{\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"entityName\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity to add the observations to\"},\"contents\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"+
 			"\"description\":\"An array of observation contents to add\"}},\"required\":[\"entityName\",\"contents\"]}}},\"required\":[\"observations\"]},"+
-			"\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false},"+
-			"\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
-			"\"properties\":{\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"entityName\":{\"type\":\"string\"},"+
-			"\"addedObservations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"entityName\",\"addedObservations\"],"+
-			"\"additionalProperties\":false}}},\"required\":[\"results\"],\"additionalProperties\":false}}", h.AddObservations),
+			"\"annotations\":"+annotationsAddObservations+",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":{\"$schema\":\"http://json-schema."+
+			"org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\","+
+			"\"properties\":{\"entityName\":{\"type\":\"string\"},\"addedObservations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"+
+			"\"required\":[\"entityName\",\"addedObservations\"],\"additionalProperties\":false}}},\"required\":[\"results\"],"+
+			"\"additionalProperties\":false}}", h.AddObservations),
 		composition.Handle(toolCreateEntities, "{\"name\":\"create_entities\",\"title\":\"Create Entities\",\"description\":\"Create multiple new entities in the"+
 			" knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"entities\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity\"},\"entityType\":{\"type\":\"string\",\"description\":\"The type of the entity\"},"+
 			"\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of observation contents associated with the enti"+
-			"ty\"}},\"required\":[\"name\",\"entityType\",\"observations\"]}}},\"required\":[\"entities\"]},\"annotations\":{\"readOnlyHint\":false,"+
-			"\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false},\"execution\":{\"taskSupport\":\"forbidden\"},"+
-			"\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"entities\":{\"type\":\"array\","+
-			"\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"The name of the entity\"},"+
-			"\"entityType\":{\"type\":\"string\",\"description\":\"The type of the entity\"},\"observations\":{\"type\":\"array\","+
-			"\"items\":{\"type\":\"string\"},\"description\":\"An array of observation contents associated with the entity\"}},\"required\":[\"name\","+
-			"\"entityType\",\"observations\"],\"additionalProperties\":false}}},\"required\":[\"entities\"],"+
+			"ty\"}},\"required\":[\"name\",\"entityType\",\"observations\"]}}},\"required\":[\"entities\"]},\"annotations\":"+annotationsAddObservations+
+			",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
+			"\"properties\":{\"entities\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\","+
+			"\"description\":\"The name of the entity\"},\"entityType\":{\"type\":\"string\",\"description\":\"The type of the entity\"},"+
+			"\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of observation contents associated with the enti"+
+			"ty\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"additionalProperties\":false}}},\"required\":[\"entities\"],"+
 			"\"additionalProperties\":false}}", h.CreateEntities),
 		composition.Handle(toolCreateRelations, "{\"name\":\"create_relations\",\"title\":\"Create Relations\",\"description\":\"Create multiple new relations be"+
 			"tween entities in the knowledge graph. Relations should be in active voice\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/sche"+
 			"ma#\",\"type\":\"object\",\"properties\":{\"relations\":{\"type\":\"array\",\"items\":{\"type\":\"object\","+
 			"\"properties\":{\"from\":{\"type\":\"string\",\"description\":\"The name of the entity where the relation starts\"},\"to\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity where the relation ends\"},\"relationType\":{\"type\":\"string\","+
-			"\"description\":\"The type of the relation\"}},\"required\":[\"from\",\"to\",\"relationType\"]}}},\"required\":[\"relations\"]},"+
-			"\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false},"+
-			"\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
-			"\"properties\":{\"relations\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"from\":{\"type\":\"string\","+
-			"\"description\":\"The name of the entity where the relation starts\"},\"to\":{\"type\":\"string\","+
-			"\"description\":\"The name of the entity where the relation ends\"},\"relationType\":{\"type\":\"string\","+
+			"\"description\":\"The type of the relation\"}},\"required\":[\"from\",\"to\",\"relationType\"]}}},"+
+			"\"required\":[\"relations\"]},\"annotations\":"+annotationsAddObservations+",\"execution\":{\"taskSupport\":\"forbidden\"},"+
+			"\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"relations\":{\"type\":\"array\","+
+			"\"items\":{\"type\":\"object\",\"properties\":{\"from\":{\"type\":\"string\",\"description\":\"The name of the entity where the relation starts"+
+			"\"},\"to\":{\"type\":\"string\",\"description\":\"The name of the entity where the relation ends\"},\"relationType\":{\"type\":\"string\","+
 			"\"description\":\"The type of the relation\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"additionalProperties\":false}}},"+
 			"\"required\":[\"relations\"],\"additionalProperties\":false}}", h.CreateRelations),
 		composition.Handle(toolDeleteEntities, "{\"name\":\"delete_entities\",\"title\":\"Delete Entities\",\"description\":\"Delete multiple entities and their "+
 			"associated relations from the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"entityNames\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of entity names to delete\"}},"+
-			"\"required\":[\"entityNames\"]},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,"+
-			"\"openWorldHint\":false},\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\""+
-			",\"type\":\"object\",\"properties\":{\"success\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"}},\"required\":[\"success\","+
-			"\"message\"],\"additionalProperties\":false}}", h.DeleteEntities),
+			"\"required\":[\"entityNames\"]},\"annotations\":"+annotationsDeleteEntities+",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaDeleteEntities+"}", h.DeleteEntities),
 		composition.Handle(toolDeleteObservations, "{\"name\":\"delete_observations\",\"title\":\"Delete Observations\",\"description\":\"Delete specific observa"+
 			"tions from entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"deletions\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"entityName\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity containing the observations\"},\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"+
 			"\"description\":\"An array of observations to delete\"}},\"required\":[\"entityName\",\"observations\"]}}},\"required\":[\"deletions\"]},"+
-			"\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false},"+
-			"\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
-			"\"properties\":{\"success\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"}},\"required\":[\"success\",\"message\"],"+
-			"\"additionalProperties\":false}}", h.DeleteObservations),
+			"\"annotations\":"+annotationsDeleteEntities+",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaDeleteEntities+"}", h.DeleteObservations),
 		composition.Handle(toolDeleteRelations, "{\"name\":\"delete_relations\",\"title\":\"Delete Relations\",\"description\":\"Delete multiple relations from t"+
 			"he knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"relations\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"from\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity where the relation starts\"},\"to\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity where the relation ends\"},\"relationType\":{\"type\":\"string\","+
 			"\"description\":\"The type of the relation\"}},\"required\":[\"from\",\"to\",\"relationType\"]},\"description\":\"An array of relations to delet"+
-			"e\"}},\"required\":[\"relations\"]},\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,"+
-			"\"openWorldHint\":false},\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\""+
-			",\"type\":\"object\",\"properties\":{\"success\":{\"type\":\"boolean\"},\"message\":{\"type\":\"string\"}},\"required\":[\"success\","+
-			"\"message\"],\"additionalProperties\":false}}", h.DeleteRelations),
+			"e\"}},\"required\":[\"relations\"]},\"annotations\":"+annotationsDeleteEntities+
+			",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaDeleteEntities+"}", h.DeleteRelations),
 		composition.Handle(toolOpenNodes, "{\"name\":\"open_nodes\",\"title\":\"Open Nodes\",\"description\":\"Open specific nodes in the knowledge graph by thei"+
 			"r names\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of entity names to retrieve\"}},"+
-			"\"required\":[\"names\"]},\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false},"+
-			"\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
-			"\"properties\":{\"entities\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\","+
-			"\"description\":\"The name of the entity\"},\"entityType\":{\"type\":\"string\",\"description\":\"The type of the entity\"},"+
-			"\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of observation contents associated with the enti"+
-			"ty\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"additionalProperties\":false}},\"relations\":{\"type\":\"array\","+
-			"\"items\":{\"type\":\"object\",\"properties\":{\"from\":{\"type\":\"string\",\"description\":\"The name of the entity where the relation starts"+
-			"\"},\"to\":{\"type\":\"string\",\"description\":\"The name of the entity where the relation ends\"},\"relationType\":{\"type\":\"string\","+
-			"\"description\":\"The type of the relation\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"additionalProperties\":false}}},"+
-			"\"required\":[\"entities\",\"relations\"],\"additionalProperties\":false}}", h.OpenNodes),
+			"\"required\":[\"names\"]},\"annotations\":"+annotationsOpenNodes+",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaOpenNodes+"}", h.OpenNodes),
 		composition.HandleNoArgs(toolReadGraph, "{\"name\":\"read_graph\",\"title\":\"Read Graph\",\"description\":\"Read the entire knowledge graph\","+
 			"\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{}},"+
-			"\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false},"+
-			"\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
-			"\"properties\":{\"entities\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\","+
-			"\"description\":\"The name of the entity\"},\"entityType\":{\"type\":\"string\",\"description\":\"The type of the entity\"},"+
-			"\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of observation contents associated with the enti"+
-			"ty\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"additionalProperties\":false}},\"relations\":{\"type\":\"array\","+
-			"\"items\":{\"type\":\"object\",\"properties\":{\"from\":{\"type\":\"string\",\"description\":\"The name of the entity where the relation starts"+
-			"\"},\"to\":{\"type\":\"string\",\"description\":\"The name of the entity where the relation ends\"},\"relationType\":{\"type\":\"string\","+
-			"\"description\":\"The type of the relation\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"additionalProperties\":false}}},"+
-			"\"required\":[\"entities\",\"relations\"],\"additionalProperties\":false}}", h.ReadGraph),
+			"\"annotations\":"+annotationsOpenNodes+",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaOpenNodes+"}", h.ReadGraph),
 		composition.Handle(toolSearchNodes, "{\"name\":\"search_nodes\",\"title\":\"Search Nodes\",\"description\":\"Search for nodes in the knowledge graph base"+
 			"d on a query\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"The search query to match against entity names, types,"+
-			" and observation content\"}},\"required\":[\"query\"]},\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,"+
-			"\"openWorldHint\":false},\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\""+
-			",\"type\":\"object\",\"properties\":{\"entities\":{\"type\":\"array\",\"items\":{\"type\":\"object\","+
-			"\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"The name of the entity\"},\"entityType\":{\"type\":\"string\","+
-			"\"description\":\"The type of the entity\"},\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"+
-			"\"description\":\"An array of observation contents associated with the entity\"}},\"required\":[\"name\",\"entityType\",\"observations\"],"+
-			"\"additionalProperties\":false}},\"relations\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"from\":{\"type\":\"string\","+
-			"\"description\":\"The name of the entity where the relation starts\"},\"to\":{\"type\":\"string\","+
-			"\"description\":\"The name of the entity where the relation ends\"},\"relationType\":{\"type\":\"string\","+
-			"\"description\":\"The type of the relation\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"additionalProperties\":false}}},"+
-			"\"required\":[\"entities\",\"relations\"],\"additionalProperties\":false}}", h.SearchNodes),
+			" and observation content\"}},\"required\":[\"query\"]},\"annotations\":"+annotationsOpenNodes+
+			",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaOpenNodes+"}", h.SearchNodes),
 	}, opts...)
 }
+
+// The members that several of the tool objects above hold alike (an icon
+// set, annotations), declared once; each object refers to them by name.
+const (
+	// annotationsAddObservations is a member of 3 tools.
+	annotationsAddObservations = "{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}"
+	// annotationsDeleteEntities is a member of 3 tools.
+	annotationsDeleteEntities = "{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}"
+	// outputSchemaDeleteEntities is a member of 3 tools.
+	outputSchemaDeleteEntities = "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"success\":{\"type\":\"boolean\"}," +
+		"\"message\":{\"type\":\"string\"}},\"required\":[\"success\",\"message\"],\"additionalProperties\":false}"
+	// annotationsOpenNodes is a member of 3 tools.
+	annotationsOpenNodes = "{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}"
+	// outputSchemaOpenNodes is a member of 3 tools.
+	outputSchemaOpenNodes = "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"entities\":{\"type\":\"array\"," +
+		"\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"The name of the entity\"}," +
+		"\"entityType\":{\"type\":\"string\",\"description\":\"The type of the entity\"},\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}," +
+		"\"description\":\"An array of observation contents associated with the entity\"}},\"required\":[\"name\",\"entityType\",\"observations\"]," +
+		"\"additionalProperties\":false}},\"relations\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"from\":{\"type\":\"string\"," +
+		"\"description\":\"The name of the entity where the relation starts\"},\"to\":{\"type\":\"string\",\"description\":\"The name of the entity where the rel" +
+		"ation ends\"},\"relationType\":{\"type\":\"string\",\"description\":\"The type of the relation\"}},\"required\":[\"from\",\"to\",\"relationType\"]," +
+		"\"additionalProperties\":false}}},\"required\":[\"entities\",\"relations\"],\"additionalProperties\":false}"
+)

@@ -198,244 +198,63 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 	return composition.Serve(s, []composition.ServedTool{
 		composition.Handle(toolActionsGet, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details of GitHub Actions resources "+
 			"(workflows, workflow runs, jobs, and artifacts)\"},\"description\":\"Get details about specific GitHub Actions resources.\\nUse this tool to get"+
-			" details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.\\n\",\"name\":\"actions_get\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABqUlEQVRIie2UMUtbURTHf+fmqdQK"+
-			"BR21k8+SF9AXDHTRyaWBbqWddLZCyWcwawc7ONUhW2YHBeNX6BSDxEB57ZJJkICgAZPHOx0iVfC+0hvJIHiWyz3nf87vcvnfCyMOAVgI8u8V3QNmU3Q9VA6IrzaiKLpxAXgAqvodoQNUbSKF"+
-			"VyK6xdjkMVBxBiDMIVKJzk7KaUI/CLcQ89plOIBxbXgGPF1ATxKdThNls9kZAJLE6Q3AnU0PFUp+EJZsoniw9E0mczQcoHe9zvjLI5Q3t8BVlBXg62DLlRhz+LNZb7gCxJb0c/kyqttRq2Gv"+
-			"B0vLKqyJSsY+Vi/od6tRFN14rifyg6VlkB+i/KNXwJsqAp+cASjvELwJE880m82OTbKQDXdV9DOk2FSVPkChUBh7UDRmAiBtOIAa6QDj6QCoA1xexyUrxCGsV/S7dVKbD8J9EXYuu/GOH4T3"+
-			"6Pp4AKC/Wo2P87nFoiTyFpEXfyt3Fn4UYAA5O60BtftJP5cvg/43YOR/0RA2Tdog+EH4DTi3a/QD0B4O0O9W8aaKiH7h1oqWaKvRTefZw8QfOA2GtnSwHcIAAAAASUVORK5CYII=\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABLElEQVRIie2Wr04DQRjEf8O/C4qEvgOWBIEpCkMTEgQBhUVgeAbOYjDoOhygSHgHFOEVKIaEFIO5IgbBXlJxu2WvKQkJY+7PNzszm/2+y8FvwPau7RfHUdm+tl3kaisYDIB34D7"+
-			"CWwFOgGNJ/TY7sO1yWk4T5rLT/Bv8WYMRsBoj2e6E26qVi+2bxJDVGNlez9WuB60AjoC18H4L6ALn4fkDuJP01MqgYUclcCYpVt8AtoH5iO4bcCWpWshNFMQfgElre8Bhmy7aCeIdRQBcAns"+
-			"Qb9PPkHaxoVYASBomQgyBpZTBY7ieRkymg23Zvk317IT1Zc1pPChJtn3A90FtAstj5bqFZ4PxdD/hzPxblD0HwADA9gXwGuHs17xs2C7CD0CV6IFn271WBrn4Aj4U/yN7l7QYAAAAAElFTkS"+
-			"uQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ActionsGet),
+			" details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.\\n\","+
+			"\"name\":\"actions_get\",\"icons\":"+iconsActionsGet+"}", h.ActionsGet),
 		composition.Handle(toolActionsList, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List GitHub Actions workflows in a repo"+
 			"sitory\"},\"description\":\"Tools for listing GitHub Actions resources.\\nUse this tool to list workflows in a repository,"+
-			" or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.\\n\",\"name\":\"actions_list\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABqUlEQVRIie2UMUtbURTHf+fmqdQK"+
-			"BR21k8+SF9AXDHTRyaWBbqWddLZCyWcwawc7ONUhW2YHBeNX6BSDxEB57ZJJkICgAZPHOx0iVfC+0hvJIHiWyz3nf87vcvnfCyMOAVgI8u8V3QNmU3Q9VA6IrzaiKLpxAXgAqvodoQNUbSKF"+
-			"VyK6xdjkMVBxBiDMIVKJzk7KaUI/CLcQ89plOIBxbXgGPF1ATxKdThNls9kZAJLE6Q3AnU0PFUp+EJZsoniw9E0mczQcoHe9zvjLI5Q3t8BVlBXg62DLlRhz+LNZb7gCxJb0c/kyqttRq2Gv"+
-			"B0vLKqyJSsY+Vi/od6tRFN14rifyg6VlkB+i/KNXwJsqAp+cASjvELwJE880m82OTbKQDXdV9DOk2FSVPkChUBh7UDRmAiBtOIAa6QDj6QCoA1xexyUrxCGsV/S7dVKbD8J9EXYuu/GOH4T3"+
-			"6Pp4AKC/Wo2P87nFoiTyFpEXfyt3Fn4UYAA5O60BtftJP5cvg/43YOR/0RA2Tdog+EH4DTi3a/QD0B4O0O9W8aaKiH7h1oqWaKvRTefZw8QfOA2GtnSwHcIAAAAASUVORK5CYII=\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABLElEQVRIie2Wr04DQRjEf8O/C4qEvgOWBIEpCkMTEgQBhUVgeAbOYjDoOhygSHgHFOEVKIaEFIO5IgbBXlJxu2WvKQkJY+7PNzszm/2+y8FvwPau7RfHUdm+tl3kaisYDIB34D7"+
-			"CWwFOgGNJ/TY7sO1yWk4T5rLT/Bv8WYMRsBoj2e6E26qVi+2bxJDVGNlez9WuB60AjoC18H4L6ALn4fkDuJP01MqgYUclcCYpVt8AtoH5iO4bcCWpWshNFMQfgElre8Bhmy7aCeIdRQBcAns"+
-			"Qb9PPkHaxoVYASBomQgyBpZTBY7ieRkymg23Zvk317IT1Zc1pPChJtn3A90FtAstj5bqFZ4PxdD/hzPxblD0HwADA9gXwGuHs17xs2C7CD0CV6IFn271WBrn4Aj4U/yN7l7QYAAAAAElFTkS"+
-			"uQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ActionsList),
+			" or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.\\n\","+
+			"\"name\":\"actions_list\",\"icons\":"+iconsActionsGet+"}", h.ActionsList),
 		composition.Handle(toolActionsRunTrigger, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
 			"\"title\":\"Trigger GitHub Actions workflow actions\"},\"description\":\"Trigger GitHub Actions workflow operations, including running,"+
-			" re-running, cancelling workflow runs, and deleting workflow run logs.\",\"name\":\"actions_run_trigger\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABqUlEQVRIie2UMUtbURTHf+fmqdQK"+
-			"BR21k8+SF9AXDHTRyaWBbqWddLZCyWcwawc7ONUhW2YHBeNX6BSDxEB57ZJJkICgAZPHOx0iVfC+0hvJIHiWyz3nf87vcvnfCyMOAVgI8u8V3QNmU3Q9VA6IrzaiKLpxAXgAqvodoQNUbSKF"+
-			"VyK6xdjkMVBxBiDMIVKJzk7KaUI/CLcQ89plOIBxbXgGPF1ATxKdThNls9kZAJLE6Q3AnU0PFUp+EJZsoniw9E0mczQcoHe9zvjLI5Q3t8BVlBXg62DLlRhz+LNZb7gCxJb0c/kyqttRq2Gv"+
-			"B0vLKqyJSsY+Vi/od6tRFN14rifyg6VlkB+i/KNXwJsqAp+cASjvELwJE880m82OTbKQDXdV9DOk2FSVPkChUBh7UDRmAiBtOIAa6QDj6QCoA1xexyUrxCGsV/S7dVKbD8J9EXYuu/GOH4T3"+
-			"6Pp4AKC/Wo2P87nFoiTyFpEXfyt3Fn4UYAA5O60BtftJP5cvg/43YOR/0RA2Tdog+EH4DTi3a/QD0B4O0O9W8aaKiH7h1oqWaKvRTefZw8QfOA2GtnSwHcIAAAAASUVORK5CYII=\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABLElEQVRIie2Wr04DQRjEf8O/C4qEvgOWBIEpCkMTEgQBhUVgeAbOYjDoOhygSHgHFOEVKIaEFIO5IgbBXlJxu2WvKQkJY+7PNzszm/2+y8FvwPau7RfHUdm+tl3kaisYDIB34D7"+
-			"CWwFOgGNJ/TY7sO1yWk4T5rLT/Bv8WYMRsBoj2e6E26qVi+2bxJDVGNlez9WuB60AjoC18H4L6ALn4fkDuJP01MqgYUclcCYpVt8AtoH5iO4bcCWpWshNFMQfgElre8Bhmy7aCeIdRQBcAns"+
-			"Qb9PPkHaxoVYASBomQgyBpZTBY7ieRkymg23Zvk317IT1Zc1pPChJtn3A90FtAstj5bqFZ4PxdD/hzPxblD0HwADA9gXwGuHs17xs2C7CD0CV6IFn271WBrn4Aj4U/yN7l7QYAAAAAElFTkS"+
-			"uQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ActionsRunTrigger),
+			" re-running, cancelling workflow runs, and deleting workflow run logs.\","+
+			"\"name\":\"actions_run_trigger\",\"icons\":"+iconsActionsGet+"}", h.ActionsRunTrigger),
 		composition.Handle(toolAddCommentToPendingReview, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add review comment to th"+
 			"e requester's latest pending pull request review\"},\"description\":\"Add review comment to the requester's latest pending pull request review. "+
-			"A pending review needs to already exist to call this (check with the user if not sure).\",\"name\":\"add_comment_to_pending_review\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACwUlEQVRIie2Vz28UZRjHP993pi0Q"+
-			"IC3YahNjirtmd3bS3Q1eUHvQEPUiEv8A4kXjwRJ78MCFBLjBBRKCHowHE38cNCbGGx6IUoKiodtNpoNmTJp4oSJNQ3pw29l5POxus2wo3QTwxPc0887zfD7zvu9kXnjEUfdNrjj5vJOmMP4e"+
-			"9JrfR1G02tuQD8tvgpck0dxCPwK30ViqnJTcr4bOmfRlI/PrhUJ5313woDpDpu8ss7f6nYHrvDnGcYlPsoY/bKaXwHY3HWfvgmNnMX0zvMM7069A3c3pkEYWa7UVgFxQPSfs7SSeH3k2rEy5"+
-			"jMubMBoG1yQ+SBbm53of+gCybMkk/H8VAFdbZisZLAFsJ11oyL+BUURcwrjWAZixXeIwxs/5UuVAr0QAYRjubGR+HWy3mb6QCIBXQe8nce0jgIkwfMo3/xLG085x8I9ofkMyUa0O+w2rgS0m"+
-			"cf3lboEDiKJo1cvsIDDr4D1DhTb8407hYhTdTJW+AvrdMnuhG9Je1m9BBzbfjXbyQcXypeqJLQt7+0rVE/mgYr3j7l7FDzOPBY8FDx6vc1EolPeNjI5/Jpgw7Lm9o+Pry//c/K0PhnLFyrSM"+
-			"DxE79jwxvn9079gvt28vrUD7V1EoFHalbltd2C7DfS4sAF4DTSdx7cL96LliZVriPPADuL+geRh0Z8il5SiKVn2ATENvCCYw78U/b8xdBcgHlYuGHQXuK5A4ClxM4vnXW8Lqp5JdWWt6h4Cv"+
-			"WnsgxgDSbRZ3Gg0tCJ7sY4nGwDZOt/WBZtzN9FswLgM2sGann5mcPDaw5pWEHQH7cUu86SdkR3LF6tfrA814MNVpwNrM1leUxPXrSKfMeHcwdctyNotY8c3NbMX3LJsB3ZHsymDqlkHvYHYy"+
-			"ievXWxPpSj4o75eYIuPWZof+vRKG4c61pncIx6gZsx34/5L/ACy3ElqUYhuvAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABn0lEQVRIie2Vvy5EURDGvyMUkhUU/pS2Q2clwvI"+
-			"KqL0Cm9ArrBcQShJPoLFR2YaIhIjQ7a7E39IiCgqVn8KsPY697E3oTHPumTPf990z986M9Mfm/A0wKGlMUlnSlnPuOQQAE5LOnXOFWErAIvBK1S6BZBAzZ2fzcckHjXwVaAXSwD2wWYN8A2i"+
-			"KK1ABt3m+ZeDRnseIthdgDxioxd1o662tfZIO7Lnf8xcklST1StqRdORxNEualHQIDDvnTmvdIGE5vwdWgLy93bQX0w0UgSdgKMC3AdfA7ndpSgKbduUbYBoI/7Ju4BiYrYFfAl4iBbxAgOy"+
-			"PgV9xWYDQ3xCXKK79C/wL/KJZoeW8QpsJCy0C54AMULaGmQu7sIAW4MpaxTKwbQU3U4dAxmLzwLpxXAIJP2jKgkY8Xx4o1SFwBmx7+7RxTUnVb9Bpa9HDFiR1/SRgWH+6FT3/h2qK6sBpB0a"+
-			"BB7yB880NcpaWtGHXjCsVBmb5PDIvgJ46BJKW84q9AguV87Adp/Q+9O8UMfQjRBKSxiV1SNp3zp3Ug/sVewPruexhKwhGXQAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.AddCommentToPendingReview),
+			"A pending review needs to already exist to call this (check with the user if n"+
+			"ot sure).\",\"name\":\"add_comment_to_pending_review\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.AddCommentToPendingReview),
 		composition.Handle(toolAddIssueComment, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add comment to issue or pull reque"+
 			"st\"},\"description\":\"Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull reque"+
 			"sts as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comme"+
-			"nts. At least one of body or reaction is required.\",\"name\":\"add_issue_comment\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC2UlEQVRIicWVMUyTaRjHf/+vVUpOJOdilOYoUvVreq2CDmLOwdlAS5xMbrrhBifjYG7QjYuJ"+
-			"w108nZx1huLgYlw0QshxChUK2koxHHcuCmgsFfieG0or3kGPSoz/8X3f5/97nvfN8z7wmaVqm9FodFfR/EnMugy5giCAwYwgI9Ff9Hl9L9Lp1zUBgsGO+rqGwnlhF4CdwBSyAUwvS1G220zH"+
-			"BSFgHtmVxYWvfp2ZGSj8LyAcjgfZphTQZtAr7OdsZvSP9RIJR+LtQhcNusF+d1aUfPp05M8NAavmg8AOk3cmN56+s1Hpa7U/cviUYbcw3jgex9ZCKoBgsKM+0PDuAdBq2He5zOiTzZiXtc+N"+
-			"xRw598GeLRcWTuTz+UUAp3ygrqFwHmgzeWdqNQd4PpFOy/gedNQfaDz3UQXRaHRX0fNPGdzNZUZO12q+VuHIoV7g5Hu/1/IinX7tABTNnwR2SvRsxRzAzOsBGuuWfAkoX5FZFzCVHR95tFVA"+
-			"biI9DEwj6wLwl5YVMTRYLTDsxjuRrgGYYz/kxkbvbXRWMOBB24cKYI9ks1X8hXQDaAaa5XG9WjImZgV71wI+m8qAv8y0t1pSmP0ITANTmHO2qqvRZDALlTdgHKyjWkx2YvQ2cHtTacMxYBhW"+
-			"K5DoF4TCkXj7Jg02VKsbOwI0Y+qvALZrOQXMC13cKkDSJWBuJUCqAhgbG3uF7IpBcn/k8KlPNQ+78U5QQuhy/vHjuQoAYPndwi9gw4bd2ufGYrWatxz8No50ExhaKsz9Vl6vAPL5/KKzoiTG"+
-			"G0fOg1oqCbvxTp/juw/M+zynu/yTwjoD58CBQ02ez/pAR4E+M69ntf3/o1Y3dqR050oAQz7P6Z6cfPRRw647MkOhUMAfaDyH+AloBKYNPRT292rQHoMOSp09J3TZlt5ezWazxX97VR3638Ri"+
-			"X9ct+RImSyBcrDT0ETMyMp4ptRIgVX7QL6J/ALSUEwJ5rdg2AAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABxElEQVRIibWVvW4TURCFv0vlNEDcIHAkKAERJOI"+
-			"KSjoUArwBPwUFFaKIIngAJARCPIgdh4cgRBYt6ZIAEYEqdhpEw0fhCbkKa68dxyNtsfNzzpnZu3NhwpYGBdUqcA+4A1wEZiK0DawD74FWSml3JAJ1CngGLAIngU1gFfgZKWeAG8AFoAu8At6"+
-			"mlH6VtqTOqJ/UP2pDnRuQO6c27VlbrQ0Dvq121Fulag7q5qPmW18SdSqUd9Qrw4Jn9bNR21YrRQkvYixDKy/AuB3jWjocqKpdtXFU8AxrOTqZzp2PgvnaMRDUA+tB7mypG+OCZ3hbahPgRPg"+
-			"uAR9LihaicEu9WcKxClzOi/fU1wPAk7rjgX0uEfNG3cs7mJjtE+wA5/olpZQEHgNf6K2NJyW4NeD7v7c4WptjSc0svlMjdzyM2fbdOyOA7x/T+7mzGj9H8xgIWuquevpw4HmsivkxwBdC/WJ"+
-			"RsBKLqqPOHgH8aqybtcJlF0m1WLndUToJ5V31q9r3NOYk7Wh1Wa0PyK3HzA3l/4H3uzIrwFNgCThF7/x/AH5EylngOnAe6AAvgXcppd9DEWRE08DdeIou/RVgJaXUGYQzUfsL+zmwV7BtIq0"+
-			"AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.AddIssueComment),
+			"nts. At least one of body or reaction is required.\",\"name\":\"add_issue_comment\",\"icons\":"+iconsAddIssueComment+"}", h.AddIssueComment),
 		composition.Handle(toolAddReplyToPullRequestComment, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add reply to pull req"+
 			"uest comment\"},\"description\":\"Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a rep"+
 			"ly to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.\","+
-			"\"name\":\"add_reply_to_pull_request_comment\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR"+
-			"0QA/wD/AP+gvaeTAAACwUlEQVRIie2Vz28UZRjHP993pi0QIC3YahNjirtmd3bS3Q1eUHvQEPUiEv8A4kXjwRJ78MCFBLjBBRKCHowHE38cNCbGGx6IUoKiodtNpoNmTJp4oSJNQ3pw29l5P"+
-			"Oxus2wo3QTwxPc0887zfD7zvu9kXnjEUfdNrjj5vJOmMP4e9JrfR1G02tuQD8tvgpck0dxCPwK30ViqnJTcr4bOmfRlI/PrhUJ5313woDpDpu8ss7f6nYHrvDnGcYlPsoY/bKaXwHY3HWfvg"+
-			"mNnMX0zvMM7069A3c3pkEYWa7UVgFxQPSfs7SSeH3k2rEy5jMubMBoG1yQ+SBbm53of+gCybMkk/H8VAFdbZisZLAFsJ11oyL+BUURcwrjWAZixXeIwxs/5UuVAr0QAYRjubGR+HWy3mb6QC"+
-			"IBXQe8nce0jgIkwfMo3/xLG085x8I9ofkMyUa0O+w2rgS0mcf3lboEDiKJo1cvsIDDr4D1DhTb8407hYhTdTJW+AvrdMnuhG9Je1m9BBzbfjXbyQcXypeqJLQt7+0rVE/mgYr3j7l7FDzOPB"+
-			"Y8FDx6vc1EolPeNjI5/Jpgw7Lm9o+Pry//c/K0PhnLFyrSMDxE79jwxvn9079gvt28vrUD7V1EoFHalbltd2C7DfS4sAF4DTSdx7cL96LliZVriPPADuL+geRh0Z8il5SiKVn2ATENvCCYw7"+
-			"8U/b8xdBcgHlYuGHQXuK5A4ClxM4vnXW8Lqp5JdWWt6h4CvWnsgxgDSbRZ3Gg0tCJ7sY4nGwDZOt/WBZtzN9FswLgM2sGann5mcPDaw5pWEHQH7cUu86SdkR3LF6tfrA814MNVpwNrM1leUx"+
-			"PXrSKfMeHcwdctyNotY8c3NbMX3LJsB3ZHsymDqlkHvYHYyievXWxPpSj4o75eYIuPWZof+vRKG4c61pncIx6gZsx34/5L/ACy3ElqUYhuvAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABn0lEQVRIie2Vvy5EURDGvyMUkhUU/pS2Q2clwvIKqL0Cm9ArrBcQShJPoLFR2YaIhIjQ7a7E39IiCgqVn8KsPY697E3oTHPumTPf990z986M9Mfm/A0wKGlMUlnSlnPuOQQAE5L"+
-			"OnXOFWErAIvBK1S6BZBAzZ2fzcckHjXwVaAXSwD2wWYN8A2iKK1ABt3m+ZeDRnseIthdgDxioxd1o662tfZIO7Lnf8xcklST1StqRdORxNEualHQIDDvnTmvdIGE5vwdWgLy93bQX0w0UgSd"+
-			"gKMC3AdfA7ndpSgKbduUbYBoI/7Ju4BiYrYFfAl4iBbxAgOyPgV9xWYDQ3xCXKK79C/wL/KJZoeW8QpsJCy0C54AMULaGmQu7sIAW4MpaxTKwbQU3U4dAxmLzwLpxXAIJP2jKgkY8Xx4o1SF"+
-			"wBmx7+7RxTUnVb9Bpa9HDFiR1/SRgWH+6FT3/h2qK6sBpB0aBB7yB880NcpaWtGHXjCsVBmb5PDIvgJ46BJKW84q9AguV87Adp/Q+9O8UMfQjRBKSxiV1SNp3zp3Ug/sVewPruexhKwhGXQA"+
-			"AAABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.AddReplyToPullRequestComment),
+			"\"name\":\"add_reply_to_pull_request_comment\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.AddReplyToPullRequestComment),
 		composition.Handle(toolAssignCopilotToIssue, "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":false,\"title\":\"Assign Copilot to issue\"},"+
 			"\"description\":\"Assign Copilot to a specific issue in a GitHub repository.\\n\\nThis tool can help with the following outcomes:\\n- a Pull Req"+
 			"uest created with source code changes to resolve the issue\\n\\n\\nMore information can be found at:\\n- https://docs.github.com/en/copilot/conc"+
-			"epts/agents/cloud-agent/about-cloud-agent\\n\",\"name\":\"assign_copilot_to_issue\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC20lEQVRIidWUS4wMURSGv3O7kWmPEMRrSMzcbl1dpqtmGuOxsCKECCKxEBusSJhIWEhsWLFA"+
-			"bC1sWFiISBARCyQ2kzSZGaMxHokgXvGIiMH0PRZjpJqqHpb+TeX+59z//H/q5sD/DqlX9H1/zFeX2qzIKoFWYDKgwBtUymL0UkNaT3V3d3/+5wG2EGxB9TDIxGFMvhVhb9/drpN/NaDJC7MG"+
-			"dwJk6TDCv0Gvq0lve9R762GUNdFDLleaZNBrICGq+4yhvf9TJtP/KZNB2PrLlbBliBfRhajuAwnFVa/n8/nkxFkv3GO9oJrzgwVxdesV71ov6I2r5fxggfWCatYL9yYmUJgLPH7Q29WZ4OED"+
-			"6Me4wuAdeQK6MMqna9t0GuibBHFAmgZ9JMG9BhkXZWoSCDSATIq7aguBD0wBplq/tZBgYDIwKnZAs99mFRYD9vd/YK0dpcqhobM6d9haWyOULRTbAauwuNlvsxHTYP3iBnVyXGAa8BIYC3oV"+
-			"eAKioCtAPEE7FCOgR0ErIJdBBZgNskzh40+NF6K6s+9e91lp9osrxMnFoTSmSmPVsF+E5cB0YEDgtoMjjypd5wCy+WC9GnajhEAa4bkqV9LOHKwa9/yneYeyUqwX3AdyQ5EeVrrqro/hYL0g"+
-			"+ggemKh4HGbPmVu0+fB8U76lpR6XgJwZpoGUpNYiusZg1tXjkmCAav0OMTXfJC4eVYPqwbot6l4BCPqyLhd7lwMAWC/cYb3gi/UCzRaKOxsbFzVEM1iv2Ebt5v2Dm14qZbJecZf1Ah3UCrcT"+
-			"bbB+awHnjgHLgHeinHYqZ8aPSXWWy+XvcQZLpdKI9/0D7UbZiLIJmABckVSqo+/OrUrNgF+D8q1LEdcBrAJGAJ8ROlGeicorABWdAswE5gOjge8CF8Ad66v03IjqJb75WS0tE0YOmNWqLBGR"+
-			"eaAzgIkMLrt3oM9UpSzCzW9pd+FpT8/7JK3/Gz8Ao5X6wtwP7N4AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACCElEQVRIid2UPWsUYRSFn3dxWWJUkESiBgslFok"+
-			"fhehGiGClBBQx4h9IGlEh2ijYxh+gxEL/hIWwhYpF8KNZsFRJYdJEiUbjCkqisj4W+y6Mk5nd1U4PDMOce+45L3fmDvzXUDeo59WK+kb9rn5TF9R76jm1+2/NJ9QPtseSOv4nxrvVmQ6M05h"+
-			"RB9qZ98ZR1NRralntitdEwmw8wQ9HbS329rQKuKLW1XJO/aX6IqdWjr1Xk/y6lG4vMBdCqOacoZZ3uBBCVZ0HDrcK2AYs5ZkAuwBb1N8Dm5JEISXoAnqzOtU9QB+wVR3KCdgClDIr6kCc4c/"+
-			"0O1BLNnahiYpaSmmGY62e/JpCLJ4FpmmMaBHYCDwC5mmMZBQYBC7HnhvAK+B+fN4JHAM+R4+3wGQI4S7qaExtol+9o86pq+oX9Yk6ljjtGfVprK2qr9Xb6vaET109jjqb3Jac2XaM1PLNpok"+
-			"1Aep+G/+dfa24nADTX1EWTgOngLE2XCYKQL0DTfKex2WhXgCutxG9i/fFNlwWpgBQL6orcWyTaldToRbUA2pow61XL0WPFfXCb1HqkPowCj6q0+qIWsw7nlpUj6i31OXY+0AdbGpCRtNRGgt"+
-			"1AigCX4EqsJAYTR+wAzgEdAM/gApwM4TwOOm3JiARtBk4CYwAB4F+oIfGZi/HwOfAM6ASQviU5/Vv4xcBzmW2eT1nrQAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.AssignCopilotToIssue),
+			"epts/agents/cloud-agent/about-cloud-agent\\n\",\"name\":\"assign_copilot_to_issue\","+
+			"\"icons\":"+iconsAssignCopilotToIssue+"}", h.AssignCopilotToIssue),
 		composition.Handle(toolAssignCopilotToIssueWithIntent, "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":false,"+
 			"\"title\":\"Assign Copilot to issue with intent\"},\"description\":\"Assign Copilot to a specific issue in a GitHub repository. Prefer this tool"+
 			" over assign_copilot_to_issue when available.\\n\\nThis tool can help with the following outcomes:\\n- a Pull Request created with source code c"+
 			"hanges to resolve the issue\\n\\n\\nMore information can be found at:\\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-c"+
-			"loud-agent\\n\",\"name\":\"assign_copilot_to_issue_with_intent\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC20lEQVRIidWUS4wMURSGv3O7kWmPEMRrSMzcbl1dpqtmGuOxsCKECCKxEBusSJhIWEhsWLFA"+
-			"bC1sWFiISBARCyQ2kzSZGaMxHokgXvGIiMH0PRZjpJqqHpb+TeX+59z//H/q5sD/DqlX9H1/zFeX2qzIKoFWYDKgwBtUymL0UkNaT3V3d3/+5wG2EGxB9TDIxGFMvhVhb9/drpN/NaDJC7MG"+
-			"dwJk6TDCv0Gvq0lve9R762GUNdFDLleaZNBrICGq+4yhvf9TJtP/KZNB2PrLlbBliBfRhajuAwnFVa/n8/nkxFkv3GO9oJrzgwVxdesV71ov6I2r5fxggfWCatYL9yYmUJgLPH7Q29WZ4OED"+
-			"6Me4wuAdeQK6MMqna9t0GuibBHFAmgZ9JMG9BhkXZWoSCDSATIq7aguBD0wBplq/tZBgYDIwKnZAs99mFRYD9vd/YK0dpcqhobM6d9haWyOULRTbAauwuNlvsxHTYP3iBnVyXGAa8BIYC3oV"+
-			"eAKioCtAPEE7FCOgR0ErIJdBBZgNskzh40+NF6K6s+9e91lp9osrxMnFoTSmSmPVsF+E5cB0YEDgtoMjjypd5wCy+WC9GnajhEAa4bkqV9LOHKwa9/yneYeyUqwX3AdyQ5EeVrrqro/hYL0g"+
-			"+ggemKh4HGbPmVu0+fB8U76lpR6XgJwZpoGUpNYiusZg1tXjkmCAav0OMTXfJC4eVYPqwbot6l4BCPqyLhd7lwMAWC/cYb3gi/UCzRaKOxsbFzVEM1iv2Ebt5v2Dm14qZbJecZf1Ah3UCrcT"+
-			"bbB+awHnjgHLgHeinHYqZ8aPSXWWy+XvcQZLpdKI9/0D7UbZiLIJmABckVSqo+/OrUrNgF+D8q1LEdcBrAJGAJ8ROlGeicorABWdAswE5gOjge8CF8Ad66v03IjqJb75WS0tE0YOmNWqLBGR"+
-			"eaAzgIkMLrt3oM9UpSzCzW9pd+FpT8/7JK3/Gz8Ao5X6wtwP7N4AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACCElEQVRIid2UPWsUYRSFn3dxWWJUkESiBgslFok"+
-			"fhehGiGClBBQx4h9IGlEh2ijYxh+gxEL/hIWwhYpF8KNZsFRJYdJEiUbjCkqisj4W+y6Mk5nd1U4PDMOce+45L3fmDvzXUDeo59WK+kb9rn5TF9R76jm1+2/NJ9QPtseSOv4nxrvVmQ6M05h"+
-			"RB9qZ98ZR1NRralntitdEwmw8wQ9HbS329rQKuKLW1XJO/aX6IqdWjr1Xk/y6lG4vMBdCqOacoZZ3uBBCVZ0HDrcK2AYs5ZkAuwBb1N8Dm5JEISXoAnqzOtU9QB+wVR3KCdgClDIr6kCc4c/"+
-			"0O1BLNnahiYpaSmmGY62e/JpCLJ4FpmmMaBHYCDwC5mmMZBQYBC7HnhvAK+B+fN4JHAM+R4+3wGQI4S7qaExtol+9o86pq+oX9Yk6ljjtGfVprK2qr9Xb6vaET109jjqb3Jac2XaM1PLNpok"+
-			"1Aep+G/+dfa24nADTX1EWTgOngLE2XCYKQL0DTfKex2WhXgCutxG9i/fFNlwWpgBQL6orcWyTaldToRbUA2pow61XL0WPFfXCb1HqkPowCj6q0+qIWsw7nlpUj6i31OXY+0AdbGpCRtNRGgt"+
-			"1AigCX4EqsJAYTR+wAzgEdAM/gApwM4TwOOm3JiARtBk4CYwAB4F+oIfGZi/HwOfAM6ASQviU5/Vv4xcBzmW2eT1nrQAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.AssignCopilotToIssueWithIntent),
+			"loud-agent\\n\",\"name\":\"assign_copilot_to_issue_with_intent\",\"icons\":"+iconsAssignCopilotToIssue+"}", h.AssignCopilotToIssueWithIntent),
 		composition.Handle(toolCreateBranch, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create branch\"},"+
-			"\"description\":\"Create a new branch in a GitHub repository\",\"name\":\"create_branch\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnYwUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5ql"+
-			"KRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1sesex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgk"+
-			"XNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDIJarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe2"+
-			"44oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAAAABJRU5ErkJggg==\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4Ai6BD7prAowjIoq7i85"+
-			"nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTuAseFBse/AiLiQg1gLzs"+
-			"3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.CreateBranch),
+			"\"description\":\"Create a new branch in a GitHub repository\",\"name\":\"create_branch\",\"icons\":"+iconsCreateBranch+"}", h.CreateBranch),
 		composition.Handle(toolCreateGist, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create Gist\"},"+
-			"\"description\":\"Create a new gist\",\"name\":\"create_gist\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAACYAAAAYCAYAAACWTY9zAAAABmJLR0QA/wD/AP+gvaeTAAAD2ElEQVRIie2WS2xUVRjHf9/tHSgjRCA+C5am3gFmhnIHJypEY4aVujAYfCUGF8SFRhONgiRs"+
-			"iInxFRIiGhcSxQVEhYhhRQyycuMjUWaG0mnLLQ9BUORRiK20nTl/F1DSDJe2VOLC+F/dc873/c/vfDfnAf/rPyIb2Qgy4SI5njNjKTAb8BG9GBHSbmfeZwcrxQP/KlgqnVsj9CZQM9jlYL+J"+
-			"IYxbgEXAYrBDUaUYABQKBf/Yb2dXy6yzp1Lceb3BfIAgE66Q9C7wcw1v+aHK3iP1gXPnhrOcr6XD7eO/nytgvG2oD5g6kclbs+H9npgbdZQ2XwHWlM8n6a+uB51ucA2PRF17j8eZdHeXfgW2"+
-			"Drfd0KQflRj43OT2TQQKwHN8KjgBXAl2Q9/QMpndZti6rqtAxSmKfjgPPD1RqLHkyexhAM9p+/X2bm5rm9HS0tI4kWQL0uFeYE5UKc281uQgHR6W+Lqns/T85b5MuAjHWxgFYBjqDLCnP+mv"+
-			"nHHhQuNALbEK00Nc3FQDGCP/1Nqoo7TdB5qBQxNZFTDdjORwozWdSyF9i8dJnN4R3nHPc1PkvFsxd58/ODh5aKjRk1c7guwjQ29gnJez9cMeDa5Whou7cipwPm7WVCZc6ZwlRvb5ct90dZVj"+
-			"F+IZKxG+fC3pKZdPjrKgTQBBOnxNcKKns7ipPsAHDENx2RIbzTRtZF+tgSe4WoWlOxCnxoAalzygz1z8OVSdbM2Dvps56LuZJh4b081UwZgVpHMvNOXzyTHjR5EPHJXREjd4uFjsHf4O5od/"+
-			"jmWW9NnYP6R7gA+T/dUP7kyHvxi0Y/aTvOonPe3tR8cL5gEdwM3z5+di4a5F5XK5L6qUH63htZj0JLAFVENaa7WGfakFd6XH6+Vj7EY8VUXLgQ3/FA7g0pV2BNgBEKQXLgb7Tq72LLB6PB5e"+
-			"dZJ9BZzFeLUll5t+PcDqFVXK3wMXJGuqHzPDiwU7XCz2mul1YFZiQF9ms9lrOGhVpe7pFKdUuu0BoNGM7rqhMxKt+Xw+UZ/jAxzoKL8fZMI5Eq8MOL8rSIfbwDokqoamGna7TA/WJ5vsoIx7"+
-			"U9lc7sD+YjGVWfiSZHcbdGP84SDhwQKJFcApBt3HdRZfGGw491d1R5AJt+LojTpLuy+DAUQdpVWtmYW7GmQvClaAbrRLtXDohGFFYHM1YXsu1wtbg7RFTquAZ5DXI/Q4sAwxzQDBWUw78dy6"+
-			"qNJ+bCRVVCm9F6RzkvSywTZMp4GbRi1/Uz6fbG5rm1EoFPxRA4G4i7opn0/OmzdvWlx8nGbPXjIlm81O6F33vwD+Bhvyhr7wtSBQAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACYAAAAYCAYAAACWTY9zAAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAACoElEQVRIie2WX2hXZRjHP8/4hW5UzoGFja2wdiF00S7EotAgIcKbMBoIu7HuuhANC3aRCTIQgmBBsEZ3s8hoIwomrLuB4E0YhqWFrjHY0NY2rGHh6uPFecXj2flt+/2mXoRfOHD"+
-			"O+z5/Ps973vO8B+7r/yi1U+1XL6gL6j/qZfWU+r7aca9YIgf1LtAL/AuMAOeA68AjQCfwLDAeEU8l+wpwCDgfEV/fFTq120zfq49XsWlVu3PPu5LPX2vI+4L6RrXJJnVanVEfqyHow+rnas8"+
-			"awH5Vx6pN7k2Vv1dvgnq1HFgD8Eq6//IOJ21QN6rr6w1wRp2t0/c3tb8w1qmeVK95S3+oJ9K2aVF7037+L9ldzF1dABWgHRivqypoBppyUB3AGHAFOAZMAY3Ao8DzwDqytzQBfAIcBa4CH+R"+
-			"inr0J9mCaLFuRfcADheHvIqJaIftSzOci4soyBQ2k+O8A0xExUDSokPUyqwToAx4qjL1O9RVuA2ZWgFqVGoAFslUrUzvQkq7XVhHvZ6BVfUttWtF6BbBJ4ImyyYiYj4i5iJgDVtNI+4BvgI+"+
-			"BP9Vx9Vv1iNpWK9hPwCa1FK4WRcRCRLxKVmgXMEh2xPUAP6pbawEbTfd71gqWA5yIiKGIOJxAdwIbgDdrARsG5oC31eY7BVcAPQ38DZQdeQ2lYBExDxwBWoGv1JYaci6S+0OpJnUHsB74pTA"+
-			"1C2xRiy2JCkBEfJT+Kg4CF9QTZHtvkeyL3Qy8XJLzErBdfSYiflD3A9sSwO9kPfBpoBuYAT4t+H8BfAgMqceB+YgYpSj1JXVYnfd2Takj6oH861ZfVCfVwfS8Wx1Tr+Z8Z9XP1CdL8kWKOZ5"+
-			"sZ0qKX+LUlA7hyipslxzUyb/YnJeL0ahW66f3taJuAAWd129KkzycAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.CreateGist),
+			"\"description\":\"Create a new gist\",\"name\":\"create_gist\",\"icons\":"+iconsCreateGist+"}", h.CreateGist),
 		composition.Handle(toolCreateOrUpdateFile, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create or update file\"},"+
 			"\"description\":\"Create or update a single file in a GitHub repository. \\nIf updating, you should provide the SHA of the file you want to upda"+
 			"te. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.\\n\\nIn order to obtain t"+
 			"he SHA of original file version before updating, use the following git command:\\ngit rev-parse <branch>:<path to file>\\n\\nSHA MUST be provide"+
-			"d for existing file updates.\\n\",\"name\":\"create_or_update_file\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnYwUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5ql"+
-			"KRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1sesex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgk"+
-			"XNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDIJarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe2"+
-			"44oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAAAABJRU5ErkJggg==\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4Ai6BD7prAowjIoq7i85"+
-			"nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTuAseFBse/AiLiQg1gLzs"+
-			"3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.CreateOrUpdateFile),
+			"d for existing file updates.\\n\",\"name\":\"create_or_update_file\",\"icons\":"+iconsCreateBranch+"}", h.CreateOrUpdateFile),
 		composition.Handle(toolCreatePullRequest, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Open new pull request\"},"+
-			"\"description\":\"Create a new pull request in a GitHub repository.\",\"name\":\"create_pull_request\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACwUlEQVRIie2Vz28UZRjHP993pi0Q"+
-			"IC3YahNjirtmd3bS3Q1eUHvQEPUiEv8A4kXjwRJ78MCFBLjBBRKCHowHE38cNCbGGx6IUoKiodtNpoNmTJp4oSJNQ3pw29l5POxus2wo3QTwxPc0887zfD7zvu9kXnjEUfdNrjj5vJOmMP4e"+
-			"9JrfR1G02tuQD8tvgpck0dxCPwK30ViqnJTcr4bOmfRlI/PrhUJ5313woDpDpu8ss7f6nYHrvDnGcYlPsoY/bKaXwHY3HWfvgmNnMX0zvMM7069A3c3pkEYWa7UVgFxQPSfs7SSeH3k2rEy5"+
-			"jMubMBoG1yQ+SBbm53of+gCybMkk/H8VAFdbZisZLAFsJ11oyL+BUURcwrjWAZixXeIwxs/5UuVAr0QAYRjubGR+HWy3mb6QCIBXQe8nce0jgIkwfMo3/xLG085x8I9ofkMyUa0O+w2rgS0m"+
-			"cf3lboEDiKJo1cvsIDDr4D1DhTb8407hYhTdTJW+AvrdMnuhG9Je1m9BBzbfjXbyQcXypeqJLQt7+0rVE/mgYr3j7l7FDzOPBY8FDx6vc1EolPeNjI5/Jpgw7Lm9o+Pry//c/K0PhnLFyrSM"+
-			"DxE79jwxvn9079gvt28vrUD7V1EoFHalbltd2C7DfS4sAF4DTSdx7cL96LliZVriPPADuL+geRh0Z8il5SiKVn2ATENvCCYw78U/b8xdBcgHlYuGHQXuK5A4ClxM4vnXW8Lqp5JdWWt6h4Cv"+
-			"WnsgxgDSbRZ3Gg0tCJ7sY4nGwDZOt/WBZtzN9FswLgM2sGann5mcPDaw5pWEHQH7cUu86SdkR3LF6tfrA814MNVpwNrM1leUxPXrSKfMeHcwdctyNotY8c3NbMX3LJsB3ZHsymDqlkHvYHYy"+
-			"ievXWxPpSj4o75eYIuPWZof+vRKG4c61pncIx6gZsx34/5L/ACy3ElqUYhuvAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABn0lEQVRIie2Vvy5EURDGvyMUkhUU/pS2Q2clwvI"+
-			"KqL0Cm9ArrBcQShJPoLFR2YaIhIjQ7a7E39IiCgqVn8KsPY697E3oTHPumTPf990z986M9Mfm/A0wKGlMUlnSlnPuOQQAE5LOnXOFWErAIvBK1S6BZBAzZ2fzcckHjXwVaAXSwD2wWYN8A2i"+
-			"KK1ABt3m+ZeDRnseIthdgDxioxd1o662tfZIO7Lnf8xcklST1StqRdORxNEualHQIDDvnTmvdIGE5vwdWgLy93bQX0w0UgSdgKMC3AdfA7ndpSgKbduUbYBoI/7Ju4BiYrYFfAl4iBbxAgOy"+
-			"PgV9xWYDQ3xCXKK79C/wL/KJZoeW8QpsJCy0C54AMULaGmQu7sIAW4MpaxTKwbQU3U4dAxmLzwLpxXAIJP2jKgkY8Xx4o1SFwBmx7+7RxTUnVb9Bpa9HDFiR1/SRgWH+6FT3/h2qK6sBpB0a"+
-			"BB7yB880NcpaWtGHXjCsVBmb5PDIvgJ46BJKW84q9AguV87Adp/Q+9O8UMfQjRBKSxiV1SNp3zp3Ug/sVewPruexhKwhGXQAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.CreatePullRequest),
+			"\"description\":\"Create a new pull request in a GitHub repository.\","+
+			"\"name\":\"create_pull_request\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.CreatePullRequest),
 		composition.Handle(toolCreateRepository, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create repository\"},"+
-			"\"description\":\"Create a new GitHub repository in your account or specified organization\",\"name\":\"create_repository\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnY"+
-			"wUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5qlKRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1s"+
-			"esex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgkXNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDI"+
-			"Jarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe244oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAA"+
-			"AABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34"+
-			"AAAABmJLR0QA/wD/AP+gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4"+
-			"Ai6BD7prAowjIoq7i85nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTu"+
-			"AseFBse/AiLiQg1gLzs3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.CreateRepository),
+			"\"description\":\"Create a new GitHub repository in your account or specified organization\","+
+			"\"name\":\"create_repository\",\"icons\":"+iconsCreateBranch+"}", h.CreateRepository),
 		composition.Handle(toolDeleteFile, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
-			"\"title\":\"Delete file\"},\"description\":\"Delete a file from a GitHub repository\",\"name\":\"delete_file\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnY"+
-			"wUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5qlKRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1s"+
-			"esex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgkXNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDI"+
-			"Jarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe244oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAA"+
-			"AABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34"+
-			"AAAABmJLR0QA/wD/AP+gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4"+
-			"Ai6BD7prAowjIoq7i85nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTu"+
-			"AseFBse/AiLiQg1gLzs3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.DeleteFile),
+			"\"title\":\"Delete file\"},\"description\":\"Delete a file from a GitHub repository\","+
+			"\"name\":\"delete_file\",\"icons\":"+iconsCreateBranch+"}", h.DeleteFile),
 		composition.Handle(toolDiscussionCommentWrite, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
 			"\"title\":\"Manage discussion comments\"},\"description\":\"Write operations for discussion comments.\\nSupports adding top-level comments,"+
 			" replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.\","+
-			"\"name\":\"discussion_comment_write\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP"+
-			"+gvaeTAAABnUlEQVRIid2Uv2sUURSFvztk1TRBS9EuD5LZxJmAoGCXIv+BjZAiVeosDGiVXwoKWyS9rcTG3tLWcmeKzIIvXcR6tlEI5KTZDZPsspvJjoWe7r177/l43MODvyybX1zZNFMbmK"+
-			"s425MsOel2Po4FuDAugC7wrSJgFVjweXp/XNMMMIfZV3/c2a3i7poru0jPJvUFVUxvo38fMFOXkQvjDHhSuupJltQGMNkHmaLS1aqZ2rUBfnQ7R8DR4DxI2f+x5B7Smgvj34ad6+z8s/fZKY"+
-			"BrxuuIRyMnpTWgmAiQLOn/RS+EsIbdBd65MDpAbI2ZLUDJJICVDy6Mhdke0j3gNejQ51lrksko9Ze8cz1FfyRtGjycxrysK0sWtA0aGPtlcxfG391S9PI2gCsvOMnTbWB7RN9zFCwDX6YCjN"+
-			"Fl0oYqxk9/nH4CcC56bI3glVAwSNmNAOWkDRfBhdFTn2cta9iG0Nt+pQAlNjRQUa4Zv0e8AR1iQYG04/P00ndqAIALowOwLcEvgwc+T2cHtVq+Cp9nLYx9Q3cE7To8b6wLDK+aTnM31aEAAA"+
-			"AASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AA"+
-			"AABmJLR0QA/wD/AP+gvaeTAAABHElEQVRIie2UoU4DQRRFzyPF48HjkPiK/gGGBEnx+IpSQ5OK/gQpn4FFo/gAqEJ0MXUcBLtks3TZnXQrSLhqZvLm3jfz7nuwa6hXamY6MnXYxB9qBjwDD4"+
-			"m59YHjiDhoeoHqOJEcdazaFLeXSpyKf4FvqE+bXNbrSgCYAielfR+YdSYQEQtgUexzZ57+nRrUoQe8AwN1DXwA9xHxAqBeAIc1dwdA1qigDtVVqfqj/HzeMItW6uUvvD87vRgb6jRfz1v8Qp"+
-			"LAWl1uS14WqBZ5BuwDk4i4LgU/qmfbCDZlkzxxixe0bbSy06p4jYi7nPQIOOfL/u1cll+sOq2KeR43auuy1lBvC5GNzukCpZ5Z1nxjJyI36ps62YlAHT4BQQp0k6TPqNYAAAAASUVORK5CYI"+
-			"I=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.DiscussionCommentWrite),
+			"\"name\":\"discussion_comment_write\",\"icons\":"+iconsDiscussionCommentWrite+"}", h.DiscussionCommentWrite),
 		composition.Handle(toolDismissNotification, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Dismiss notification\"},"+
-			"\"description\":\"Dismiss a notification by marking it as read or done\",\"name\":\"dismiss_notification\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACN0lEQVRIid2Vz0tUURTHP+e9MQcX"+
-			"6RSaQRYxz3zPH+9N/QExUCupRUiroIJIRKiNiyIIpCAyIWplucp1+7BScG+iGY1jGc1CoppIpaiBmXmnRU6MjPqeoJs+y3PP93y4XO69sMNIUIPV6rUBPaieADm0Ws6IMq6m8Wjh7XRqs7y5"+
-			"0UIymYxEamoHUUaANuCVqPFckEkQQehC9eqehsbd37PHxyGl682JbCRY/Lz0BOGcIg+L1fRnZl4vl68f7OiIVeWNfoE+y3nXsDDH+c12sgarNXHWcjy1Wt0bQb3NjnfTcjxttt2u9daNdVOq"+
-			"vQjphdTs3SDB+7kjdxTmFekNL4CjqI4CfpAAnhZBRhGObUVQixgrwcP/IsIyULcVwbbxHwqSyWQEQJV82CGiWijPbipY/LrUAWAoH8MKVMgAfMqutAUKUK4DP3aZ+dGwgmopPAN++r5fcTHX"+
-			"vEVxxzsjcEuR2/OpNy/CCrLZ7O9Y/X5D4EqsvnF26duXdMUObNveKzAETNfVmPfCDi/RtK9uQJRJgcdx122oEBQkeh+I+epfmJqaCn3AJSYmJgpF/EtAreSNwVK97NT1NJAyxOi0HK9zq4Iy"+
-			"UqCnKgXKA4RrQOADF8AvlIHQ3XE70W05nlqWe+Bfrb29yXI8jduJy0H5DT+cEqZfHPNNI0eVMWxZbrdGfZGCOYyQi6g/FpQP/JMBmu3ERRUdAqKrpZyq9HxIz4xsiwCgpcU9XBDjJEAVvEyn"+
-			"ZzJhszvKH3dYsqySRWTxAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABYklEQVRIid2Vu0oDURRF9zWxVhOwikIsDSn0G/yBIIKdNvoRBvMDKvj4goiF6bTRgIi9hZ2P"+
-			"ztiJhfgKQTQuC09kiBPnkYDghsvMnLPPXnMZZkb6awE5YAu4AOq2zoFNYLyb4CSwBjSBZ2APWLG1D7xYbxVIxAHs8KV1YNCnPwRsmGc7aviMDS6F8C6bdzoK4AS4BPpCeBPAFXDs1+8UMCGp"+
-			"6pz7CAI455qSqpImowAGJD0GhXv0IOnHc/oN0DP9QwCQtNO3CDnvbbOdAZLydryOAKjZMRfoBCrAE5AKmw6k7HNSCTIW7K0shg33zBZtttDJkAZugTOgPwYgCZwCd8Cwn6EMvAJ5n/mwkLxl"+
-			"lFs152neS7qRtBsXYJqVNOqcS7fTS/Yz6VZ1oBRl24s2mPHURqy20OVuJWAMaAAHQMbCD62W7RpgkHkLbKkBzIWZdcGWb0hW0pRdHjnnajHutff6BHkunBVaEwyhAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.DismissNotification),
+			"\"description\":\"Dismiss a notification by marking it as read or done\","+
+			"\"name\":\"dismiss_notification\",\"icons\":"+iconsDismissNotification+"}", h.DismissNotification),
 		composition.Handle(toolForkRepository, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Fork repository\"},"+
 			"\"description\":\"Fork a GitHub repository to your account or specified organization\",\"name\":\"fork_repository\","+
 			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACuElEQVRIibWTTUhUYRiFn/fOdYyo"+
@@ -465,192 +284,45 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"CrACXKnL/T3qAtAC1oC9NDMcIEHOgV1gDmioi5nwJeACmAfKEVEfaYMM5BIoAh/Aeqa0nrxi6vlR078VE+SG7qvKejWgNmgWJuEmTzwg+w3egLL6njOzDHS+uOqR2h7DL7OtHuY85ATpEwmN"+
 			"CUIGG3dAAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetCodeQualityFinding),
 		composition.Handle(toolGetCodeScanningAlert, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get code scanning alert\"},"+
-			"\"description\":\"Get details of a specific code scanning alert in a GitHub repository.\",\"name\":\"get_code_scanning_alert\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAADYklEQVRIibWUXU8cZRTHf2cGmmYv"+
-			"jLsCjdSi0tmFZWFnYe+0iYnBK6OFWG/6AUyNSUN7g/oBDEUj3Jl+AE3UqG1ibNTUxBq8aWh3l5d9YbpFWxsbKNytpss8x4vdxd0BhCb2XM085+V3zn/OPMIeFk2kUurzJqKjCscEOhTWBe4I"+
-			"+qNY9pelpZvZvfIbJsGD3n43ZolOg5wEqsCcCCVVNkUIqxIDTgBtAt/4yGQ5n1k5ECAaT72q6GeAQbnwsN1c/H1hYTOY1DM0FD5UlTOITAIY5HQ5n/nuPwH14pdBb1q+jJVK2T/2Gz8Wc48a"+
-			"Wy6DplTMa7eWF67sCqjJwnXQUiXU/tK9+fnKfsUb1p1Oh0IV/xqog+2nvcXFW81+C6CmOcbyZexRigPcm5+vUDVjgKhvTwf9ljPgDoOcRLmwmyx9fcnnm997+91YMMbzcncVmRYYjyWG3dYJ"+
-			"jJwCqg/bzcVgohNPzviWlBuQupRFJ56cCcYetqqfAL5vzButANFRYC64LU7cnQKZAJ0tFnO3AcqFbAlhCmSiDtlekqWlpQ2QXwVeaQXAs6oUdxZnEnTWy+fOtcixnH2vCfIxLatuikBPEBAW"+
-			"SzYaB3WNJ4EbXj53PihFHfI+cANkorffjW47xFoHOloACg8Efapx8K8MjOzssD7hgPsBMAI6Wy5kS9sOpRPYaI61BO7Uf/8DyeDE3SmUd3eTD4gBq8EJfgBO9AwNhXdA0FmQib6+5HP1zofZ"+
-			"49skEokI6AuCXm0BWJZ8BbQdqsqZoBRePnfONtrb2CJvOZsBTe/SOX+b9rcBe8uYL5rPBSAad79WeJmqDnpe7m4weT87Pjh4THx7EeFnbzn7essEAD61W5F261J3Oh16lOLd6XRIfPsSoG1G"+
-			"zgb9FkA5n1kxyGnQVKjiX3Oc5DMH7TxU2foFGBH4qVDIrAZj7MbD5vqfK+GuruuCvIUt70S6jlhPd3Usra2t/RVMSiQSkSc6jp4XlU+BsMAVhfFI55EnN9bvf98cu3PHBwePq29PC4wDPugc"+
-			"UALZAI0AMZAXARvh2zYjZwuFzGrt6qhdLc1LsAPQsFhi2PWNOSUwSu337wQeAL+hctXXrc9vFxdzLc3tAflfzYknZ5y4q86A+9FjAQBE+1MfOnF39bEBmu0fDu1ngmt0ncYAAAAASUVORK5C"+
-			"YII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA"+
-			"/wD/AP+gvaeTAAAB5klEQVRIibWUPU8UURSGn2us6ECtgERC3FI+aksbsLDytwja+YEbNWJp/AsGNLQWYmHQsBS22JgYooUKlLiGx2LOJOM4d3ck4SSTzb3nfc979nzcRMbUWeAGcBWYBM4D"+
-			"34EvwGvgRUrpY45fWmoI3AEeAteBPvAO2AX2gVGgA1wBzgIvgZsppU/DhMrg19RDdV9dUkczuFF1WT2Ib7Ft8N/qtjreMqFxtRe8hUHATmS+rY60CV7hjoTIgTqdA72KsrTKvIE/EQmuNTnn"+
-			"LGwpQ56qnTsZ3G31WJ2pO+6rv5oaqq6G+FQZPM6rDdgxta/eqTs+qG8aCN2mYOqD8l5NNd9bdase6Jv6rE3wYSLqc3WvDj5SVyrnsgw79QwrmBR+qz1RV9SjKvYM8AM4V16klHaBLjAPPMmI"+
-			"rIT/aeBLuwD8rGeT60GuDNny5XpwN7rfZormBgQvp+he3TEbpOWGUvy1B1H7+Qyu3IPLTc51i1WfaCIPM3XSYpM3coBLIdDzZG/RTvAvDgIuWryKvbb/JDIvx3W9DWEhMjlUb6ljGdxY1Pww"+
-			"8OuDFrNOnlbXomF9dTM2tBu/m3F/rG6UZalM3HCRIMzECG+pexYP4lf1vcUD+c+0/LfISawi8vg0RR6pn09NoGp/AOhxr9ifbi9WAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetCodeScanningAlert),
+			"\"description\":\"Get details of a specific code scanning alert in a GitHub repository."+
+			"\",\"name\":\"get_code_scanning_alert\",\"icons\":"+iconsGetCodeScanningAlert+"}", h.GetCodeScanningAlert),
 		composition.Handle(toolGetCommit, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get commit details\"},"+
-			"\"description\":\"Get details for a commit from a GitHub repository\",\"name\":\"get_commit\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnYwUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5ql"+
-			"KRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1sesex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgk"+
-			"XNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDIJarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe2"+
-			"44oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAAAABJRU5ErkJggg==\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4Ai6BD7prAowjIoq7i85"+
-			"nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTuAseFBse/AiLiQg1gLzs"+
-			"3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.GetCommit),
+			"\"description\":\"Get details for a commit from a GitHub repository\",\"name\":\"get_commit\",\"icons\":"+iconsCreateBranch+"}", h.GetCommit),
 		composition.Handle(toolGetDependabotAlert, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get dependabot alert\"},"+
-			"\"description\":\"Get details of a specific dependabot alert in a GitHub repository.\",\"name\":\"get_dependabot_alert\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABVklEQVRIic2VwUoCYRSFv/snPUBv"+
-			"EI7kWM5I2+o1InfmSwRRUJto0aInsKXv0aJl4AiNkdFzJDSnRSpmpuOY2Nndy73nHDg/94clw9IM5f3w3uCgXz5149Z2WoFcmiEnbmU8YOwj9tKSzw2vVLnw/FDz7LhlmRlgmIHnB7uGuxMq"+
-			"kzKbCRAiwlTvxtEjjGYgawhtyHRjWJKR3RlWRdYAKt8FjLLg6jWOzjO6ByDvh+8Gp4N6NANnZh+LkAP0OYa8Sw959QKeH7bzfnA03i8Ug6rnh9Gs/ZxXCg8Rm1Nmdsxccbwp57aQylOMnWC8"+
-			"5RBnwK+DC+DaZFGuG7eCvuJcJ2AWunHLIF3IbSnpjDctSZ4Nm51BCifBpP5LJ2oCzVn7q3+mfymQSFpblLDPMTyWI9eUtkGt4Ic9QS8LucG6RA1o/xQw1b9ONpdk/A8EAiIcx1n2/yc+AUFH"+
-			"aVcALvEAAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABDklEQVRIic2VvU3DUBRGz0ssFmACKiggghQ0MAUFIl22oKFASsMm2YMJTCwkqJiABSLZh4JE"+
-			"PMD4D0fJqayrd7/vs659H+wC6qNfPLfpDQ0NroBz4BK4CCE06muNeq/apmewkSRlqGP1SS3sTqGm6nitGyKDFNgH5kDRMecAmADvIYTTn2+Qq7OOwrHOTM1jx/g5/93SmjzW3fiQt2+gZupN"+
-			"SX2iLur6E/UaOKg4cwwcldQPgZOKYLfAWwLcVR38Bw/AIgkhjFaOrVZAHet91WTIGfBSUn8F6mfQIMnoj/qcz7++ku1/pn0aFMCwB80h0bKMZ5ABU3UJLDuK7wHTldZ3VvdB2tN9cNYx4A7y"+
-			"AXlQ+a2WEB0PAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetDependabotAlert),
+			"\"description\":\"Get details of a specific dependabot alert in a GitHub repository.\","+
+			"\"name\":\"get_dependabot_alert\",\"icons\":"+iconsGetDependabotAlert+"}", h.GetDependabotAlert),
 		composition.Handle(toolGetDiscussion, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get discussion\"},"+
-			"\"description\":\"Get a specific discussion by ID\",\"name\":\"get_discussion\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABnUlEQVRIid2Uv2sUURSFvztk1TRBS9EuD5LZxJmAoGCXIv+BjZAiVeosDGiVXwoKWyS9rcTG"+
-			"3tLWcmeKzIIvXcR6tlEI5KTZDZPsspvJjoWe7r177/l43MODvyybX1zZNFMbmKs425MsOel2Po4FuDAugC7wrSJgFVjweXp/XNMMMIfZV3/c2a3i7poru0jPJvUFVUxvo38fMFOXkQvjDHhS"+
-			"uupJltQGMNkHmaLS1aqZ2rUBfnQ7R8DR4DxI2f+x5B7Smgvj34ad6+z8s/fZKYBrxuuIRyMnpTWgmAiQLOn/RS+EsIbdBd65MDpAbI2ZLUDJJICVDy6Mhdke0j3gNejQ51lrksko9Ze8cz1F"+
-			"fyRtGjycxrysK0sWtA0aGPtlcxfG391S9PI2gCsvOMnTbWB7RN9zFCwDX6YCjNFl0oYqxk9/nH4CcC56bI3glVAwSNmNAOWkDRfBhdFTn2cta9iG0Nt+pQAlNjRQUa4Zv0e8AR1iQYG04/P0"+
-			"0ndqAIALowOwLcEvgwc+T2cHtVq+Cp9nLYx9Q3cE7To8b6wLDK+aTnM31aEAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABHElEQVRIie2UoU4DQRRFzyPF48HjkPiK/gGGBEn"+
-			"x+IpSQ5OK/gQpn4FFo/gAqEJ0MXUcBLtks3TZnXQrSLhqZvLm3jfz7nuwa6hXamY6MnXYxB9qBjwDD4m59YHjiDhoeoHqOJEcdazaFLeXSpyKf4FvqE+bXNbrSgCYAielfR+YdSYQEQtgUex"+
-			"zZ57+nRrUoQe8AwN1DXwA9xHxAqBeAIc1dwdA1qigDtVVqfqj/HzeMItW6uUvvD87vRgb6jRfz1v8QpLAWl1uS14WqBZ5BuwDk4i4LgU/qmfbCDZlkzxxixe0bbSy06p4jYi7nPQIOOfL/u1"+
-			"cll+sOq2KeR43auuy1lBvC5GNzukCpZ5Z1nxjJyI36ps62YlAHT4BQQp0k6TPqNYAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.GetDiscussion),
+			"\"description\":\"Get a specific discussion by ID\",\"name\":\"get_discussion\",\"icons\":"+iconsDiscussionCommentWrite+"}", h.GetDiscussion),
 		composition.Handle(toolGetDiscussionComments, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get discussion comments\"},"+
-			"\"description\":\"Get comments from a discussion\",\"name\":\"get_discussion_comments\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABnUlEQVRIid2Uv2sUURSFvztk1TRBS9EuD5LZxJmAoGCXIv+BjZAiVeosDGiVXwoKWyS9rcTG"+
-			"3tLWcmeKzIIvXcR6tlEI5KTZDZPsspvJjoWe7r177/l43MODvyybX1zZNFMbmKs425MsOel2Po4FuDAugC7wrSJgFVjweXp/XNMMMIfZV3/c2a3i7poru0jPJvUFVUxvo38fMFOXkQvjDHhS"+
-			"uupJltQGMNkHmaLS1aqZ2rUBfnQ7R8DR4DxI2f+x5B7Smgvj34ad6+z8s/fZKYBrxuuIRyMnpTWgmAiQLOn/RS+EsIbdBd65MDpAbI2ZLUDJJICVDy6Mhdke0j3gNejQ51lrksko9Ze8cz1F"+
-			"fyRtGjycxrysK0sWtA0aGPtlcxfG391S9PI2gCsvOMnTbWB7RN9zFCwDX6YCjNFl0oYqxk9/nH4CcC56bI3glVAwSNmNAOWkDRfBhdFTn2cta9iG0Nt+pQAlNjRQUa4Zv0e8AR1iQYG04/P0"+
-			"0ndqAIALowOwLcEvgwc+T2cHtVq+Cp9nLYx9Q3cE7To8b6wLDK+aTnM31aEAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABHElEQVRIie2UoU4DQRRFzyPF48HjkPiK/gGGBEn"+
-			"x+IpSQ5OK/gQpn4FFo/gAqEJ0MXUcBLtks3TZnXQrSLhqZvLm3jfz7nuwa6hXamY6MnXYxB9qBjwDD4m59YHjiDhoeoHqOJEcdazaFLeXSpyKf4FvqE+bXNbrSgCYAielfR+YdSYQEQtgUex"+
-			"zZ57+nRrUoQe8AwN1DXwA9xHxAqBeAIc1dwdA1qigDtVVqfqj/HzeMItW6uUvvD87vRgb6jRfz1v8QpLAWl1uS14WqBZ5BuwDk4i4LgU/qmfbCDZlkzxxixe0bbSy06p4jYi7nPQIOOfL/u1"+
-			"cll+sOq2KeR43auuy1lBvC5GNzukCpZ5Z1nxjJyI36ps62YlAHT4BQQp0k6TPqNYAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.GetDiscussionComments),
+			"\"description\":\"Get comments from a discussion\",\"name\":\"get_discussion_comments"+
+			"\",\"icons\":"+iconsDiscussionCommentWrite+"}", h.GetDiscussionComments),
 		composition.Handle(toolGetFileContents, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get file or directory contents\"},"+
-			"\"description\":\"Get the contents of a file or directory from a GitHub repository\",\"name\":\"get_file_contents\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnY"+
-			"wUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5qlKRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1s"+
-			"esex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgkXNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDI"+
-			"Jarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe244oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAA"+
-			"AABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34"+
-			"AAAABmJLR0QA/wD/AP+gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4"+
-			"Ai6BD7prAowjIoq7i85nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTu"+
-			"AseFBse/AiLiQg1gLzs3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.GetFileContents),
+			"\"description\":\"Get the contents of a file or directory from a GitHub repository\","+
+			"\"name\":\"get_file_contents\",\"icons\":"+iconsCreateBranch+"}", h.GetFileContents),
 		composition.Handle(toolGetGist, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get Gist Content\"},"+
-			"\"description\":\"Get gist content of a particular gist, by gist ID\",\"name\":\"get_gist\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAACYAAAAYCAYAAACWTY9zAAAABmJLR0QA/wD/AP+gvaeTAAAD2ElEQVRIie2WS2xUVRjHf9/tHSgjRCA+C5am3gFmhnIHJypEY4aVujAYfCUGF8SFRhONgiRs"+
-			"iInxFRIiGhcSxQVEhYhhRQyycuMjUWaG0mnLLQ9BUORRiK20nTl/F1DSDJe2VOLC+F/dc873/c/vfDfnAf/rPyIb2Qgy4SI5njNjKTAb8BG9GBHSbmfeZwcrxQP/KlgqnVsj9CZQM9jlYL+J"+
-			"IYxbgEXAYrBDUaUYABQKBf/Yb2dXy6yzp1Lceb3BfIAgE66Q9C7wcw1v+aHK3iP1gXPnhrOcr6XD7eO/nytgvG2oD5g6kclbs+H9npgbdZQ2XwHWlM8n6a+uB51ucA2PRF17j8eZdHeXfgW2"+
-			"Drfd0KQflRj43OT2TQQKwHN8KjgBXAl2Q9/QMpndZti6rqtAxSmKfjgPPD1RqLHkyexhAM9p+/X2bm5rm9HS0tI4kWQL0uFeYE5UKc281uQgHR6W+Lqns/T85b5MuAjHWxgFYBjqDLCnP+mv"+
-			"nHHhQuNALbEK00Nc3FQDGCP/1Nqoo7TdB5qBQxNZFTDdjORwozWdSyF9i8dJnN4R3nHPc1PkvFsxd58/ODh5aKjRk1c7guwjQ29gnJez9cMeDa5Whou7cipwPm7WVCZc6ZwlRvb5ct90dZVj"+
-			"F+IZKxG+fC3pKZdPjrKgTQBBOnxNcKKns7ipPsAHDENx2RIbzTRtZF+tgSe4WoWlOxCnxoAalzygz1z8OVSdbM2Dvps56LuZJh4b081UwZgVpHMvNOXzyTHjR5EPHJXREjd4uFjsHf4O5od/"+
-			"jmWW9NnYP6R7gA+T/dUP7kyHvxi0Y/aTvOonPe3tR8cL5gEdwM3z5+di4a5F5XK5L6qUH63htZj0JLAFVENaa7WGfakFd6XH6+Vj7EY8VUXLgQ3/FA7g0pV2BNgBEKQXLgb7Tq72LLB6PB5e"+
-			"dZJ9BZzFeLUll5t+PcDqFVXK3wMXJGuqHzPDiwU7XCz2mul1YFZiQF9ms9lrOGhVpe7pFKdUuu0BoNGM7rqhMxKt+Xw+UZ/jAxzoKL8fZMI5Eq8MOL8rSIfbwDokqoamGna7TA/WJ5vsoIx7"+
-			"U9lc7sD+YjGVWfiSZHcbdGP84SDhwQKJFcApBt3HdRZfGGw491d1R5AJt+LojTpLuy+DAUQdpVWtmYW7GmQvClaAbrRLtXDohGFFYHM1YXsu1wtbg7RFTquAZ5DXI/Q4sAwxzQDBWUw78dy6"+
-			"qNJ+bCRVVCm9F6RzkvSywTZMp4GbRi1/Uz6fbG5rm1EoFPxRA4G4i7opn0/OmzdvWlx8nGbPXjIlm81O6F33vwD+Bhvyhr7wtSBQAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACYAAAAYCAYAAACWTY9zAAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAACoElEQVRIie2WX2hXZRjHP8/4hW5UzoGFja2wdiF00S7EotAgIcKbMBoIu7HuuhANC3aRCTIQgmBBsEZ3s8hoIwomrLuB4E0YhqWFrjHY0NY2rGHh6uPFecXj2flt+/2mXoRfOHD"+
-			"O+z5/Ps973vO8B+7r/yi1U+1XL6gL6j/qZfWU+r7aca9YIgf1LtAL/AuMAOeA68AjQCfwLDAeEU8l+wpwCDgfEV/fFTq120zfq49XsWlVu3PPu5LPX2vI+4L6RrXJJnVanVEfqyHow+rnas8"+
-			"awH5Vx6pN7k2Vv1dvgnq1HFgD8Eq6//IOJ21QN6rr6w1wRp2t0/c3tb8w1qmeVK95S3+oJ9K2aVF7037+L9ldzF1dABWgHRivqypoBppyUB3AGHAFOAZMAY3Ao8DzwDqytzQBfAIcBa4CH+R"+
-			"inr0J9mCaLFuRfcADheHvIqJaIftSzOci4soyBQ2k+O8A0xExUDSokPUyqwToAx4qjL1O9RVuA2ZWgFqVGoAFslUrUzvQkq7XVhHvZ6BVfUttWtF6BbBJ4ImyyYiYj4i5iJgDVtNI+4BvgI+"+
-			"BP9Vx9Vv1iNpWK9hPwCa1FK4WRcRCRLxKVmgXMEh2xPUAP6pbawEbTfd71gqWA5yIiKGIOJxAdwIbgDdrARsG5oC31eY7BVcAPQ38DZQdeQ2lYBExDxwBWoGv1JYaci6S+0OpJnUHsB74pTA"+
-			"1C2xRiy2JCkBEfJT+Kg4CF9QTZHtvkeyL3Qy8XJLzErBdfSYiflD3A9sSwO9kPfBpoBuYAT4t+H8BfAgMqceB+YgYpSj1JXVYnfd2Takj6oH861ZfVCfVwfS8Wx1Tr+Z8Z9XP1CdL8kWKOZ5"+
-			"sZ0qKX+LUlA7hyipslxzUyb/YnJeL0ahW66f3taJuAAWd129KkzycAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetGist),
+			"\"description\":\"Get gist content of a particular gist, by gist ID\",\"name\":\"get_gist\",\"icons\":"+iconsCreateGist+"}", h.GetGist),
 		composition.Handle(toolGetGlobalSecurityAdvisory, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a global security adv"+
-			"isory\"},\"description\":\"Get a global security advisory\",\"name\":\"get_global_security_advisory\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACs0lEQVRIib2VvW8UVxTFf2f2g2DS"+
-			"AKKJSAo8CzO7eHaIGyCAXESJJahsIeIKESlyR6hcUSDcIP4C0kVICInIjkgDFRQY5CbSMrAskLXlhERBfKYxKGv23TQ2stnZtTdRuN2dc885d47ezBNrrFKptKnRzA0C5DMLV6vV6ou18NQJ"+
-			"DIJg84LyB4UOA18A+UWoiZiW2Q9ZcpdqtZ//XLOB70dblWfIjCHQPiBj8EDSpLnmBIC8zLCZDQl2AE2wKYlJazBZrye/pxoUwr4Dhs6AdgMSSszcpImJmVpyN2273jDaKWNY8oYMiwADm3ae"+
-			"xmart6dWGPhh+Q+DhozvnDQxW6v80im+d2tbGBc8s2ETozKy9fu3P14ZTVg2vxif6kY0rfxifMoPy7bUe12Rg117/DDa3Q0n282w5MYXU/38fzEwyHQzD11G9G9qucErM1v/XwXNXA8wv9Qv"+
-			"j+i5YHMnsqC5qoO0xYynLQYGc8KKHbfDTq6qb4Rgvy71byOSNAXq/6i/v6cduV5Lpuu1ZLodXiqVPgQ+FUy1GHi4K0B+w+s3R9oJFILyoUIYH2yH/+0yXwE557wrLQYP7yU3hBJMJ+Bw6nE0"+
-			"ccGwC2nYwMBAFnQCqMw8qNxsMQAwz40bFvnhw+NpIg6NmNxIGvbo8ctvgZLB6XZvCIAfxJf9sPyqd0f8WcfBZbW9GO33w/JrPyz/+C7W8qGtyywcA5uTZz+t5b/TG8R7nekyMNvIuq9XNahW"+
-			"qy+clxsEnoGu9wbxN6TffCoUy6OSXTN4Ypnm4G937rxsGWq32Sd9fRvzTe8ixpcGN4SNLR1RP9i1R3JnDfZhXH3zgUbmKpW/0nQ63smACkF81GRngS3ArcXnezGeGBqbuV85D1hbgVUMAIii"+
-			"aMN8Q8ckRhdp53py7vskSeY7M99D/QPdLfLwabXIewAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABqklEQVRIibXVu2sVQRjG4W81CiYWJsFCiHYplHQ2XlNZeGsEQSu1EQtFERsLwYCSf0fEIimD"+
-			"t1YOXtAqilioJGhhNKJ5LPwOrrpnsxvjB8NhZt73987Mnp0tomFhKCIOZne6KIr5pt466DBO4Q4W/apvuI9L2NIWOoKLmEkQPMckdmabzLFu2Ex6RurA43iIpTR2cB1jNZ6x1HTSs5SMfVXi"+
-			"N5jFVYy22vZP/2h6Z/G6SgATbcEVnAno9te0NO/GrjaevjbiiLiRvwf+V8Dalvp2R7SSKgcsRMSGVWD2R8Snbqd8RHMRMbyM+XuDgM0R8b4q4GVE7FjGfK1BwPaIePXXaL7+i+hvAKksbMRX"+
-			"3OyOlZ/BVESsj4gTNYCjOFKTcTIi1iWrEtDJVvl3xEd86DHXhyd41DMex/PKuNxj/jAO9Zi7kt5jPQNSeBsL2Fsr/N2zH59xq4l4CM8w1+TewR7M4ykGm65oG17kqs6iqNAUOIcv+fHZ2ghe"+
-			"AgxiOs/1bnk3eavey7kpbGoF/2OVZ/AuYQ+ywVucrtrdSoIGcAGPs53HwD+DV6N+ACJe1wlenNZwAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetGlobalSecurityAdvisory),
+			"isory\"},\"description\":\"Get a global security advisory\","+
+			"\"name\":\"get_global_security_advisory\",\"icons\":"+iconsGetGlobalSecurityAdvisory+"}", h.GetGlobalSecurityAdvisory),
 		composition.Handle(toolGetJobLogs, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get GitHub Actions workflow job logs\"},"+
 			"\"description\":\"Get logs for GitHub Actions workflow jobs.\\nUse this tool to retrieve logs for a specific job or all failed jobs in a workflo"+
 			"w run.\\nFor single job logs, provide job_id. For all failed jobs in a run, provide run_id with failed_only=true.\\n\","+
-			"\"name\":\"get_job_logs\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABqU"+
-			"lEQVRIie2UMUtbURTHf+fmqdQKBR21k8+SF9AXDHTRyaWBbqWddLZCyWcwawc7ONUhW2YHBeNX6BSDxEB57ZJJkICgAZPHOx0iVfC+0hvJIHiWyz3nf87vcvnfCyMOAVgI8u8V3QNmU3Q9VA"+
-			"6IrzaiKLpxAXgAqvodoQNUbSKFVyK6xdjkMVBxBiDMIVKJzk7KaUI/CLcQ89plOIBxbXgGPF1ATxKdThNls9kZAJLE6Q3AnU0PFUp+EJZsoniw9E0mczQcoHe9zvjLI5Q3t8BVlBXg62DLlR"+
-			"hz+LNZb7gCxJb0c/kyqttRq2GvB0vLKqyJSsY+Vi/od6tRFN14rifyg6VlkB+i/KNXwJsqAp+cASjvELwJE880m82OTbKQDXdV9DOk2FSVPkChUBh7UDRmAiBtOIAa6QDj6QCoA1xexyUrxC"+
-			"GsV/S7dVKbD8J9EXYuu/GOH4T36Pp4AKC/Wo2P87nFoiTyFpEXfyt3Fn4UYAA5O60BtftJP5cvg/43YOR/0RA2Tdog+EH4DTi3a/QD0B4O0O9W8aaKiH7h1oqWaKvRTefZw8QfOA2GtnSwHc"+
-			"IAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABLElEQVRIie2Wr04DQRjEf8O/C4qEvgOWBIEpCkMTEgQBhUVgeAbOYjDoOhygSHgHFOEVKIaE"+
-			"FIO5IgbBXlJxu2WvKQkJY+7PNzszm/2+y8FvwPau7RfHUdm+tl3kaisYDIB34D7CWwFOgGNJ/TY7sO1yWk4T5rLT/Bv8WYMRsBoj2e6E26qVi+2bxJDVGNlez9WuB60AjoC18H4L6ALn4fkD"+
-			"uJP01MqgYUclcCYpVt8AtoH5iO4bcCWpWshNFMQfgElre8Bhmy7aCeIdRQBcAnsQb9PPkHaxoVYASBomQgyBpZTBY7ieRkymg23Zvk317IT1Zc1pPChJtn3A90FtAstj5bqFZ4PxdD/hzPxb"+
-			"lD0HwADA9gXwGuHs17xs2C7CD0CV6IFn271WBrn4Aj4U/yN7l7QYAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetJobLogs),
+			"\"name\":\"get_job_logs\",\"icons\":"+iconsActionsGet+"}", h.GetJobLogs),
 		composition.Handle(toolGetLabel, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a specific label from a repository\"},"+
-			"\"description\":\"Get a specific label from a repository.\",\"name\":\"get_label\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABgklEQVRIicXUzS7EUBjG8f85TYQVlzChmjGTMWJj6+MSWIqVzMYKG6zYsGThUmxEfCzsJCgx"+
-			"0zTDFbgBi3NeG51MhranM8SzbN8+vzZ9W/jjKAC/MnOIyDYwlDPf1MYux/FzVAyYqn+guEO4zRoWWAPwjF10RRJAUOqg3XzczxoeL9cDrbgGPBRL7Wb4kgdol7tI8haFsRUWAINw6Vfq1V8F"+
-			"+kFSgVKpNOxPzWxMVqbnBkFSAW94dB3kVESdDfIkqYDWcge8I5ynzbgghbYoLVnbVfgl/5S3KIy1sUsCVoSLIKiVe4EXEWl0nyiaOH6OPGMXAYynryaqs34H0MauJCd+A1EwpqzZ7QC9+iCI"+
-			"9XQDGBHhoQMkiAjzCsR6+sblK+2NX6kfAZsgJ69ReApfW9Sdfv43nXJhB+Sk3XraTI5/A/pB0spTgSJIVnkm4ILklecCWYhLuRPwEwKsupQ7AwBBUCsbT18pGANGgON2K9zKu84ZAJiozvrK"+
-			"mD2B+2TP/z2fmn7za1yyQLYAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAA/klEQVRIicWUMQ4BQRSG/1E5iIjEAdS4hwtwCBUdJ+AeIjqdlkT0REItUfBpRiLszM6MDa+Z"+
-			"ZOfN9+3bN2+lXwQwAK7kxwaoxbCNFVwlrSQtc/I7dm0ZY7YxFQD0A/KqwB44AvUQdin4LSQZY3aSmpJukhYhkihBisQpAMpAF2h8K8nsAdCzz0+ec7k98X2ilaSzpJkrIbiS0FvkCl8l0U3O"+
-			"CltJW9Jd0vxjGIE1cIid0vcAapZzACqujSIkF2DisydLgJHtaS9rM/pX8HZ+aOFjX1KSJAieKomCx0qS4KGSr+B5kkLgLkmh8BfJc04uFj4qDP4iqQDTzCH6VzwAiELCiF8OvUMAAAAASUVO"+
-			"RK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetLabel),
+			"\"description\":\"Get a specific label from a repository.\",\"name\":\"get_label\",\"icons\":"+iconsGetLabel+"}", h.GetLabel),
 		composition.Handle(toolGetLatestRelease, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get latest release\"},"+
-			"\"description\":\"Get the latest release in a GitHub repository\",\"name\":\"get_latest_release\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnYwUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5ql"+
-			"KRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1sesex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgk"+
-			"XNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDIJarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe2"+
-			"44oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAAAABJRU5ErkJggg==\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4Ai6BD7prAowjIoq7i85"+
-			"nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTuAseFBse/AiLiQg1gLzs"+
-			"3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.GetLatestRelease),
+			"\"description\":\"Get the latest release in a GitHub repository\",\"name\":\"get_latest_release\","+
+			"\"icons\":"+iconsCreateBranch+"}", h.GetLatestRelease),
 		composition.HandleNoArgs(toolGetMe, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get my user profile\"},"+
 			"\"description\":\"Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when info"+
-			"rmation is missing to build other tool calls.\",\"name\":\"get_me\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACSUlEQVRIidWVv09TURTHP+e+2mJMEOLiQBig4GtN4WEHRQxGMfHHYkx0YpJJR+OmjMTNP0Cj"+
-			"Rv4DJyNETXTQODRQSkmJTweYBUw0KeX1HoeCKY3v0eKi3/Gdc74/zrs3F/53SJN9Jul6owhpAJQlvzT/HrB/LZB0h4YR+wjI7B6UBVW55ZfmPkY6a4J8FugQ1euOLbc7ttyuyDWLJhA7k0wN"+
-			"nNpvAulLefOKdiZM4BWLxbX6Yncm0xkPTB5lzS/lhwBtKUHS9c4qOiCqdxrJAVYKhXVE7iIMJt2h0TCe8BVt/1Cjm7OhPZXETK23mm5ZQMTGQom3YW0gACoS2hsqoNbJAwTm4FjocFtwEcCo"+
-			"zYcajTBo+lLenEUTWzE7vFIorNcXXdc9EpCYB775pfwJQu5E1BqsVW6L8CoemHwy7d39vfN4+VJgeYhwGPRGGPleCQCkN+XdE3Tqz1W97y8tPIgkCCv092dc68gzkGFgHXiNsFrLJt2IjgGd"+
-			"wAfH6sTy8sJy0wK9xwbPieEFSlmRyY5DzvNcLrdV35PNZg9s/KzeFNEpII6aq35p7t2eAjXn5hOwqk718pfFxdXQ/EDP8Wy3scFLoMuxerIxSeMxFeuYpyjlZsgBvhZzK9bErgAVa+RJo+ld"+
-			"An0p7wJwWpHJZsjrRVRlUuFMT3rgfEQCOw5stDlb082S70CCH9PAd2NlPFRAkRGEN8VisdKqgO/7mwJvEUZCBYCjwOdWyXdga7Nd9d9232SRCSo28oWKgjjVxxrElvY7/2/iF/Bu47CZ2fOn"+
-			"AAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34"+
-			"AAAABmJLR0QA/wD/AP+gvaeTAAABaElEQVRIidWUvUrDcBTFz79YnRSii4N2cVB8AuvgByKuQqmrILQPoe9SfABxV5wUna2IVLq1k11adffn4A3UNPknjQ56IARyzz3ncj8i/Xe4LCSgIGlD"+
-			"0qp9epJ07Zz7+HEFQBl4YBRNoPwb4u9AB6gA0/bsAy3gDVjLK+6syg4wGxMPLHYPZGp1VGDLWlHxcKrG2UziFDwe4UAvPZyLCHcsgwlPLETYmkSuz6Bp7x0PZy/CzQ6gYENuAUFMfA7o2pB9"+
-			"hXpN1m0VOzbQGXsOTDz/mpqBA05ijizEcZpG4v4CK5IaksqS+pKuJHUtXNLXbAJJd5KOnHPP41S+DbwCL0ANKMZwikAd6AED3y2MVG7ij8BiBn7JuANgOY3sgFurPFU8YtIDbry/DWDXhlfL"+
-			"Kj6UW7fc5LsBToE+MJnDYMra1PCR2sDZuOJD+efAt22KXuC8pHZeA8td8FVQBZIJKQCWgMO8+X8Tn12zhtgfmPjeAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.GetMe),
+			"rmation is missing to build other tool calls.\",\"name\":\"get_me\",\"icons\":"+iconsGetMe+"}", h.GetMe),
 		composition.Handle(toolGetNotificationDetails, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get notification details\"},"+
 			"\"description\":\"Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a spec"+
-			"ific notification, if you don't know the ID list notifications first.\",\"name\":\"get_notification_details\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACN0lEQVRIid2Vz0tUURTHP+e9MQcX"+
-			"6RSaQRYxz3zPH+9N/QExUCupRUiroIJIRKiNiyIIpCAyIWplucp1+7BScG+iGY1jGc1CoppIpaiBmXmnRU6MjPqeoJs+y3PP93y4XO69sMNIUIPV6rUBPaieADm0Ws6IMq6m8Wjh7XRqs7y5"+
-			"0UIymYxEamoHUUaANuCVqPFckEkQQehC9eqehsbd37PHxyGl682JbCRY/Lz0BOGcIg+L1fRnZl4vl68f7OiIVeWNfoE+y3nXsDDH+c12sgarNXHWcjy1Wt0bQb3NjnfTcjxttt2u9daNdVOq"+
-			"vQjphdTs3SDB+7kjdxTmFekNL4CjqI4CfpAAnhZBRhGObUVQixgrwcP/IsIyULcVwbbxHwqSyWQEQJV82CGiWijPbipY/LrUAWAoH8MKVMgAfMqutAUKUK4DP3aZ+dGwgmopPAN++r5fcTHX"+
-			"vEVxxzsjcEuR2/OpNy/CCrLZ7O9Y/X5D4EqsvnF26duXdMUObNveKzAETNfVmPfCDi/RtK9uQJRJgcdx122oEBQkeh+I+epfmJqaCn3AJSYmJgpF/EtAreSNwVK97NT1NJAyxOi0HK9zq4Iy"+
-			"UqCnKgXKA4RrQOADF8AvlIHQ3XE70W05nlqWe+Bfrb29yXI8jduJy0H5DT+cEqZfHPNNI0eVMWxZbrdGfZGCOYyQi6g/FpQP/JMBmu3ERRUdAqKrpZyq9HxIz4xsiwCgpcU9XBDjJEAVvEyn"+
-			"ZzJhszvKH3dYsqySRWTxAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABYklEQVRIid2Vu0oDURRF9zWxVhOwikIsDSn0G/yBIIKdNvoRBvMDKvj4goiF6bTRgIi9hZ2P"+
-			"ztiJhfgKQTQuC09kiBPnkYDghsvMnLPPXnMZZkb6awE5YAu4AOq2zoFNYLyb4CSwBjSBZ2APWLG1D7xYbxVIxAHs8KV1YNCnPwRsmGc7aviMDS6F8C6bdzoK4AS4BPpCeBPAFXDs1+8UMCGp"+
-			"6pz7CAI455qSqpImowAGJD0GhXv0IOnHc/oN0DP9QwCQtNO3CDnvbbOdAZLydryOAKjZMRfoBCrAE5AKmw6k7HNSCTIW7K0shg33zBZtttDJkAZugTOgPwYgCZwCd8Cwn6EMvAJ5n/mwkLxl"+
-			"lFs152neS7qRtBsXYJqVNOqcS7fTS/Yz6VZ1oBRl24s2mPHURqy20OVuJWAMaAAHQMbCD62W7RpgkHkLbKkBzIWZdcGWb0hW0pRdHjnnajHutff6BHkunBVaEwyhAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetNotificationDetails),
+			"ific notification, if you don't know the ID list notifications first.\","+
+			"\"name\":\"get_notification_details\",\"icons\":"+iconsDismissNotification+"}", h.GetNotificationDetails),
 		composition.Handle(toolGetReleaseByTag, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a release by tag name\"},"+
-			"\"description\":\"Get a specific release by its tag name in a GitHub repository\",\"name\":\"get_release_by_tag\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnY"+
-			"wUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5qlKRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1s"+
-			"esex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgkXNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDI"+
-			"Jarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe244oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAA"+
-			"AABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34"+
-			"AAAABmJLR0QA/wD/AP+gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4"+
-			"Ai6BD7prAowjIoq7i85nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTu"+
-			"AseFBse/AiLiQg1gLzs3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.GetReleaseByTag),
+			"\"description\":\"Get a specific release by its tag name in a GitHub repository\","+
+			"\"name\":\"get_release_by_tag\",\"icons\":"+iconsCreateBranch+"}", h.GetReleaseByTag),
 		composition.Handle(toolGetRepositoryTree, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get repository tree\"},"+
 			"\"description\":\"Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA\","+
 			"\"name\":\"get_repository_tree\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvae"+
@@ -667,456 +339,103 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"wEVL48VhExiIyhW5gAD2WJF0EqjlRdKRc+6g7eq9GVx2FBSD0Brs9dvguRcGP2CNtuM1WiHUaJ0mTwLXdlSUgIqtRaFXBguWMO9xVeC8m7z+GozZeOZxp5LGuzFoAshaU5XtXJ+x0zH2wvmL"+
 			"yWpL59baOh0DiLr0s/q89B/UxqX/7/gAj6/Ekn4d+MEAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetRepositoryTree),
 		composition.Handle(toolGetSecretScanningAlert, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get secret scanning alert\"}"+
-			",\"description\":\"Get details of a specific secret scanning alert in a GitHub repository.\",\"name\":\"get_secret_scanning_alert\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC40lEQVRIibWWyWtTURTGf+cmHbQW"+
-			"0Rq00ZV9NY2xJijisHBXnLpQo4LT0oUDdKEuxX9AcCEoogXBYaFGReqEKyd0U7SF2kZepRQparRSatK0Td5xYSsxzUuj6Lc6797vfN95553LffCfISVwTF1DZI0YjaI0T2S1qSOx3p43rwDn"+
-			"Lwx2euoC79aLIQpsA/xAGuExAEoTUAkMALfVIdYbX/IUbmSLGRirIdyEaBRkK+ADUqjcF5xbRkfb4vH4MEAgEKh2pKJZMdsR3QzMBBKgd1CJ2T0djyff7JdBXTByTdDdwBCi98SRWLLK+3Cg"+
-			"vT1VrAX+lStnViUzG9VoFJUtwGzgit3dsf83AysYHke5TCZ50Lbt0WKibrAsqwJv1TmEfXZ3RzmAydn3YqT/b8UBbNsexUg/UDa5Zorw/wm8pRIXLVo7o7I6uRcgPVx19cOHlyP/1KCyOnVt"+
-			"YrqoqE5tAqKl5OW2yFHVYi3bMBkIbHQjTWj8Og+5goMizHFLFHiY8/CgCG8u8K2AgSaAWrfE8ZGhPZNxJjW0r4iBH/g81UB4jbLGLbGvry9dKM6HwmqgfYqBOuYJsHBxQ2OjW/J0qA9FIoAf"+
-			"9OkUg0rP+E0gJZjDbgICzxWeuVbvOIeA5JhXY4UrWBo+bwXD6UBgeeCPq1+2ImgFw2krGDmbu/7bWDpePQH6PeuR1lAoVF6qeCgUKtds9iIwzLicdDXo7ez8jMghlHWjjrc1f98FJu2UXQLW"+
-			"YvSgbb9O5G568tmDiU9dNb7aEeBojW/B8tr58+4lEokxl8pnza5ZeF1Ed6hyvLe7szWfM8UAYPDLxxdzfbUJoCWrZtc8n7/n65eP73M59cFIU0bNXYRVIhyxuzvOFNIqeifXBxvXK+YCsATh"+
-			"kVFzCsAR5xjKBoW4R/TAu7edrpM17aVvWVaFlM1qUbSFn6cUYEBFT8tY6sx090cpfxXAz0kZy3qbAco9mbaurq6C3yUfPwDdEQsxFn27NgAAAABJRU5ErkJggg==\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABzUlEQVRIibWWz0pbQRTGv0liQiUuFFpQH0C6KLjTjYJgsYUuREWo9QGkW8UnEdEs3EjcSAsthWarbcGNuFWXghtTqotKbMT8XOQEBxzm3oR64MK5Z74/M3O5Z0Z64nBJACAjaVT"+
-			"SrKR3Vv4m6ZOkA+dco21XIAtMAGvAOc2oAV/tqVnt3DATQDZxpsAUUAIuTOAa2AXeAz0etsdqu4bBOCXTyIQMdgx4BZSBGaA7xWq7DVs2LsB2CHgLbAGFVPsYNiuYRr1V85eSk3TmnPvXqYF"+
-			"xzyR1hQyeJHJpgcAzSR/steycq/1XA0k7kqYtf6vmf5EY/hY1FN+yKS9/k6B5FzL4I6k3Qqx4+fcIrk/SZcigKqk/Qlzw8sUIbkDSRcjgSM2eEwzn3E0oD8SIpMOQwZ6kQeBVhBwNYFjNFey"+
-			"HBvusr2xEBH4Aj8kP4yXgLxD+lsAmcAMMdTD7l8Zdj4FeAL+Bn0C+DfE88AuoAs+TwPNAA9gOtt3H+Ix14gYwl3ZGq9Z2PwPFCK4IfDHscipxj/zRWvgJMBkYfw2cAnVgqS1xT2TcDAAqwKQ"+
-			"9FasdA2MdiXsmBduy1tmM5StpDqfEW4VnlJd3q3DO1WP4VtwDOAHAyXAqGXMAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.GetSecretScanningAlert),
+			",\"description\":\"Get details of a specific secret scanning alert in a GitHub repos"+
+			"itory.\",\"name\":\"get_secret_scanning_alert\",\"icons\":"+iconsGetSecretScanningAlert+"}", h.GetSecretScanningAlert),
 		composition.Handle(toolGetTag, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get tag details\"},"+
 			"\"description\":\"Get details about a specific git tag in a GitHub repository\",\"name\":\"get_tag\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnY"+
-			"wUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5qlKRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1s"+
-			"esex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgkXNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDI"+
-			"Jarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe244oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAA"+
-			"AABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34"+
-			"AAAABmJLR0QA/wD/AP+gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4"+
-			"Ai6BD7prAowjIoq7i85nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTu"+
-			"AseFBse/AiLiQg1gLzs3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.GetTag),
+			"\"icons\":"+iconsCreateBranch+"}", h.GetTag),
 		composition.Handle(toolGetTeamMembers, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get team members\"},"+
 			"\"description\":\"Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials\","+
-			"\"name\":\"get_team_members\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAA"+
-			"ACSUlEQVRIidWVv09TURTHP+e+2mJMEOLiQBig4GtN4WEHRQxGMfHHYkx0YpJJR+OmjMTNP0CjRv4DJyNETXTQODRQSkmJTweYBUw0KeX1HoeCKY3v0eKi3/Gdc74/zrs3F/53SJN9Jul6ow"+
-			"hpAJQlvzT/HrB/LZB0h4YR+wjI7B6UBVW55ZfmPkY6a4J8FugQ1euOLbc7ttyuyDWLJhA7k0wNnNpvAulLefOKdiZM4BWLxbX6Yncm0xkPTB5lzS/lhwBtKUHS9c4qOiCqdxrJAVYKhXVE7i"+
-			"IMJt2h0TCe8BVt/1Cjm7OhPZXETK23mm5ZQMTGQom3YW0gACoS2hsqoNbJAwTm4FjocFtwEcCozYcajTBo+lLenEUTWzE7vFIorNcXXdc9EpCYB775pfwJQu5E1BqsVW6L8CoemHwy7d39vf"+
-			"N4+VJgeYhwGPRGGPleCQCkN+XdE3Tqz1W97y8tPIgkCCv092dc68gzkGFgHXiNsFrLJt2IjgGdwAfH6sTy8sJy0wK9xwbPieEFSlmRyY5DzvNcLrdV35PNZg9s/KzeFNEpII6aq35p7t2eAj"+
-			"Xn5hOwqk718pfFxdXQ/EDP8Wy3scFLoMuxerIxSeMxFeuYpyjlZsgBvhZzK9bErgAVa+RJo+ldAn0p7wJwWpHJZsjrRVRlUuFMT3rgfEQCOw5stDlb082S70CCH9PAd2NlPFRAkRGEN8Visd"+
-			"KqgO/7mwJvEUZCBYCjwOdWyXdga7Nd9d9232SRCSo28oWKgjjVxxrElvY7/2/iF/Bu47CZ2fOnAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABaElEQVRIidWUvUrDcBTFz79YnRSii4N2cVB8Auv"+
-			"gByKuQqmrILQPoe9SfABxV5wUna2IVLq1k11adffn4A3UNPknjQ56IARyzz3ncj8i/Xe4LCSgIGlD0qp9epJ07Zz7+HEFQBl4YBRNoPwb4u9AB6gA0/bsAy3gDVjLK+6syg4wGxMPLHYPZGp"+
-			"1VGDLWlHxcKrG2UziFDwe4UAvPZyLCHcsgwlPLETYmkSuz6Bp7x0PZy/CzQ6gYENuAUFMfA7o2pB9hXpN1m0VOzbQGXsOTDz/mpqBA05ijizEcZpG4v4CK5IaksqS+pKuJHUtXNLXbAJJd5K"+
-			"OnHPP41S+DbwCL0ANKMZwikAd6AED3y2MVG7ij8BiBn7JuANgOY3sgFurPFU8YtIDbry/DWDXhlfLKj6UW7fc5LsBToE+MJnDYMra1PCR2sDZuOJD+efAt22KXuC8pHZeA8td8FVQBZIJKQC"+
-			"WgMO8+X8Tn12zhtgfmPjeAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetTeamMembers),
+			"\"name\":\"get_team_members\",\"icons\":"+iconsGetMe+"}", h.GetTeamMembers),
 		composition.Handle(toolGetTeams, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get teams\"},"+
 			"\"description\":\"Get details of the teams the user is a member of. Limited to organizations accessible with current credentials\","+
-			"\"name\":\"get_teams\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACSUlEQ"+
-			"VRIidWVv09TURTHP+e+2mJMEOLiQBig4GtN4WEHRQxGMfHHYkx0YpJJR+OmjMTNP0CjRv4DJyNETXTQODRQSkmJTweYBUw0KeX1HoeCKY3v0eKi3/Gdc74/zrs3F/53SJN9Jul6owhpAJQlv"+
-			"zT/HrB/LZB0h4YR+wjI7B6UBVW55ZfmPkY6a4J8FugQ1euOLbc7ttyuyDWLJhA7k0wNnNpvAulLefOKdiZM4BWLxbX6Yncm0xkPTB5lzS/lhwBtKUHS9c4qOiCqdxrJAVYKhXVE7iIMJt2h0"+
-			"TCe8BVt/1Cjm7OhPZXETK23mm5ZQMTGQom3YW0gACoS2hsqoNbJAwTm4FjocFtwEcCozYcajTBo+lLenEUTWzE7vFIorNcXXdc9EpCYB775pfwJQu5E1BqsVW6L8CoemHwy7d39vfN4+VJge"+
-			"YhwGPRGGPleCQCkN+XdE3Tqz1W97y8tPIgkCCv092dc68gzkGFgHXiNsFrLJt2IjgGdwAfH6sTy8sJy0wK9xwbPieEFSlmRyY5DzvNcLrdV35PNZg9s/KzeFNEpII6aq35p7t2eAjXn5hOwq"+
-			"k718pfFxdXQ/EDP8Wy3scFLoMuxerIxSeMxFeuYpyjlZsgBvhZzK9bErgAVa+RJo+ldAn0p7wJwWpHJZsjrRVRlUuFMT3rgfEQCOw5stDlb082S70CCH9PAd2NlPFRAkRGEN8VisdKqgO/7m"+
-			"wJvEUZCBYCjwOdWyXdga7Nd9d9232SRCSo28oWKgjjVxxrElvY7/2/iF/Bu47CZ2fOnAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABaElEQVRIidWUvUrDcBTFz79YnRSii4N2cVB8Auv"+
-			"gByKuQqmrILQPoe9SfABxV5wUna2IVLq1k11adffn4A3UNPknjQ56IARyzz3ncj8i/Xe4LCSgIGlD0qp9epJ07Zz7+HEFQBl4YBRNoPwb4u9AB6gA0/bsAy3gDVjLK+6syg4wGxMPLHYPZGp"+
-			"1VGDLWlHxcKrG2UziFDwe4UAvPZyLCHcsgwlPLETYmkSuz6Bp7x0PZy/CzQ6gYENuAUFMfA7o2pB9hXpN1m0VOzbQGXsOTDz/mpqBA05ijizEcZpG4v4CK5IaksqS+pKuJHUtXNLXbAJJd5K"+
-			"OnHPP41S+DbwCL0ANKMZwikAd6AED3y2MVG7ij8BiBn7JuANgOY3sgFurPFU8YtIDbry/DWDXhlfLKj6UW7fc5LsBToE+MJnDYMra1PCR2sDZuOJD+efAt22KXuC8pHZeA8td8FVQBZIJKQC"+
-			"WgMO8+X8Tn12zhtgfmPjeAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetTeams),
+			"\"name\":\"get_teams\",\"icons\":"+iconsGetMe+"}", h.GetTeams),
 		composition.Handle(toolIssueRead, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get issue details\"},"+
-			"\"description\":\"Get information about a specific issue in a GitHub repository.\",\"name\":\"issue_read\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC2UlEQVRIicWVMUyTaRjHf/+vVUpO"+
-			"JOdilOYoUvVreq2CDmLOwdlAS5xMbrrhBifjYG7QjYuJw108nZx1huLgYlw0QshxChUK2koxHHcuCmgsFfieG0or3kGPSoz/8X3f5/97nvfN8z7wmaVqm9FodFfR/EnMugy5giCAwYwgI9Ff"+
-			"9Hl9L9Lp1zUBgsGO+rqGwnlhF4CdwBSyAUwvS1G220zHBSFgHtmVxYWvfp2ZGSj8LyAcjgfZphTQZtAr7OdsZvSP9RIJR+LtQhcNusF+d1aUfPp05M8NAavmg8AOk3cmN56+s1Hpa7U/cviU"+
-			"Ybcw3jgex9ZCKoBgsKM+0PDuAdBq2He5zOiTzZiXtc+NxRw598GeLRcWTuTz+UUAp3ygrqFwHmgzeWdqNQd4PpFOy/gedNQfaDz3UQXRaHRX0fNPGdzNZUZO12q+VuHIoV7g5Hu/1/IinX7t"+
-			"ABTNnwR2SvRsxRzAzOsBGuuWfAkoX5FZFzCVHR95tFVAbiI9DEwj6wLwl5YVMTRYLTDsxjuRrgGYYz/kxkbvbXRWMOBB24cKYI9ks1X8hXQDaAaa5XG9WjImZgV71wI+m8qAv8y0t1pSmP0I"+
-			"TANTmHO2qqvRZDALlTdgHKyjWkx2YvQ2cHtTacMxYBhWK5DoF4TCkXj7Jg02VKsbOwI0Y+qvALZrOQXMC13cKkDSJWBuJUCqAhgbG3uF7IpBcn/k8KlPNQ+78U5QQuhy/vHjuQoAYPndwi9g"+
-			"w4bd2ufGYrWatxz8No50ExhaKsz9Vl6vAPL5/KKzoiTGG0fOg1oqCbvxTp/juw/M+zynu/yTwjoD58CBQ02ez/pAR4E+M69ntf3/o1Y3dqR050oAQz7P6Z6cfPRRw647MkOhUMAfaDyH+Alo"+
-			"BKYNPRT292rQHoMOSp09J3TZlt5ezWazxX97VR3638RiX9ct+RImSyBcrDT0ETMyMp4ptRIgVX7QL6J/ALSUEwJ5rdg2AAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABxElEQVRIibWVvW4TUR"+
-			"CFv0vlNEDcIHAkKAERJOIKSjoUArwBPwUFFaKIIngAJARCPIgdh4cgRBYt6ZIAEYEqdhpEw0fhCbkKa68dxyNtsfNzzpnZu3NhwpYGBdUqcA+4A1wEZiK0DawD74FWSml3JAJ1CngGLAIngU"+
-			"1gFfgZKWeAG8AFoAu8At6mlH6VtqTOqJ/UP2pDnRuQO6c27VlbrQ0Dvq121Fulag7q5qPmW18SdSqUd9Qrw4Jn9bNR21YrRQkvYixDKy/AuB3jWjocqKpdtXFU8AxrOTqZzp2PgvnaMRDUA+"+
-			"tB7mypG+OCZ3hbahPgRPguAR9LihaicEu9WcKxClzOi/fU1wPAk7rjgX0uEfNG3cs7mJjtE+wA5/olpZQEHgNf6K2NJyW4NeD7v7c4WptjSc0svlMjdzyM2fbdOyOA7x/T+7mzGj9H8xgIWu"+
-			"quevpw4HmsivkxwBdC/WJRsBKLqqPOHgH8aqybtcJlF0m1WLndUToJ5V31q9r3NOYk7Wh1Wa0PyK3HzA3l/4H3uzIrwFNgCThF7/x/AH5EylngOnAe6AAvgXcppd9DEWRE08DdeIou/RVgJa"+
-			"XUGYQzUfsL+zmwV7BtIq0AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.IssueRead),
+			"\"description\":\"Get information about a specific issue in a GitHub repository.\","+
+			"\"name\":\"issue_read\",\"icons\":"+iconsAddIssueComment+"}", h.IssueRead),
 		composition.Handle(toolIssueWrite, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create or update issue/pull request\"},"+
-			"\"description\":\"Create a new or update an existing issue in a GitHub repository.\",\"name\":\"issue_write\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC2UlEQVRIicWVMUyTaRjHf/+vVUpO"+
-			"JOdilOYoUvVreq2CDmLOwdlAS5xMbrrhBifjYG7QjYuJw108nZx1huLgYlw0QshxChUK2koxHHcuCmgsFfieG0or3kGPSoz/8X3f5/97nvfN8z7wmaVqm9FodFfR/EnMugy5giCAwYwgI9Ff"+
-			"9Hl9L9Lp1zUBgsGO+rqGwnlhF4CdwBSyAUwvS1G220zHBSFgHtmVxYWvfp2ZGSj8LyAcjgfZphTQZtAr7OdsZvSP9RIJR+LtQhcNusF+d1aUfPp05M8NAavmg8AOk3cmN56+s1Hpa7U/cviU"+
-			"Ybcw3jgex9ZCKoBgsKM+0PDuAdBq2He5zOiTzZiXtc+NxRw598GeLRcWTuTz+UUAp3ygrqFwHmgzeWdqNQd4PpFOy/gedNQfaDz3UQXRaHRX0fNPGdzNZUZO12q+VuHIoV7g5Hu/1/IinX7t"+
-			"ABTNnwR2SvRsxRzAzOsBGuuWfAkoX5FZFzCVHR95tFVAbiI9DEwj6wLwl5YVMTRYLTDsxjuRrgGYYz/kxkbvbXRWMOBB24cKYI9ks1X8hXQDaAaa5XG9WjImZgV71wI+m8qAv8y0t1pSmP0I"+
-			"TANTmHO2qqvRZDALlTdgHKyjWkx2YvQ2cHtTacMxYBhWK5DoF4TCkXj7Jg02VKsbOwI0Y+qvALZrOQXMC13cKkDSJWBuJUCqAhgbG3uF7IpBcn/k8KlPNQ+78U5QQuhy/vHjuQoAYPndwi9g"+
-			"w4bd2ufGYrWatxz8No50ExhaKsz9Vl6vAPL5/KKzoiTGG0fOg1oqCbvxTp/juw/M+zynu/yTwjoD58CBQ02ez/pAR4E+M69ntf3/o1Y3dqR050oAQz7P6Z6cfPRRw647MkOhUMAfaDyH+Alo"+
-			"BKYNPRT292rQHoMOSp09J3TZlt5ezWazxX97VR3638RiX9ct+RImSyBcrDT0ETMyMp4ptRIgVX7QL6J/ALSUEwJ5rdg2AAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABxElEQVRIibWVvW4TUR"+
-			"CFv0vlNEDcIHAkKAERJOIKSjoUArwBPwUFFaKIIngAJARCPIgdh4cgRBYt6ZIAEYEqdhpEw0fhCbkKa68dxyNtsfNzzpnZu3NhwpYGBdUqcA+4A1wEZiK0DawD74FWSml3JAJ1CngGLAIngU"+
-			"1gFfgZKWeAG8AFoAu8At6mlH6VtqTOqJ/UP2pDnRuQO6c27VlbrQ0Dvq121Fulag7q5qPmW18SdSqUd9Qrw4Jn9bNR21YrRQkvYixDKy/AuB3jWjocqKpdtXFU8AxrOTqZzp2PgvnaMRDUA+"+
-			"tB7mypG+OCZ3hbahPgRPguAR9LihaicEu9WcKxClzOi/fU1wPAk7rjgX0uEfNG3cs7mJjtE+wA5/olpZQEHgNf6K2NJyW4NeD7v7c4WptjSc0svlMjdzyM2fbdOyOA7x/T+7mzGj9H8xgIWu"+
-			"quevpw4HmsivkxwBdC/WJRsBKLqqPOHgH8aqybtcJlF0m1WLndUToJ5V31q9r3NOYk7Wh1Wa0PyK3HzA3l/4H3uzIrwFNgCThF7/x/AH5EylngOnAe6AAvgXcppd9DEWRE08DdeIou/RVgJa"+
-			"XUGYQzUfsL+zmwV7BtIq0AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.IssueWrite),
+			"\"description\":\"Create a new or update an existing issue in a GitHub repository.\","+
+			"\"name\":\"issue_write\",\"icons\":"+iconsAddIssueComment+"}", h.IssueWrite),
 		composition.Handle(toolLabelWrite, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
 			"\"title\":\"Write operations on repository labels\"},\"description\":\"Perform write operations on repository labels. To set labels on issues,"+
-			" use the 'update_issue' tool.\",\"name\":\"label_write\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABgklEQVRIicXUzS7EUBjG8f85TYQVlzChmjGTMWJj6+MSWIqVzMYKG6zYsGThUmxEfCzsJCgx"+
-			"0zTDFbgBi3NeG51MhranM8SzbN8+vzZ9W/jjKAC/MnOIyDYwlDPf1MYux/FzVAyYqn+guEO4zRoWWAPwjF10RRJAUOqg3XzczxoeL9cDrbgGPBRL7Wb4kgdol7tI8haFsRUWAINw6Vfq1V8F"+
-			"+kFSgVKpNOxPzWxMVqbnBkFSAW94dB3kVESdDfIkqYDWcge8I5ynzbgghbYoLVnbVfgl/5S3KIy1sUsCVoSLIKiVe4EXEWl0nyiaOH6OPGMXAYynryaqs34H0MauJCd+A1EwpqzZ7QC9+iCI"+
-			"9XQDGBHhoQMkiAjzCsR6+sblK+2NX6kfAZsgJ69ReApfW9Sdfv43nXJhB+Sk3XraTI5/A/pB0spTgSJIVnkm4ILklecCWYhLuRPwEwKsupQ7AwBBUCsbT18pGANGgON2K9zKu84ZAJiozvrK"+
-			"mD2B+2TP/z2fmn7za1yyQLYAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAA/klEQVRIicWUMQ4BQRSG/1E5iIjEAdS4hwtwCBUdJ+AeIjqdlkT0REItUfBpRiLszM6MDa+Z"+
-			"ZOfN9+3bN2+lXwQwAK7kxwaoxbCNFVwlrSQtc/I7dm0ZY7YxFQD0A/KqwB44AvUQdin4LSQZY3aSmpJukhYhkihBisQpAMpAF2h8K8nsAdCzz0+ec7k98X2ilaSzpJkrIbiS0FvkCl8l0U3O"+
-			"CltJW9Jd0vxjGIE1cIid0vcAapZzACqujSIkF2DisydLgJHtaS9rM/pX8HZ+aOFjX1KSJAieKomCx0qS4KGSr+B5kkLgLkmh8BfJc04uFj4qDP4iqQDTzCH6VzwAiELCiF8OvUMAAAAASUVO"+
-			"RK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.LabelWrite),
+			" use the 'update_issue' tool.\",\"name\":\"label_write\",\"icons\":"+iconsGetLabel+"}", h.LabelWrite),
 		composition.Handle(toolListBranches, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List branches\"},"+
-			"\"description\":\"List branches in a GitHub repository\",\"name\":\"list_branches\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnYwUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5ql"+
-			"KRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1sesex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgk"+
-			"XNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDIJarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe2"+
-			"44oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAAAABJRU5ErkJggg==\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4Ai6BD7prAowjIoq7i85"+
-			"nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTuAseFBse/AiLiQg1gLzs"+
-			"3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.ListBranches),
+			"\"description\":\"List branches in a GitHub repository\",\"name\":\"list_branches\",\"icons\":"+iconsCreateBranch+"}", h.ListBranches),
 		composition.Handle(toolListCodeScanningAlerts, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List code scanning alerts\"}"+
-			",\"description\":\"List code scanning alerts in a GitHub repository.\",\"name\":\"list_code_scanning_alerts\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAADYklEQVRIibWUXU8cZRTHf2cGmmYv"+
-			"jLsCjdSi0tmFZWFnYe+0iYnBK6OFWG/6AUyNSUN7g/oBDEUj3Jl+AE3UqG1ibNTUxBq8aWh3l5d9YbpFWxsbKNytpss8x4vdxd0BhCb2XM085+V3zn/OPMIeFk2kUurzJqKjCscEOhTWBe4I"+
-			"+qNY9pelpZvZvfIbJsGD3n43ZolOg5wEqsCcCCVVNkUIqxIDTgBtAt/4yGQ5n1k5ECAaT72q6GeAQbnwsN1c/H1hYTOY1DM0FD5UlTOITAIY5HQ5n/nuPwH14pdBb1q+jJVK2T/2Gz8Wc48a"+
-			"Wy6DplTMa7eWF67sCqjJwnXQUiXU/tK9+fnKfsUb1p1Oh0IV/xqog+2nvcXFW81+C6CmOcbyZexRigPcm5+vUDVjgKhvTwf9ljPgDoOcRLmwmyx9fcnnm997+91YMMbzcncVmRYYjyWG3dYJ"+
-			"jJwCqg/bzcVgohNPzviWlBuQupRFJ56cCcYetqqfAL5vzButANFRYC64LU7cnQKZAJ0tFnO3AcqFbAlhCmSiDtlekqWlpQ2QXwVeaQXAs6oUdxZnEnTWy+fOtcixnH2vCfIxLatuikBPEBAW"+
-			"SzYaB3WNJ4EbXj53PihFHfI+cANkorffjW47xFoHOloACg8Efapx8K8MjOzssD7hgPsBMAI6Wy5kS9sOpRPYaI61BO7Uf/8DyeDE3SmUd3eTD4gBq8EJfgBO9AwNhXdA0FmQib6+5HP1zofZ"+
-			"49skEokI6AuCXm0BWJZ8BbQdqsqZoBRePnfONtrb2CJvOZsBTe/SOX+b9rcBe8uYL5rPBSAad79WeJmqDnpe7m4weT87Pjh4THx7EeFnbzn7essEAD61W5F261J3Oh16lOLd6XRIfPsSoG1G"+
-			"zgb9FkA5n1kxyGnQVKjiX3Oc5DMH7TxU2foFGBH4qVDIrAZj7MbD5vqfK+GuruuCvIUt70S6jlhPd3Usra2t/RVMSiQSkSc6jp4XlU+BsMAVhfFI55EnN9bvf98cu3PHBwePq29PC4wDPugc"+
-			"UALZAI0AMZAXARvh2zYjZwuFzGrt6qhdLc1LsAPQsFhi2PWNOSUwSu337wQeAL+hctXXrc9vFxdzLc3tAflfzYknZ5y4q86A+9FjAQBE+1MfOnF39bEBmu0fDu1ngmt0ncYAAAAASUVORK5C"+
-			"YII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA"+
-			"/wD/AP+gvaeTAAAB5klEQVRIibWUPU8UURSGn2us6ECtgERC3FI+aksbsLDytwja+YEbNWJp/AsGNLQWYmHQsBS22JgYooUKlLiGx2LOJOM4d3ck4SSTzb3nfc979nzcRMbUWeAGcBWYBM4D"+
-			"34EvwGvgRUrpY45fWmoI3AEeAteBPvAO2AX2gVGgA1wBzgIvgZsppU/DhMrg19RDdV9dUkczuFF1WT2Ib7Ft8N/qtjreMqFxtRe8hUHATmS+rY60CV7hjoTIgTqdA72KsrTKvIE/EQmuNTnn"+
-			"LGwpQ56qnTsZ3G31WJ2pO+6rv5oaqq6G+FQZPM6rDdgxta/eqTs+qG8aCN2mYOqD8l5NNd9bdase6Jv6rE3wYSLqc3WvDj5SVyrnsgw79QwrmBR+qz1RV9SjKvYM8AM4V16klHaBLjAPPMmI"+
-			"rIT/aeBLuwD8rGeT60GuDNny5XpwN7rfZormBgQvp+he3TEbpOWGUvy1B1H7+Qyu3IPLTc51i1WfaCIPM3XSYpM3coBLIdDzZG/RTvAvDgIuWryKvbb/JDIvx3W9DWEhMjlUb6ljGdxY1Pww"+
-			"8OuDFrNOnlbXomF9dTM2tBu/m3F/rG6UZalM3HCRIMzECG+pexYP4lf1vcUD+c+0/LfISawi8vg0RR6pn09NoGp/AOhxr9ifbi9WAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListCodeScanningAlerts),
+			",\"description\":\"List code scanning alerts in a GitHub repository.\","+
+			"\"name\":\"list_code_scanning_alerts\",\"icons\":"+iconsGetCodeScanningAlert+"}", h.ListCodeScanningAlerts),
 		composition.Handle(toolListCommits, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List commits\"},"+
 			"\"description\":\"Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default,"+
 			" but can return more if specified using the perPage parameter (up to 100).\",\"name\":\"list_commits\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnY"+
-			"wUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5qlKRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1s"+
-			"esex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgkXNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDI"+
-			"Jarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe244oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAA"+
-			"AABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34"+
-			"AAAABmJLR0QA/wD/AP+gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4"+
-			"Ai6BD7prAowjIoq7i85nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTu"+
-			"AseFBse/AiLiQg1gLzs3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.ListCommits),
+			"\"icons\":"+iconsCreateBranch+"}", h.ListCommits),
 		composition.Handle(toolListDependabotAlerts, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List dependabot alerts\"},"+
-			"\"description\":\"List dependabot alerts in a GitHub repository.\",\"name\":\"list_dependabot_alerts\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABVklEQVRIic2VwUoCYRSFv/snPUBv"+
-			"EI7kWM5I2+o1InfmSwRRUJto0aInsKXv0aJl4AiNkdFzJDSnRSpmpuOY2Nndy73nHDg/94clw9IM5f3w3uCgXz5149Z2WoFcmiEnbmU8YOwj9tKSzw2vVLnw/FDz7LhlmRlgmIHnB7uGuxMq"+
-			"kzKbCRAiwlTvxtEjjGYgawhtyHRjWJKR3RlWRdYAKt8FjLLg6jWOzjO6ByDvh+8Gp4N6NANnZh+LkAP0OYa8Sw959QKeH7bzfnA03i8Ug6rnh9Gs/ZxXCg8Rm1Nmdsxccbwp57aQylOMnWC8"+
-			"5RBnwK+DC+DaZFGuG7eCvuJcJ2AWunHLIF3IbSnpjDctSZ4Nm51BCifBpP5LJ2oCzVn7q3+mfymQSFpblLDPMTyWI9eUtkGt4Ic9QS8LucG6RA1o/xQw1b9ONpdk/A8EAiIcx1n2/yc+AUFH"+
-			"aVcALvEAAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABDklEQVRIic2VvU3DUBRGz0ssFmACKiggghQ0MAUFIl22oKFASsMm2YMJTCwkqJiABSLZh4JE"+
-			"PMD4D0fJqayrd7/vs659H+wC6qNfPLfpDQ0NroBz4BK4CCE06muNeq/apmewkSRlqGP1SS3sTqGm6nitGyKDFNgH5kDRMecAmADvIYTTn2+Qq7OOwrHOTM1jx/g5/93SmjzW3fiQt2+gZupN"+
-			"SX2iLur6E/UaOKg4cwwcldQPgZOKYLfAWwLcVR38Bw/AIgkhjFaOrVZAHet91WTIGfBSUn8F6mfQIMnoj/qcz7++ku1/pn0aFMCwB80h0bKMZ5ABU3UJLDuK7wHTldZ3VvdB2tN9cNYx4A7y"+
-			"AXlQ+a2WEB0PAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListDependabotAlerts),
+			"\"description\":\"List dependabot alerts in a GitHub repository.\","+
+			"\"name\":\"list_dependabot_alerts\",\"icons\":"+iconsGetDependabotAlert+"}", h.ListDependabotAlerts),
 		composition.Handle(toolListDiscussionCategories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List discussion categories"+
 			"\"},\"description\":\"List discussion categories with their id and name, for a repository or organisation.\","+
-			"\"name\":\"list_discussion_categories\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/"+
-			"AP+gvaeTAAABnUlEQVRIid2Uv2sUURSFvztk1TRBS9EuD5LZxJmAoGCXIv+BjZAiVeosDGiVXwoKWyS9rcTG3tLWcmeKzIIvXcR6tlEI5KTZDZPsspvJjoWe7r177/l43MODvyybX1zZNFMb"+
-			"mKs425MsOel2Po4FuDAugC7wrSJgFVjweXp/XNMMMIfZV3/c2a3i7poru0jPJvUFVUxvo38fMFOXkQvjDHhSuupJltQGMNkHmaLS1aqZ2rUBfnQ7R8DR4DxI2f+x5B7Smgvj34ad6+z8s/fZ"+
-			"KYBrxuuIRyMnpTWgmAiQLOn/RS+EsIbdBd65MDpAbI2ZLUDJJICVDy6Mhdke0j3gNejQ51lrksko9Ze8cz1FfyRtGjycxrysK0sWtA0aGPtlcxfG391S9PI2gCsvOMnTbWB7RN9zFCwDX6YC"+
-			"jNFl0oYqxk9/nH4CcC56bI3glVAwSNmNAOWkDRfBhdFTn2cta9iG0Nt+pQAlNjRQUa4Zv0e8AR1iQYG04/P00ndqAIALowOwLcEvgwc+T2cHtVq+Cp9nLYx9Q3cE7To8b6wLDK+aTnM31aEA"+
-			"AAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34"+
-			"AAAABmJLR0QA/wD/AP+gvaeTAAABHElEQVRIie2UoU4DQRRFzyPF48HjkPiK/gGGBEnx+IpSQ5OK/gQpn4FFo/gAqEJ0MXUcBLtks3TZnXQrSLhqZvLm3jfz7nuwa6hXamY6MnXYxB9qBjwD"+
-			"D4m59YHjiDhoeoHqOJEcdazaFLeXSpyKf4FvqE+bXNbrSgCYAielfR+YdSYQEQtgUexzZ57+nRrUoQe8AwN1DXwA9xHxAqBeAIc1dwdA1qigDtVVqfqj/HzeMItW6uUvvD87vRgb6jRfz1v8"+
-			"QpLAWl1uS14WqBZ5BuwDk4i4LgU/qmfbCDZlkzxxixe0bbSy06p4jYi7nPQIOOfL/u1cll+sOq2KeR43auuy1lBvC5GNzukCpZ5Z1nxjJyI36ps62YlAHT4BQQp0k6TPqNYAAAAASUVORK5C"+
-			"YII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListDiscussionCategories),
+			"\"name\":\"list_discussion_categories\",\"icons\":"+iconsDiscussionCommentWrite+"}", h.ListDiscussionCategories),
 		composition.Handle(toolListDiscussions, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List discussions\"},"+
-			"\"description\":\"List discussions for a repository or organisation.\",\"name\":\"list_discussions\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABnUlEQVRIid2Uv2sUURSFvztk1TRB"+
-			"S9EuD5LZxJmAoGCXIv+BjZAiVeosDGiVXwoKWyS9rcTG3tLWcmeKzIIvXcR6tlEI5KTZDZPsspvJjoWe7r177/l43MODvyybX1zZNFMbmKs425MsOel2Po4FuDAugC7wrSJgFVjweXp/XNMM"+
-			"MIfZV3/c2a3i7poru0jPJvUFVUxvo38fMFOXkQvjDHhSuupJltQGMNkHmaLS1aqZ2rUBfnQ7R8DR4DxI2f+x5B7Smgvj34ad6+z8s/fZKYBrxuuIRyMnpTWgmAiQLOn/RS+EsIbdBd65MDpA"+
-			"bI2ZLUDJJICVDy6Mhdke0j3gNejQ51lrksko9Ze8cz1FfyRtGjycxrysK0sWtA0aGPtlcxfG391S9PI2gCsvOMnTbWB7RN9zFCwDX6YCjNFl0oYqxk9/nH4CcC56bI3glVAwSNmNAOWkDRfB"+
-			"hdFTn2cta9iG0Nt+pQAlNjRQUa4Zv0e8AR1iQYG04/P00ndqAIALowOwLcEvgwc+T2cHtVq+Cp9nLYx9Q3cE7To8b6wLDK+aTnM31aEAAAAASUVORK5CYII=\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABHElEQVRIie2UoU4DQRRFzyPF48HjkPiK/gGGBEnx+IpSQ5OK/gQpn4FFo/gAqEJ0MXUcBLtks3TZnXQrSLhqZvLm3jfz7nuwa6hXamY6MnXYxB9qBjwDD4m59YHjiDhoeoHqOJE"+
-			"cdazaFLeXSpyKf4FvqE+bXNbrSgCYAielfR+YdSYQEQtgUexzZ57+nRrUoQe8AwN1DXwA9xHxAqBeAIc1dwdA1qigDtVVqfqj/HzeMItW6uUvvD87vRgb6jRfz1v8QpLAWl1uS14WqBZ5Buw"+
-			"Dk4i4LgU/qmfbCDZlkzxxixe0bbSy06p4jYi7nPQIOOfL/u1cll+sOq2KeR43auuy1lBvC5GNzukCpZ5Z1nxjJyI36ps62YlAHT4BQQp0k6TPqNYAAAAASUVORK5CYII=\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListDiscussions),
+			"\"description\":\"List discussions for a repository or organisation.\","+
+			"\"name\":\"list_discussions\",\"icons\":"+iconsDiscussionCommentWrite+"}", h.ListDiscussions),
 		composition.Handle(toolListGists, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List Gists\"},"+
-			"\"description\":\"List gists for a user\",\"name\":\"list_gists\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAACYAAAAYCAYAAACWTY9zAAAABmJLR0QA/wD/AP+gvaeTAAAD2ElEQVRIie2WS2xUVRjHf9/tHSgjRCA+C5am3gFmhnIHJypEY4aVujAYfCUGF8SFRhONgiRs"+
-			"iInxFRIiGhcSxQVEhYhhRQyycuMjUWaG0mnLLQ9BUORRiK20nTl/F1DSDJe2VOLC+F/dc873/c/vfDfnAf/rPyIb2Qgy4SI5njNjKTAb8BG9GBHSbmfeZwcrxQP/KlgqnVsj9CZQM9jlYL+J"+
-			"IYxbgEXAYrBDUaUYABQKBf/Yb2dXy6yzp1Lceb3BfIAgE66Q9C7wcw1v+aHK3iP1gXPnhrOcr6XD7eO/nytgvG2oD5g6kclbs+H9npgbdZQ2XwHWlM8n6a+uB51ucA2PRF17j8eZdHeXfgW2"+
-			"Drfd0KQflRj43OT2TQQKwHN8KjgBXAl2Q9/QMpndZti6rqtAxSmKfjgPPD1RqLHkyexhAM9p+/X2bm5rm9HS0tI4kWQL0uFeYE5UKc281uQgHR6W+Lqns/T85b5MuAjHWxgFYBjqDLCnP+mv"+
-			"nHHhQuNALbEK00Nc3FQDGCP/1Nqoo7TdB5qBQxNZFTDdjORwozWdSyF9i8dJnN4R3nHPc1PkvFsxd58/ODh5aKjRk1c7guwjQ29gnJez9cMeDa5Whou7cipwPm7WVCZc6ZwlRvb5ct90dZVj"+
-			"F+IZKxG+fC3pKZdPjrKgTQBBOnxNcKKns7ipPsAHDENx2RIbzTRtZF+tgSe4WoWlOxCnxoAalzygz1z8OVSdbM2Dvps56LuZJh4b081UwZgVpHMvNOXzyTHjR5EPHJXREjd4uFjsHf4O5od/"+
-			"jmWW9NnYP6R7gA+T/dUP7kyHvxi0Y/aTvOonPe3tR8cL5gEdwM3z5+di4a5F5XK5L6qUH63htZj0JLAFVENaa7WGfakFd6XH6+Vj7EY8VUXLgQ3/FA7g0pV2BNgBEKQXLgb7Tq72LLB6PB5e"+
-			"dZJ9BZzFeLUll5t+PcDqFVXK3wMXJGuqHzPDiwU7XCz2mul1YFZiQF9ms9lrOGhVpe7pFKdUuu0BoNGM7rqhMxKt+Xw+UZ/jAxzoKL8fZMI5Eq8MOL8rSIfbwDokqoamGna7TA/WJ5vsoIx7"+
-			"U9lc7sD+YjGVWfiSZHcbdGP84SDhwQKJFcApBt3HdRZfGGw491d1R5AJt+LojTpLuy+DAUQdpVWtmYW7GmQvClaAbrRLtXDohGFFYHM1YXsu1wtbg7RFTquAZ5DXI/Q4sAwxzQDBWUw78dy6"+
-			"qNJ+bCRVVCm9F6RzkvSywTZMp4GbRi1/Uz6fbG5rm1EoFPxRA4G4i7opn0/OmzdvWlx8nGbPXjIlm81O6F33vwD+Bhvyhr7wtSBQAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACYAAAAYCAYAAACWTY9zAAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAACoElEQVRIie2WX2hXZRjHP8/4hW5UzoGFja2wdiF00S7EotAgIcKbMBoIu7HuuhANC3aRCTIQgmBBsEZ3s8hoIwomrLuB4E0YhqWFrjHY0NY2rGHh6uPFecXj2flt+/2mXoRfOHD"+
-			"O+z5/Ps973vO8B+7r/yi1U+1XL6gL6j/qZfWU+r7aca9YIgf1LtAL/AuMAOeA68AjQCfwLDAeEU8l+wpwCDgfEV/fFTq120zfq49XsWlVu3PPu5LPX2vI+4L6RrXJJnVanVEfqyHow+rnas8"+
-			"awH5Vx6pN7k2Vv1dvgnq1HFgD8Eq6//IOJ21QN6rr6w1wRp2t0/c3tb8w1qmeVK95S3+oJ9K2aVF7037+L9ldzF1dABWgHRivqypoBppyUB3AGHAFOAZMAY3Ao8DzwDqytzQBfAIcBa4CH+R"+
-			"inr0J9mCaLFuRfcADheHvIqJaIftSzOci4soyBQ2k+O8A0xExUDSokPUyqwToAx4qjL1O9RVuA2ZWgFqVGoAFslUrUzvQkq7XVhHvZ6BVfUttWtF6BbBJ4ImyyYiYj4i5iJgDVtNI+4BvgI+"+
-			"BP9Vx9Vv1iNpWK9hPwCa1FK4WRcRCRLxKVmgXMEh2xPUAP6pbawEbTfd71gqWA5yIiKGIOJxAdwIbgDdrARsG5oC31eY7BVcAPQ38DZQdeQ2lYBExDxwBWoGv1JYaci6S+0OpJnUHsB74pTA"+
-			"1C2xRiy2JCkBEfJT+Kg4CF9QTZHtvkeyL3Qy8XJLzErBdfSYiflD3A9sSwO9kPfBpoBuYAT4t+H8BfAgMqceB+YgYpSj1JXVYnfd2Takj6oH861ZfVCfVwfS8Wx1Tr+Z8Z9XP1CdL8kWKOZ5"+
-			"sZ0qKX+LUlA7hyipslxzUyb/YnJeL0ahW66f3taJuAAWd129KkzycAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListGists),
+			"\"description\":\"List gists for a user\",\"name\":\"list_gists\",\"icons\":"+iconsCreateGist+"}", h.ListGists),
 		composition.Handle(toolListGlobalSecurityAdvisories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List global security a"+
-			"dvisories\"},\"description\":\"List global security advisories from GitHub.\",\"name\":\"list_global_security_advisories\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACs0lEQVRIib2VvW8UVxTFf2f2g2DS"+
-			"AKKJSAo8CzO7eHaIGyCAXESJJahsIeIKESlyR6hcUSDcIP4C0kVICInIjkgDFRQY5CbSMrAskLXlhERBfKYxKGv23TQ2stnZtTdRuN2dc885d47ezBNrrFKptKnRzA0C5DMLV6vV6ou18NQJ"+
-			"DIJg84LyB4UOA18A+UWoiZiW2Q9ZcpdqtZ//XLOB70dblWfIjCHQPiBj8EDSpLnmBIC8zLCZDQl2AE2wKYlJazBZrye/pxoUwr4Dhs6AdgMSSszcpImJmVpyN2273jDaKWNY8oYMiwADm3ae"+
-			"xmart6dWGPhh+Q+DhozvnDQxW6v80im+d2tbGBc8s2ETozKy9fu3P14ZTVg2vxif6kY0rfxifMoPy7bUe12Rg117/DDa3Q0n282w5MYXU/38fzEwyHQzD11G9G9qucErM1v/XwXNXA8wv9Qv"+
-			"j+i5YHMnsqC5qoO0xYynLQYGc8KKHbfDTq6qb4Rgvy71byOSNAXq/6i/v6cduV5Lpuu1ZLodXiqVPgQ+FUy1GHi4K0B+w+s3R9oJFILyoUIYH2yH/+0yXwE557wrLQYP7yU3hBJMJ+Bw6nE0"+
-			"ccGwC2nYwMBAFnQCqMw8qNxsMQAwz40bFvnhw+NpIg6NmNxIGvbo8ctvgZLB6XZvCIAfxJf9sPyqd0f8WcfBZbW9GO33w/JrPyz/+C7W8qGtyywcA5uTZz+t5b/TG8R7nekyMNvIuq9XNahW"+
-			"qy+clxsEnoGu9wbxN6TffCoUy6OSXTN4Ypnm4G937rxsGWq32Sd9fRvzTe8ixpcGN4SNLR1RP9i1R3JnDfZhXH3zgUbmKpW/0nQ63smACkF81GRngS3ArcXnezGeGBqbuV85D1hbgVUMAIii"+
-			"aMN8Q8ckRhdp53py7vskSeY7M99D/QPdLfLwabXIewAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABqklEQVRIibXVu2sVQRjG4W81CiYWJsFCiHYplHQ2XlNZeGsEQSu1EQtFERsLwYCSf0fEIimD"+
-			"t1YOXtAqilioJGhhNKJ5LPwOrrpnsxvjB8NhZt73987Mnp0tomFhKCIOZne6KIr5pt466DBO4Q4W/apvuI9L2NIWOoKLmEkQPMckdmabzLFu2Ex6RurA43iIpTR2cB1jNZ6x1HTSs5SMfVXi"+
-			"N5jFVYy22vZP/2h6Z/G6SgATbcEVnAno9te0NO/GrjaevjbiiLiRvwf+V8Dalvp2R7SSKgcsRMSGVWD2R8Snbqd8RHMRMbyM+XuDgM0R8b4q4GVE7FjGfK1BwPaIePXXaL7+i+hvAKksbMRX"+
-			"3OyOlZ/BVESsj4gTNYCjOFKTcTIi1iWrEtDJVvl3xEd86DHXhyd41DMex/PKuNxj/jAO9Zi7kt5jPQNSeBsL2Fsr/N2zH59xq4l4CM8w1+TewR7M4ykGm65oG17kqs6iqNAUOIcv+fHZ2ghe"+
-			"AgxiOs/1bnk3eavey7kpbGoF/2OVZ/AuYQ+ywVucrtrdSoIGcAGPs53HwD+DV6N+ACJe1wlenNZwAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListGlobalSecurityAdvisories),
+			"dvisories\"},\"description\":\"List global security advisories from GitHub."+
+			"\",\"name\":\"list_global_security_advisories\",\"icons\":"+iconsGetGlobalSecurityAdvisory+"}", h.ListGlobalSecurityAdvisories),
 		composition.Handle(toolListIssueFields, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List issue fields\"},"+
 			"\"description\":\"List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date,"+
 			" single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.\","+
-			"\"name\":\"list_issue_fields\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTA"+
-			"AAC2UlEQVRIicWVMUyTaRjHf/+vVUpOJOdilOYoUvVreq2CDmLOwdlAS5xMbrrhBifjYG7QjYuJw108nZx1huLgYlw0QshxChUK2koxHHcuCmgsFfieG0or3kGPSoz/8X3f5/97nvfN8z7wm"+
-			"aVqm9FodFfR/EnMugy5giCAwYwgI9Ff9Hl9L9Lp1zUBgsGO+rqGwnlhF4CdwBSyAUwvS1G220zHBSFgHtmVxYWvfp2ZGSj8LyAcjgfZphTQZtAr7OdsZvSP9RIJR+LtQhcNusF+d1aUfPp05"+
-			"M8NAavmg8AOk3cmN56+s1Hpa7U/cviUYbcw3jgex9ZCKoBgsKM+0PDuAdBq2He5zOiTzZiXtc+NxRw598GeLRcWTuTz+UUAp3ygrqFwHmgzeWdqNQd4PpFOy/gedNQfaDz3UQXRaHRX0fNPG"+
-			"dzNZUZO12q+VuHIoV7g5Hu/1/IinX7tABTNnwR2SvRsxRzAzOsBGuuWfAkoX5FZFzCVHR95tFVAbiI9DEwj6wLwl5YVMTRYLTDsxjuRrgGYYz/kxkbvbXRWMOBB24cKYI9ks1X8hXQDaAaa5"+
-			"XG9WjImZgV71wI+m8qAv8y0t1pSmP0ITANTmHO2qqvRZDALlTdgHKyjWkx2YvQ2cHtTacMxYBhWK5DoF4TCkXj7Jg02VKsbOwI0Y+qvALZrOQXMC13cKkDSJWBuJUCqAhgbG3uF7IpBcn/k8"+
-			"KlPNQ+78U5QQuhy/vHjuQoAYPndwi9gw4bd2ufGYrWatxz8No50ExhaKsz9Vl6vAPL5/KKzoiTGG0fOg1oqCbvxTp/juw/M+zynu/yTwjoD58CBQ02ez/pAR4E+M69ntf3/o1Y3dqR050oAQ"+
-			"z7P6Z6cfPRRw647MkOhUMAfaDyH+AloBKYNPRT292rQHoMOSp09J3TZlt5ezWazxX97VR3638RiX9ct+RImSyBcrDT0ETMyMp4ptRIgVX7QL6J/ALSUEwJ5rdg2AAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABxElEQVRIibWVvW4TURCFv0vlNEDcIHAkKAERJOIKSjoUArwBPwUFFaKIIngAJARCPIgdh4cgRBYt6ZIAEYEqdhpEw0fhCbkKa68dxyNtsfNzzpnZu3NhwpYGBdUqcA+4A1wEZiK"+
-			"0DawD74FWSml3JAJ1CngGLAIngU1gFfgZKWeAG8AFoAu8At6mlH6VtqTOqJ/UP2pDnRuQO6c27VlbrQ0Dvq121Fulag7q5qPmW18SdSqUd9Qrw4Jn9bNR21YrRQkvYixDKy/AuB3jWjocqKp"+
-			"dtXFU8AxrOTqZzp2PgvnaMRDUA+tB7mypG+OCZ3hbahPgRPguAR9LihaicEu9WcKxClzOi/fU1wPAk7rjgX0uEfNG3cs7mJjtE+wA5/olpZQEHgNf6K2NJyW4NeD7v7c4WptjSc0svlMjdzy"+
-			"M2fbdOyOA7x/T+7mzGj9H8xgIWuquevpw4HmsivkxwBdC/WJRsBKLqqPOHgH8aqybtcJlF0m1WLndUToJ5V31q9r3NOYk7Wh1Wa0PyK3HzA3l/4H3uzIrwFNgCThF7/x/AH5EylngOnAe6AA"+
-			"vgXcppd9DEWRE08DdeIou/RVgJaXUGYQzUfsL+zmwV7BtIq0AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListIssueFields),
+			"\"name\":\"list_issue_fields\",\"icons\":"+iconsAddIssueComment+"}", h.ListIssueFields),
 		composition.Handle(toolListIssueTypes, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List available issue types\"},"+
 			"\"description\":\"List supported issue types for a repository or its owner organization. When repo is omitted,"+
-			" returns org-level issue types directly.\",\"name\":\"list_issue_types\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC2UlEQVRIicWVMUyTaRjHf/+vVUpOJOdilOYoUvVreq2CDmLOwdlAS5xMbrrhBifjYG7QjYuJ"+
-			"w108nZx1huLgYlw0QshxChUK2koxHHcuCmgsFfieG0or3kGPSoz/8X3f5/97nvfN8z7wmaVqm9FodFfR/EnMugy5giCAwYwgI9Ff9Hl9L9Lp1zUBgsGO+rqGwnlhF4CdwBSyAUwvS1G220zH"+
-			"BSFgHtmVxYWvfp2ZGSj8LyAcjgfZphTQZtAr7OdsZvSP9RIJR+LtQhcNusF+d1aUfPp05M8NAavmg8AOk3cmN56+s1Hpa7U/cviUYbcw3jgex9ZCKoBgsKM+0PDuAdBq2He5zOiTzZiXtc+N"+
-			"xRw598GeLRcWTuTz+UUAp3ygrqFwHmgzeWdqNQd4PpFOy/gedNQfaDz3UQXRaHRX0fNPGdzNZUZO12q+VuHIoV7g5Hu/1/IinX7tABTNnwR2SvRsxRzAzOsBGuuWfAkoX5FZFzCVHR95tFVA"+
-			"biI9DEwj6wLwl5YVMTRYLTDsxjuRrgGYYz/kxkbvbXRWMOBB24cKYI9ks1X8hXQDaAaa5XG9WjImZgV71wI+m8qAv8y0t1pSmP0ITANTmHO2qqvRZDALlTdgHKyjWkx2YvQ2cHtTacMxYBhW"+
-			"K5DoF4TCkXj7Jg02VKsbOwI0Y+qvALZrOQXMC13cKkDSJWBuJUCqAhgbG3uF7IpBcn/k8KlPNQ+78U5QQuhy/vHjuQoAYPndwi9gw4bd2ufGYrWatxz8No50ExhaKsz9Vl6vAPL5/KKzoiTG"+
-			"G0fOg1oqCbvxTp/juw/M+zynu/yTwjoD58CBQ02ez/pAR4E+M69ntf3/o1Y3dqR050oAQz7P6Z6cfPRRw647MkOhUMAfaDyH+AloBKYNPRT292rQHoMOSp09J3TZlt5ezWazxX97VR3638Ri"+
-			"X9ct+RImSyBcrDT0ETMyMp4ptRIgVX7QL6J/ALSUEwJ5rdg2AAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABxElEQVRIibWVvW4TURCFv0vlNEDcIHAkKAERJOI"+
-			"KSjoUArwBPwUFFaKIIngAJARCPIgdh4cgRBYt6ZIAEYEqdhpEw0fhCbkKa68dxyNtsfNzzpnZu3NhwpYGBdUqcA+4A1wEZiK0DawD74FWSml3JAJ1CngGLAIngU1gFfgZKWeAG8AFoAu8At6"+
-			"mlH6VtqTOqJ/UP2pDnRuQO6c27VlbrQ0Dvq121Fulag7q5qPmW18SdSqUd9Qrw4Jn9bNR21YrRQkvYixDKy/AuB3jWjocqKpdtXFU8AxrOTqZzp2PgvnaMRDUA+tB7mypG+OCZ3hbahPgRPg"+
-			"uAR9LihaicEu9WcKxClzOi/fU1wPAk7rjgX0uEfNG3cs7mJjtE+wA5/olpZQEHgNf6K2NJyW4NeD7v7c4WptjSc0svlMjdzyM2fbdOyOA7x/T+7mzGj9H8xgIWuquevpw4HmsivkxwBdC/WJ"+
-			"RsBKLqqPOHgH8aqybtcJlF0m1WLndUToJ5V31q9r3NOYk7Wh1Wa0PyK3HzA3l/4H3uzIrwFNgCThF7/x/AH5EylngOnAe6AAvgXcppd9DEWRE08DdeIou/RVgJaXUGYQzUfsL+zmwV7BtIq0"+
-			"AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListIssueTypes),
+			" returns org-level issue types directly.\",\"name\":\"list_issue_types\",\"icons\":"+iconsAddIssueComment+"}", h.ListIssueTypes),
 		composition.Handle(toolListIssues, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List issues\"},"+
 			"\"description\":\"List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after'"+
-			" parameter.\",\"name\":\"list_issues\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/A"+
-			"P+gvaeTAAAC2UlEQVRIicWVMUyTaRjHf/+vVUpOJOdilOYoUvVreq2CDmLOwdlAS5xMbrrhBifjYG7QjYuJw108nZx1huLgYlw0QshxChUK2koxHHcuCmgsFfieG0or3kGPSoz/8X3f5/97n"+
-			"vfN8z7wmaVqm9FodFfR/EnMugy5giCAwYwgI9Ff9Hl9L9Lp1zUBgsGO+rqGwnlhF4CdwBSyAUwvS1G220zHBSFgHtmVxYWvfp2ZGSj8LyAcjgfZphTQZtAr7OdsZvSP9RIJR+LtQhcNusF+d"+
-			"1aUfPp05M8NAavmg8AOk3cmN56+s1Hpa7U/cviUYbcw3jgex9ZCKoBgsKM+0PDuAdBq2He5zOiTzZiXtc+NxRw598GeLRcWTuTz+UUAp3ygrqFwHmgzeWdqNQd4PpFOy/gedNQfaDz3UQXRa"+
-			"HRX0fNPGdzNZUZO12q+VuHIoV7g5Hu/1/IinX7tABTNnwR2SvRsxRzAzOsBGuuWfAkoX5FZFzCVHR95tFVAbiI9DEwj6wLwl5YVMTRYLTDsxjuRrgGYYz/kxkbvbXRWMOBB24cKYI9ks1X8h"+
-			"XQDaAaa5XG9WjImZgV71wI+m8qAv8y0t1pSmP0ITANTmHO2qqvRZDALlTdgHKyjWkx2YvQ2cHtTacMxYBhWK5DoF4TCkXj7Jg02VKsbOwI0Y+qvALZrOQXMC13cKkDSJWBuJUCqAhgbG3uF7"+
-			"IpBcn/k8KlPNQ+78U5QQuhy/vHjuQoAYPndwi9gw4bd2ufGYrWatxz8No50ExhaKsz9Vl6vAPL5/KKzoiTGG0fOg1oqCbvxTp/juw/M+zynu/yTwjoD58CBQ02ez/pAR4E+M69ntf3/o1Y3d"+
-			"qR050oAQz7P6Z6cfPRRw647MkOhUMAfaDyH+AloBKYNPRT292rQHoMOSp09J3TZlt5ezWazxX97VR3638RiX9ct+RImSyBcrDT0ETMyMp4ptRIgVX7QL6J/ALSUEwJ5rdg2AAAAAElFTkSuQ"+
-			"mCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/"+
-			"wD/AP+gvaeTAAABxElEQVRIibWVvW4TURCFv0vlNEDcIHAkKAERJOIKSjoUArwBPwUFFaKIIngAJARCPIgdh4cgRBYt6ZIAEYEqdhpEw0fhCbkKa68dxyNtsfNzzpnZu3NhwpYGBdUqcA+4A"+
-			"1wEZiK0DawD74FWSml3JAJ1CngGLAIngU1gFfgZKWeAG8AFoAu8At6mlH6VtqTOqJ/UP2pDnRuQO6c27VlbrQ0Dvq121Fulag7q5qPmW18SdSqUd9Qrw4Jn9bNR21YrRQkvYixDKy/AuB3jW"+
-			"jocqKpdtXFU8AxrOTqZzp2PgvnaMRDUA+tB7mypG+OCZ3hbahPgRPguAR9LihaicEu9WcKxClzOi/fU1wPAk7rjgX0uEfNG3cs7mJjtE+wA5/olpZQEHgNf6K2NJyW4NeD7v7c4WptjSc0sv"+
-			"lMjdzyM2fbdOyOA7x/T+7mzGj9H8xgIWuquevpw4HmsivkxwBdC/WJRsBKLqqPOHgH8aqybtcJlF0m1WLndUToJ5V31q9r3NOYk7Wh1Wa0PyK3HzA3l/4H3uzIrwFNgCThF7/x/AH5EylngO"+
-			"nAe6AAvgXcppd9DEWRE08DdeIou/RVgJaXUGYQzUfsL+zmwV7BtIq0AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListIssues),
+			" parameter.\",\"name\":\"list_issues\",\"icons\":"+iconsAddIssueComment+"}", h.ListIssues),
 		composition.Handle(toolListLabel, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List labels from a repository\"},"+
 			"\"description\":\"List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first\","+
-			"\"name\":\"list_label\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABgklE"+
-			"QVRIicXUzS7EUBjG8f85TYQVlzChmjGTMWJj6+MSWIqVzMYKG6zYsGThUmxEfCzsJCgx0zTDFbgBi3NeG51MhranM8SzbN8+vzZ9W/jjKAC/MnOIyDYwlDPf1MYux/FzVAyYqn+guEO4zRoW"+
-			"WAPwjF10RRJAUOqg3XzczxoeL9cDrbgGPBRL7Wb4kgdol7tI8haFsRUWAINw6Vfq1V8F+kFSgVKpNOxPzWxMVqbnBkFSAW94dB3kVESdDfIkqYDWcge8I5ynzbgghbYoLVnbVfgl/5S3KIy1"+
-			"sUsCVoSLIKiVe4EXEWl0nyiaOH6OPGMXAYynryaqs34H0MauJCd+A1EwpqzZ7QC9+iCI9XQDGBHhoQMkiAjzCsR6+sblK+2NX6kfAZsgJ69ReApfW9Sdfv43nXJhB+Sk3XraTI5/A/pB0spT"+
-			"gSJIVnkm4ILklecCWYhLuRPwEwKsupQ7AwBBUCsbT18pGANGgON2K9zKu84ZAJiozvrKmD2B+2TP/z2fmn7za1yyQLYAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAA/klEQVRIicWUMQ4BQR"+
-			"SG/1E5iIjEAdS4hwtwCBUdJ+AeIjqdlkT0REItUfBpRiLszM6MDa+ZZOfN9+3bN2+lXwQwAK7kxwaoxbCNFVwlrSQtc/I7dm0ZY7YxFQD0A/KqwB44AvUQdin4LSQZY3aSmpJukhYhkihBis"+
-			"QpAMpAF2h8K8nsAdCzz0+ec7k98X2ilaSzpJkrIbiS0FvkCl8l0U3OCltJW9Jd0vxjGIE1cIid0vcAapZzACqujSIkF2DisydLgJHtaS9rM/pX8HZ+aOFjX1KSJAieKomCx0qS4KGSr+B5kk"+
-			"LgLkmh8BfJc04uFj4qDP4iqQDTzCH6VzwAiELCiF8OvUMAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListLabel),
+			"\"name\":\"list_label\",\"icons\":"+iconsGetLabel+"}", h.ListLabel),
 		composition.Handle(toolListNotifications, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List notifications\"},"+
 			"\"description\":\"Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests,"+
 			" assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next,"+
 			" requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary"+
 			" way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next,"+
-			" what is pending, or what needs attention in GitHub.\",\"name\":\"list_notifications\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACN0lEQVRIid2Vz0tUURTHP+e9MQcX6RSaQRYxz3zPH+9N/QExUCupRUiroIJIRKiNiyIIpCAy"+
-			"IWplucp1+7BScG+iGY1jGc1CoppIpaiBmXmnRU6MjPqeoJs+y3PP93y4XO69sMNIUIPV6rUBPaieADm0Ws6IMq6m8Wjh7XRqs7y50UIymYxEamoHUUaANuCVqPFckEkQQehC9eqehsbd37PH"+
-			"xyGl682JbCRY/Lz0BOGcIg+L1fRnZl4vl68f7OiIVeWNfoE+y3nXsDDH+c12sgarNXHWcjy1Wt0bQb3NjnfTcjxttt2u9daNdVOqvQjphdTs3SDB+7kjdxTmFekNL4CjqI4CfpAAnhZBRhGO"+
-			"bUVQixgrwcP/IsIyULcVwbbxHwqSyWQEQJV82CGiWijPbipY/LrUAWAoH8MKVMgAfMqutAUKUK4DP3aZ+dGwgmopPAN++r5fcTHXvEVxxzsjcEuR2/OpNy/CCrLZ7O9Y/X5D4EqsvnF26duX"+
-			"dMUObNveKzAETNfVmPfCDi/RtK9uQJRJgcdx122oEBQkeh+I+epfmJqaCn3AJSYmJgpF/EtAreSNwVK97NT1NJAyxOi0HK9zq4IyUqCnKgXKA4RrQOADF8AvlIHQ3XE70W05nlqWe+Bfrb29"+
-			"yXI8jduJy0H5DT+cEqZfHPNNI0eVMWxZbrdGfZGCOYyQi6g/FpQP/JMBmu3ERRUdAqKrpZyq9HxIz4xsiwCgpcU9XBDjJEAVvEynZzJhszvKH3dYsqySRWTxAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABYklEQVRIid2Vu0oDURRF9zWxVhOwikIsDSn0G/yBIIKdNvoRBvMDKvj4goiF6bTRgIi9hZ2PztiJhfgKQTQuC09kiBPnkYDghsvMnLPPXnMZZkb6awE5YAu4AOq2zoFNYLyb4CS"+
-			"wBjSBZ2APWLG1D7xYbxVIxAHs8KV1YNCnPwRsmGc7aviMDS6F8C6bdzoK4AS4BPpCeBPAFXDs1+8UMCGp6pz7CAI455qSqpImowAGJD0GhXv0IOnHc/oN0DP9QwCQtNO3CDnvbbOdAZLydry"+
-			"OAKjZMRfoBCrAE5AKmw6k7HNSCTIW7K0shg33zBZtttDJkAZugTOgPwYgCZwCd8Cwn6EMvAJ5n/mwkLxllFs152neS7qRtBsXYJqVNOqcS7fTS/Yz6VZ1oBRl24s2mPHURqy20OVuJWAMaAA"+
-			"HQMbCD62W7RpgkHkLbKkBzIWZdcGWb0hW0pRdHjnnajHutff6BHkunBVaEwyhAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.ListNotifications),
+			" what is pending, or what needs attention in GitHub.\",\"name\":\"list_notifications\","+
+			"\"icons\":"+iconsDismissNotification+"}", h.ListNotifications),
 		composition.Handle(toolListOrgRepositorySecurityAdvisories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,"+
 			"\"title\":\"List org repository security advisories\"},\"description\":\"List repository security advisories for a GitHub organization.\","+
-			"\"name\":\"list_org_repository_security_advisories\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAA"+
-			"ABmJLR0QA/wD/AP+gvaeTAAACs0lEQVRIib2VvW8UVxTFf2f2g2DSAKKJSAo8CzO7eHaIGyCAXESJJahsIeIKESlyR6hcUSDcIP4C0kVICInIjkgDFRQY5CbSMrAskLXlhERBfKYxKGv23TQ"+
-			"2stnZtTdRuN2dc885d47ezBNrrFKptKnRzA0C5DMLV6vV6ou18NQJDIJg84LyB4UOA18A+UWoiZiW2Q9ZcpdqtZ//XLOB70dblWfIjCHQPiBj8EDSpLnmBIC8zLCZDQl2AE2wKYlJazBZrye"+
-			"/pxoUwr4Dhs6AdgMSSszcpImJmVpyN2273jDaKWNY8oYMiwADm3aexmart6dWGPhh+Q+DhozvnDQxW6v80im+d2tbGBc8s2ETozKy9fu3P14ZTVg2vxif6kY0rfxifMoPy7bUe12Rg117/DD"+
-			"a3Q0n282w5MYXU/38fzEwyHQzD11G9G9qucErM1v/XwXNXA8wv9Qvj+i5YHMnsqC5qoO0xYynLQYGc8KKHbfDTq6qb4Rgvy71byOSNAXq/6i/v6cduV5Lpuu1ZLodXiqVPgQ+FUy1GHi4K0B"+
-			"+w+s3R9oJFILyoUIYH2yH/+0yXwE557wrLQYP7yU3hBJMJ+Bw6nE0ccGwC2nYwMBAFnQCqMw8qNxsMQAwz40bFvnhw+NpIg6NmNxIGvbo8ctvgZLB6XZvCIAfxJf9sPyqd0f8WcfBZbW9GO3"+
-			"3w/JrPyz/+C7W8qGtyywcA5uTZz+t5b/TG8R7nekyMNvIuq9XNahWqy+clxsEnoGu9wbxN6TffCoUy6OSXTN4Ypnm4G937rxsGWq32Sd9fRvzTe8ixpcGN4SNLR1RP9i1R3JnDfZhXH3zgUb"+
-			"mKpW/0nQ63smACkF81GRngS3ArcXnezGeGBqbuV85D1hbgVUMAIiiaMN8Q8ckRhdp53py7vskSeY7M99D/QPdLfLwabXIewAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABqklEQVRIibXVu2sVQR"+
-			"jG4W81CiYWJsFCiHYplHQ2XlNZeGsEQSu1EQtFERsLwYCSf0fEIimDt1YOXtAqilioJGhhNKJ5LPwOrrpnsxvjB8NhZt73987Mnp0tomFhKCIOZne6KIr5pt466DBO4Q4W/apvuI9L2NIWOo"+
-			"KLmEkQPMckdmabzLFu2Ex6RurA43iIpTR2cB1jNZ6x1HTSs5SMfVXiN5jFVYy22vZP/2h6Z/G6SgATbcEVnAno9te0NO/GrjaevjbiiLiRvwf+V8Dalvp2R7SSKgcsRMSGVWD2R8Snbqd8RH"+
-			"MRMbyM+XuDgM0R8b4q4GVE7FjGfK1BwPaIePXXaL7+i+hvAKksbMRX3OyOlZ/BVESsj4gTNYCjOFKTcTIi1iWrEtDJVvl3xEd86DHXhyd41DMex/PKuNxj/jAO9Zi7kt5jPQNSeBsL2Fsr/N"+
-			"2zH59xq4l4CM8w1+TewR7M4ykGm65oG17kqs6iqNAUOIcv+fHZ2gheAgxiOs/1bnk3eavey7kpbGoF/2OVZ/AuYQ+ywVucrtrdSoIGcAGPs53HwD+DV6N+ACJe1wlenNZwAAAAAElFTkSuQm"+
-			"CC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListOrgRepositorySecurityAdvisories),
+			"\"name\":\"list_org_repository_security_advisories\",\"icons\":"+iconsGetGlobalSecurityAdvisory+"}", h.ListOrgRepositorySecurityAdvisories),
 		composition.Handle(toolListPullRequests, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List pull requests\"},"+
 			"\"description\":\"List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_"+
-			"requests tool instead.\",\"name\":\"list_pull_requests\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACwUlEQVRIie2Vz28UZRjHP993pi0QIC3YahNjirtmd3bS3Q1eUHvQEPUiEv8A4kXjwRJ78MCF"+
-			"BLjBBRKCHowHE38cNCbGGx6IUoKiodtNpoNmTJp4oSJNQ3pw29l5POxus2wo3QTwxPc0887zfD7zvu9kXnjEUfdNrjj5vJOmMP4e9JrfR1G02tuQD8tvgpck0dxCPwK30ViqnJTcr4bOmfRl"+
-			"I/PrhUJ5313woDpDpu8ss7f6nYHrvDnGcYlPsoY/bKaXwHY3HWfvgmNnMX0zvMM7069A3c3pkEYWa7UVgFxQPSfs7SSeH3k2rEy5jMubMBoG1yQ+SBbm53of+gCybMkk/H8VAFdbZisZLAFs"+
-			"J11oyL+BUURcwrjWAZixXeIwxs/5UuVAr0QAYRjubGR+HWy3mb6QCIBXQe8nce0jgIkwfMo3/xLG085x8I9ofkMyUa0O+w2rgS0mcf3lboEDiKJo1cvsIDDr4D1DhTb8407hYhTdTJW+Avrd"+
-			"MnuhG9Je1m9BBzbfjXbyQcXypeqJLQt7+0rVE/mgYr3j7l7FDzOPBY8FDx6vc1EolPeNjI5/Jpgw7Lm9o+Pry//c/K0PhnLFyrSMDxE79jwxvn9079gvt28vrUD7V1EoFHalbltd2C7DfS4s"+
-			"AF4DTSdx7cL96LliZVriPPADuL+geRh0Z8il5SiKVn2ATENvCCYw78U/b8xdBcgHlYuGHQXuK5A4ClxM4vnXW8Lqp5JdWWt6h4CvWnsgxgDSbRZ3Gg0tCJ7sY4nGwDZOt/WBZtzN9FswLgM2"+
-			"sGann5mcPDaw5pWEHQH7cUu86SdkR3LF6tfrA814MNVpwNrM1leUxPXrSKfMeHcwdctyNotY8c3NbMX3LJsB3ZHsymDqlkHvYHYyievXWxPpSj4o75eYIuPWZof+vRKG4c61pncIx6gZsx34"+
-			"/5L/ACy3ElqUYhuvAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABn0lEQVRIie2Vvy5EURDGvyMUkhUU/pS2Q2clwvIKqL0Cm9ArrBcQShJPoLFR2YaIhIjQ7a7E"+
-			"39IiCgqVn8KsPY697E3oTHPumTPf990z986M9Mfm/A0wKGlMUlnSlnPuOQQAE5LOnXOFWErAIvBK1S6BZBAzZ2fzcckHjXwVaAXSwD2wWYN8A2iKK1ABt3m+ZeDRnseIthdgDxioxd1o662t"+
-			"fZIO7Lnf8xcklST1StqRdORxNEualHQIDDvnTmvdIGE5vwdWgLy93bQX0w0UgSdgKMC3AdfA7ndpSgKbduUbYBoI/7Ju4BiYrYFfAl4iBbxAgOyPgV9xWYDQ3xCXKK79C/wL/KJZoeW8QpsJ"+
-			"Cy0C54AMULaGmQu7sIAW4MpaxTKwbQU3U4dAxmLzwLpxXAIJP2jKgkY8Xx4o1SFwBmx7+7RxTUnVb9Bpa9HDFiR1/SRgWH+6FT3/h2qK6sBpB0aBB7yB880NcpaWtGHXjCsVBmb5PDIvgJ46"+
-			"BJKW84q9AguV87Adp/Q+9O8UMfQjRBKSxiV1SNp3zp3Ug/sVewPruexhKwhGXQAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.ListPullRequests),
+			"requests tool instead.\",\"name\":\"list_pull_requests\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.ListPullRequests),
 		composition.Handle(toolListReleases, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List releases\"},"+
-			"\"description\":\"List releases in a GitHub repository\",\"name\":\"list_releases\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnYwUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5ql"+
-			"KRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1sesex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgk"+
-			"XNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDIJarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe2"+
-			"44oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAAAABJRU5ErkJggg==\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4Ai6BD7prAowjIoq7i85"+
-			"nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTuAseFBse/AiLiQg1gLzs"+
-			"3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.ListReleases),
+			"\"description\":\"List releases in a GitHub repository\",\"name\":\"list_releases\",\"icons\":"+iconsCreateBranch+"}", h.ListReleases),
 		composition.Handle(toolListRepositoryCollaborators, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List repository collabo"+
 			"rators\"},\"description\":\"List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`,"+
 			" `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.\","+
-			"\"name\":\"list_repository_collaborators\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/"+
-			"wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnYwUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5qlKRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0"+
-			"gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1sesex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgkXNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8d"+
-			"Qcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDIJarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe244oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGbo"+
-			"FGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+"+
-			"MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4Ai6BD7prAowjIoq7i85nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWe"+
-			"E8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTuAseFBse/AiLiQg1gLzs3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII="+
-			"\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListRepositoryCollaborators),
+			"\"name\":\"list_repository_collaborators\",\"icons\":"+iconsCreateBranch+"}", h.ListRepositoryCollaborators),
 		composition.Handle(toolListRepositorySecurityAdvisories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,"+
 			"\"title\":\"List repository security advisories\"},\"description\":\"List repository security advisories for a GitHub repository.\","+
-			"\"name\":\"list_repository_security_advisories\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJ"+
-			"LR0QA/wD/AP+gvaeTAAACs0lEQVRIib2VvW8UVxTFf2f2g2DSAKKJSAo8CzO7eHaIGyCAXESJJahsIeIKESlyR6hcUSDcIP4C0kVICInIjkgDFRQY5CbSMrAskLXlhERBfKYxKGv23TQ2stn"+
-			"ZtTdRuN2dc885d47ezBNrrFKptKnRzA0C5DMLV6vV6ou18NQJDIJg84LyB4UOA18A+UWoiZiW2Q9ZcpdqtZ//XLOB70dblWfIjCHQPiBj8EDSpLnmBIC8zLCZDQl2AE2wKYlJazBZrye/pxo"+
-			"Uwr4Dhs6AdgMSSszcpImJmVpyN2273jDaKWNY8oYMiwADm3aexmart6dWGPhh+Q+DhozvnDQxW6v80im+d2tbGBc8s2ETozKy9fu3P14ZTVg2vxif6kY0rfxifMoPy7bUe12Rg117/DDa3Q0"+
-			"n282w5MYXU/38fzEwyHQzD11G9G9qucErM1v/XwXNXA8wv9Qvj+i5YHMnsqC5qoO0xYynLQYGc8KKHbfDTq6qb4Rgvy71byOSNAXq/6i/v6cduV5Lpuu1ZLodXiqVPgQ+FUy1GHi4K0B+w+s"+
-			"3R9oJFILyoUIYH2yH/+0yXwE557wrLQYP7yU3hBJMJ+Bw6nE0ccGwC2nYwMBAFnQCqMw8qNxsMQAwz40bFvnhw+NpIg6NmNxIGvbo8ctvgZLB6XZvCIAfxJf9sPyqd0f8WcfBZbW9GO33w/J"+
-			"rPyz/+C7W8qGtyywcA5uTZz+t5b/TG8R7nekyMNvIuq9XNahWqy+clxsEnoGu9wbxN6TffCoUy6OSXTN4Ypnm4G937rxsGWq32Sd9fRvzTe8ixpcGN4SNLR1RP9i1R3JnDfZhXH3zgUbmKpW"+
-			"/0nQ63smACkF81GRngS3ArcXnezGeGBqbuV85D1hbgVUMAIiiaMN8Q8ckRhdp53py7vskSeY7M99D/QPdLfLwabXIewAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABqklEQVRIibXVu2sVQR"+
-			"jG4W81CiYWJsFCiHYplHQ2XlNZeGsEQSu1EQtFERsLwYCSf0fEIimDt1YOXtAqilioJGhhNKJ5LPwOrrpnsxvjB8NhZt73987Mnp0tomFhKCIOZne6KIr5pt466DBO4Q4W/apvuI9L2NIWOo"+
-			"KLmEkQPMckdmabzLFu2Ex6RurA43iIpTR2cB1jNZ6x1HTSs5SMfVXiN5jFVYy22vZP/2h6Z/G6SgATbcEVnAno9te0NO/GrjaevjbiiLiRvwf+V8Dalvp2R7SSKgcsRMSGVWD2R8Snbqd8RH"+
-			"MRMbyM+XuDgM0R8b4q4GVE7FjGfK1BwPaIePXXaL7+i+hvAKksbMRX3OyOlZ/BVESsj4gTNYCjOFKTcTIi1iWrEtDJVvl3xEd86DHXhyd41DMex/PKuNxj/jAO9Zi7kt5jPQNSeBsL2Fsr/N"+
-			"2zH59xq4l4CM8w1+TewR7M4ykGm65oG17kqs6iqNAUOIcv+fHZ2gheAgxiOs/1bnk3eavey7kpbGoF/2OVZ/AuYQ+ywVucrtrdSoIGcAGPs53HwD+DV6N+ACJe1wlenNZwAAAAAElFTkSuQm"+
-			"CC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ListRepositorySecurityAdvisories),
+			"\"name\":\"list_repository_security_advisories\",\"icons\":"+iconsGetGlobalSecurityAdvisory+"}", h.ListRepositorySecurityAdvisories),
 		composition.Handle(toolListSecretScanningAlerts, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List secret scanning alert"+
-			"s\"},\"description\":\"List secret scanning alerts in a GitHub repository.\",\"name\":\"list_secret_scanning_alerts\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC40lEQVRIibWWyWtTURTGf+cmHbQW"+
-			"0Rq00ZV9NY2xJijisHBXnLpQo4LT0oUDdKEuxX9AcCEoogXBYaFGReqEKyd0U7SF2kZepRQparRSatK0Td5xYSsxzUuj6Lc6797vfN95553LffCfISVwTF1DZI0YjaI0T2S1qSOx3p43rwDn"+
-			"Lwx2euoC79aLIQpsA/xAGuExAEoTUAkMALfVIdYbX/IUbmSLGRirIdyEaBRkK+ADUqjcF5xbRkfb4vH4MEAgEKh2pKJZMdsR3QzMBBKgd1CJ2T0djyff7JdBXTByTdDdwBCi98SRWLLK+3Cg"+
-			"vT1VrAX+lStnViUzG9VoFJUtwGzgit3dsf83AysYHke5TCZ50Lbt0WKibrAsqwJv1TmEfXZ3RzmAydn3YqT/b8UBbNsexUg/UDa5Zorw/wm8pRIXLVo7o7I6uRcgPVx19cOHlyP/1KCyOnVt"+
-			"YrqoqE5tAqKl5OW2yFHVYi3bMBkIbHQjTWj8Og+5goMizHFLFHiY8/CgCG8u8K2AgSaAWrfE8ZGhPZNxJjW0r4iBH/g81UB4jbLGLbGvry9dKM6HwmqgfYqBOuYJsHBxQ2OjW/J0qA9FIoAf"+
-			"9OkUg0rP+E0gJZjDbgICzxWeuVbvOIeA5JhXY4UrWBo+bwXD6UBgeeCPq1+2ImgFw2krGDmbu/7bWDpePQH6PeuR1lAoVF6qeCgUKtds9iIwzLicdDXo7ez8jMghlHWjjrc1f98FJu2UXQLW"+
-			"YvSgbb9O5G568tmDiU9dNb7aEeBojW/B8tr58+4lEokxl8pnza5ZeF1Ed6hyvLe7szWfM8UAYPDLxxdzfbUJoCWrZtc8n7/n65eP73M59cFIU0bNXYRVIhyxuzvOFNIqeifXBxvXK+YCsATh"+
-			"kVFzCsAR5xjKBoW4R/TAu7edrpM17aVvWVaFlM1qUbSFn6cUYEBFT8tY6sx090cpfxXAz0kZy3qbAco9mbaurq6C3yUfPwDdEQsxFn27NgAAAABJRU5ErkJggg==\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABzUlEQVRIibWWz0pbQRTGv0liQiUuFFpQH0C6KLjTjYJgsYUuREWo9QGkW8UnEdEs3EjcSAsthWarbcGNuFWXghtTqotKbMT8XOQEBxzm3oR64MK5Z74/M3O5Z0Z64nBJACAjaVT"+
-			"SrKR3Vv4m6ZOkA+dco21XIAtMAGvAOc2oAV/tqVnt3DATQDZxpsAUUAIuTOAa2AXeAz0etsdqu4bBOCXTyIQMdgx4BZSBGaA7xWq7DVs2LsB2CHgLbAGFVPsYNiuYRr1V85eSk3TmnPvXqYF"+
-			"xzyR1hQyeJHJpgcAzSR/steycq/1XA0k7kqYtf6vmf5EY/hY1FN+yKS9/k6B5FzL4I6k3Qqx4+fcIrk/SZcigKqk/Qlzw8sUIbkDSRcjgSM2eEwzn3E0oD8SIpMOQwZ6kQeBVhBwNYFjNFey"+
-			"HBvusr2xEBH4Aj8kP4yXgLxD+lsAmcAMMdTD7l8Zdj4FeAL+Bn0C+DfE88AuoAs+TwPNAA9gOtt3H+Ix14gYwl3ZGq9Z2PwPFCK4IfDHscipxj/zRWvgJMBkYfw2cAnVgqS1xT2TcDAAqwKQ"+
-			"9FasdA2MdiXsmBduy1tmM5StpDqfEW4VnlJd3q3DO1WP4VtwDOAHAyXAqGXMAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.ListSecretScanningAlerts),
+			"s\"},\"description\":\"List secret scanning alerts in a GitHub repository.\","+
+			"\"name\":\"list_secret_scanning_alerts\",\"icons\":"+iconsGetSecretScanningAlert+"}", h.ListSecretScanningAlerts),
 		composition.Handle(toolListStarredRepositories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List starred repositories\""+
-			"},\"description\":\"List starred repositories\",\"name\":\"list_starred_repositories\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACxklEQVRIidWTT2gUdxTHP29mjMnBgkqNEQsbd3ZnfrvLzEoOnoRc217roYdSEQTRS4sFQbGH"+
-			"gK0UqigoKtKq7a29itdAT540IYmZ3cR/bYVAiVAvMZnfvB52NVtcdyd48sHAj3nf9/3zfjMuGyjf1L/a/uGOfcv/LN3NOyO5yf1oN5tkARCLU3704N6TPHNOXgEG5MQrQ65k3+Qdy5XAmLGR"+
-			"NdJFEX5RVQH5wrH4jcbU3/1mcyVYxZ4APMfqWYt7BnAyV3Ol6CswWqsNC3oYuJUk04/au/8V5EgQ7N31TgKFQmHQte5pYADXfv+64drvAM862clCoTDYi0MAwrBesEJV0TJISclKgpSAjwBH"+
-			"0JvNB9MHOwdLJrqhyJdABvypaFNwmqBNQRquMjs/f/+xBEE0ah1ZZP3Cl4Em0BRoZGjTy17eTpLkRadAEARbUmfzpw5SUigDpfazrQ1RizMKIL6Jrvkm1mIYX+kVN08Vw/iKb2L1TXStwzRS"+
-			"DOMLrUb9Mhv4ATtKfBOf6zD6xv2+BpQq8dVugF7k6wajSz0NFk080QLG13OKiG+iS76JtWiiH3LZWRepH+2H9U39WIs8nujW7+rQy/Tn1ilb7SegyirAJpWfcgtYodY+zvQTEGQGwKK1bv23"+
-			"7FiqgLI2NNf51pixEWPGRv4HTQdmAVXYiAA1hScLC3f/BQjDcLtv4rNrpItrpI9LlfhqoVrdCdDGPEWodiPyugegCsz6/r4PGFg5nipfA0PATVp2D3nqfe5X4vOsDv6orMzIWxK88b2Oj497"+
-			"fy09fwE8BB0G2Qb85mb6bZJMJwBBEAXWkQngAOgyyBKwZ/fw1i2Tk5NpT4E9YVx2hKTdvoPoqYW5qXvd3PmVeC8qZ0A/BsiU4OH8VKPniobc9NmK9S66jv7emJv6oxvxq2oLf1KuRPttJp8N"+
-			"uemzXvj3s/4Daoz4w62BFyQAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABsklEQVRIidWUOy9EURSF1xaFAgWFd5iIUZjGD/AL/AhqCgqJelSi8EgQZLxKPf6GxihMJB6t"+
-			"KEa8k/kUsy83g5lzQ2MnJ/dm77XXWudknyMlCGAamErSk4S8G3gGXoDe0L66BBqzksz/ZxK5qxVAB/AIbAJbwBPQ9ZcCy8ArkAJ6/ZiW/oq8DXgAcrHctu+i87fkDcAq8Ab0x/L9nlsFGqpx"+
-			"mDf0SRqSlJY0EFs9Kg/CvpmNV4jvSRqTVJJ0I6kQW+eS8mZ2aUBK0oU+J+SuAliQdGRm9xUCTZJG3UjcWEsEkZQSYD4ZABs1z61GABvOtQVYlDRgxQvrH4VkxAYsRkaBumqAzS+A2uSRwbWq"+
-			"BoE5B+ZCRJx8zXsWQh1FIhMB2EnHzn1X/8nhrn9fA/xEmJ0kAhn/ngYIRJjMd8WfBIZUnuOzeNIfvY4KbN6xiQQykq7MrOjErcC8yhfy0qesXZIcc+2mwgI4AQ6BZiALFP3tyfl681zWMYfA"+
-			"SSh5vb+UeeAWKAEHwGAMM+i5kmPy3lMfIpDmM46B4SrYYcdEkQ4RaPRbORK05XLPiPc0hvb8n3gHRCXiyIC2CgcAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.ListStarredRepositories),
+			"},\"description\":\"List starred repositories\",\"name\":\"list_starred_repositori"+
+			"es\",\"icons\":"+iconsListStarredRepositories+"}", h.ListStarredRepositories),
 		composition.Handle(toolListTags, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List tags\"},"+
-			"\"description\":\"List git tags in a GitHub repository\",\"name\":\"list_tags\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnYwUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5ql"+
-			"KRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1sesex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgk"+
-			"XNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDIJarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe2"+
-			"44oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAAAABJRU5ErkJggg==\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4Ai6BD7prAowjIoq7i85"+
-			"nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTuAseFBse/AiLiQg1gLzs"+
-			"3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.ListTags),
+			"\"description\":\"List git tags in a GitHub repository\",\"name\":\"list_tags\",\"icons\":"+iconsCreateBranch+"}", h.ListTags),
 		composition.Handle(toolManageNotificationSubscription, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,"+
 			"\"title\":\"Manage notification subscription\"},\"description\":\"Manage a notification subscription: ignore, watch,"+
-			" or delete a notification thread subscription.\",\"name\":\"manage_notification_subscription\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACN0lEQVRIid2Vz0tUURTHP+e9MQcX6RSaQRYxz3zPH+9N/QExUCupRUiroIJIRKiNiyIIpCAy"+
-			"IWplucp1+7BScG+iGY1jGc1CoppIpaiBmXmnRU6MjPqeoJs+y3PP93y4XO69sMNIUIPV6rUBPaieADm0Ws6IMq6m8Wjh7XRqs7y50UIymYxEamoHUUaANuCVqPFckEkQQehC9eqehsbd37PH"+
-			"xyGl682JbCRY/Lz0BOGcIg+L1fRnZl4vl68f7OiIVeWNfoE+y3nXsDDH+c12sgarNXHWcjy1Wt0bQb3NjnfTcjxttt2u9daNdVOqvQjphdTs3SDB+7kjdxTmFekNL4CjqI4CfpAAnhZBRhGO"+
-			"bUVQixgrwcP/IsIyULcVwbbxHwqSyWQEQJV82CGiWijPbipY/LrUAWAoH8MKVMgAfMqutAUKUK4DP3aZ+dGwgmopPAN++r5fcTHXvEVxxzsjcEuR2/OpNy/CCrLZ7O9Y/X5D4EqsvnF26duX"+
-			"dMUObNveKzAETNfVmPfCDi/RtK9uQJRJgcdx122oEBQkeh+I+epfmJqaCn3AJSYmJgpF/EtAreSNwVK97NT1NJAyxOi0HK9zq4IyUqCnKgXKA4RrQOADF8AvlIHQ3XE70W05nlqWe+Bfrb29"+
-			"yXI8jduJy0H5DT+cEqZfHPNNI0eVMWxZbrdGfZGCOYyQi6g/FpQP/JMBmu3ERRUdAqKrpZyq9HxIz4xsiwCgpcU9XBDjJEAVvEynZzJhszvKH3dYsqySRWTxAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABYklEQVRIid2Vu0oDURRF9zWxVhOwikIsDSn0G/yBIIKdNvoRBvMDKvj4goiF6bTRgIi9hZ2PztiJhfgKQTQuC09kiBPnkYDghsvMnLPPXnMZZkb6awE5YAu4AOq2zoFNYLyb4CS"+
-			"wBjSBZ2APWLG1D7xYbxVIxAHs8KV1YNCnPwRsmGc7aviMDS6F8C6bdzoK4AS4BPpCeBPAFXDs1+8UMCGp6pz7CAI455qSqpImowAGJD0GhXv0IOnHc/oN0DP9QwCQtNO3CDnvbbOdAZLydry"+
-			"OAKjZMRfoBCrAE5AKmw6k7HNSCTIW7K0shg33zBZtttDJkAZugTOgPwYgCZwCd8Cwn6EMvAJ5n/mwkLxllFs152neS7qRtBsXYJqVNOqcS7fTS/Yz6VZ1oBRl24s2mPHURqy20OVuJWAMaAA"+
-			"HQMbCD62W7RpgkHkLbKkBzIWZdcGWb0hW0pRdHjnnajHutff6BHkunBVaEwyhAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.ManageNotificationSubscription),
+			" or delete a notification thread subscription.\",\"name\":\"manage_notification"+
+			"_subscription\",\"icons\":"+iconsDismissNotification+"}", h.ManageNotificationSubscription),
 		composition.Handle(toolManageRepositoryNotificationSubscription, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,"+
 			"\"title\":\"Manage repository notification subscription\"},\"description\":\"Manage a repository notification subscription: ignore, watch,"+
 			" or delete repository notifications subscription for the provided repository.\",\"name\":\"manage_repository_notification_subscription\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACN0lEQVRIid2Vz0tUURTHP+e9MQcX"+
-			"6RSaQRYxz3zPH+9N/QExUCupRUiroIJIRKiNiyIIpCAyIWplucp1+7BScG+iGY1jGc1CoppIpaiBmXmnRU6MjPqeoJs+y3PP93y4XO69sMNIUIPV6rUBPaieADm0Ws6IMq6m8Wjh7XRqs7y5"+
-			"0UIymYxEamoHUUaANuCVqPFckEkQQehC9eqehsbd37PHxyGl682JbCRY/Lz0BOGcIg+L1fRnZl4vl68f7OiIVeWNfoE+y3nXsDDH+c12sgarNXHWcjy1Wt0bQb3NjnfTcjxttt2u9daNdVOq"+
-			"vQjphdTs3SDB+7kjdxTmFekNL4CjqI4CfpAAnhZBRhGObUVQixgrwcP/IsIyULcVwbbxHwqSyWQEQJV82CGiWijPbipY/LrUAWAoH8MKVMgAfMqutAUKUK4DP3aZ+dGwgmopPAN++r5fcTHX"+
-			"vEVxxzsjcEuR2/OpNy/CCrLZ7O9Y/X5D4EqsvnF26duXdMUObNveKzAETNfVmPfCDi/RtK9uQJRJgcdx122oEBQkeh+I+epfmJqaCn3AJSYmJgpF/EtAreSNwVK97NT1NJAyxOi0HK9zq4Iy"+
-			"UqCnKgXKA4RrQOADF8AvlIHQ3XE70W05nlqWe+Bfrb29yXI8jduJy0H5DT+cEqZfHPNNI0eVMWxZbrdGfZGCOYyQi6g/FpQP/JMBmu3ERRUdAqKrpZyq9HxIz4xsiwCgpcU9XBDjJEAVvEyn"+
-			"ZzJhszvKH3dYsqySRWTxAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABYklEQVRIid2Vu0oDURRF9zWxVhOwikIsDSn0G/yBIIKdNvoRBvMDKvj4goiF6bTRgIi9hZ2P"+
-			"ztiJhfgKQTQuC09kiBPnkYDghsvMnLPPXnMZZkb6awE5YAu4AOq2zoFNYLyb4CSwBjSBZ2APWLG1D7xYbxVIxAHs8KV1YNCnPwRsmGc7aviMDS6F8C6bdzoK4AS4BPpCeBPAFXDs1+8UMCGp"+
-			"6pz7CAI455qSqpImowAGJD0GhXv0IOnHc/oN0DP9QwCQtNO3CDnvbbOdAZLydryOAKjZMRfoBCrAE5AKmw6k7HNSCTIW7K0shg33zBZtttDJkAZugTOgPwYgCZwCd8Cwn6EMvAJ5n/mwkLxl"+
-			"lFs152neS7qRtBsXYJqVNOqcS7fTS/Yz6VZ1oBRl24s2mPHURqy20OVuJWAMaAAHQMbCD62W7RpgkHkLbKkBzIWZdcGWb0hW0pRdHjnnajHutff6BHkunBVaEwyhAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ManageRepositoryNotificationSubscription),
+			"\"icons\":"+iconsDismissNotification+"}", h.ManageRepositoryNotificationSubscription),
 		composition.Handle(toolMarkAllNotificationsRead, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Mark all notifications as"+
-			" read\"},\"description\":\"Mark all notifications as read\",\"name\":\"mark_all_notifications_read\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACN0lEQVRIid2Vz0tUURTHP+e9MQcX"+
-			"6RSaQRYxz3zPH+9N/QExUCupRUiroIJIRKiNiyIIpCAyIWplucp1+7BScG+iGY1jGc1CoppIpaiBmXmnRU6MjPqeoJs+y3PP93y4XO69sMNIUIPV6rUBPaieADm0Ws6IMq6m8Wjh7XRqs7y5"+
-			"0UIymYxEamoHUUaANuCVqPFckEkQQehC9eqehsbd37PHxyGl682JbCRY/Lz0BOGcIg+L1fRnZl4vl68f7OiIVeWNfoE+y3nXsDDH+c12sgarNXHWcjy1Wt0bQb3NjnfTcjxttt2u9daNdVOq"+
-			"vQjphdTs3SDB+7kjdxTmFekNL4CjqI4CfpAAnhZBRhGObUVQixgrwcP/IsIyULcVwbbxHwqSyWQEQJV82CGiWijPbipY/LrUAWAoH8MKVMgAfMqutAUKUK4DP3aZ+dGwgmopPAN++r5fcTHX"+
-			"vEVxxzsjcEuR2/OpNy/CCrLZ7O9Y/X5D4EqsvnF26duXdMUObNveKzAETNfVmPfCDi/RtK9uQJRJgcdx122oEBQkeh+I+epfmJqaCn3AJSYmJgpF/EtAreSNwVK97NT1NJAyxOi0HK9zq4Iy"+
-			"UqCnKgXKA4RrQOADF8AvlIHQ3XE70W05nlqWe+Bfrb29yXI8jduJy0H5DT+cEqZfHPNNI0eVMWxZbrdGfZGCOYyQi6g/FpQP/JMBmu3ERRUdAqKrpZyq9HxIz4xsiwCgpcU9XBDjJEAVvEyn"+
-			"ZzJhszvKH3dYsqySRWTxAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABYklEQVRIid2Vu0oDURRF9zWxVhOwikIsDSn0G/yBIIKdNvoRBvMDKvj4goiF6bTRgIi9hZ2P"+
-			"ztiJhfgKQTQuC09kiBPnkYDghsvMnLPPXnMZZkb6awE5YAu4AOq2zoFNYLyb4CSwBjSBZ2APWLG1D7xYbxVIxAHs8KV1YNCnPwRsmGc7aviMDS6F8C6bdzoK4AS4BPpCeBPAFXDs1+8UMCGp"+
-			"6pz7CAI455qSqpImowAGJD0GhXv0IOnHc/oN0DP9QwCQtNO3CDnvbbOdAZLydryOAKjZMRfoBCrAE5AKmw6k7HNSCTIW7K0shg33zBZtttDJkAZugTOgPwYgCZwCd8Cwn6EMvAJ5n/mwkLxl"+
-			"lFs152neS7qRtBsXYJqVNOqcS7fTS/Yz6VZ1oBRl24s2mPHURqy20OVuJWAMaAAHQMbCD62W7RpgkHkLbKkBzIWZdcGWb0hW0pRdHjnnajHutff6BHkunBVaEwyhAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.MarkAllNotificationsRead),
+			" read\"},\"description\":\"Mark all notifications as read\","+
+			"\"name\":\"mark_all_notifications_read\",\"icons\":"+iconsDismissNotification+"}", h.MarkAllNotificationsRead),
 		composition.Handle(toolMergePullRequest, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Merge pull request\"},"+
 			"\"description\":\"Merge a pull request in a GitHub repository.\",\"name\":\"merge_pull_request\",\"icons\":[{\"src\":\"data:image/png;base64,"+
 			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACeElEQVRIibWVTUhUYRSGn/e74+iiQih1F9Vcmj9sptylUVBYkO4jcNeuJBdFKxe1CYQokGrR"+
@@ -1134,53 +453,17 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"\"theme\":\"dark\"}]}", h.MergePullRequest),
 		composition.Handle(toolProjectsGet, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details of GitHub Projects resource"+
 			"s\"},\"description\":\"Get details about specific GitHub Projects resources.\\nUse this tool to get details about individual projects,"+
-			" project fields, and project items by their unique IDs.\\n\",\"name\":\"projects_get\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABB0lEQVRIid2VMW7CQBBF/1iuUe7AIrwIbFcU6VJwh3CBNLQ+AH1qaDgAR6DMFcCWsKM4hzAN"+
-			"nX8aLJmQRaAFAfnV7nzpP2lmVgs8uqQ6NL3wTYTvABqWmRtSou9sOdsDKB0UADIAH5aAFwDtPF09AYBbMxoQWeTr5dgmXXXCMch+dXdswk6REdDy/KHSQVyvKR1OlfYn+7UgaWr/1ZTjmgw6"+
-			"Thtk71dV18ZWqSvieKac27XoYQDGGfwtrq8KyNN4dC7gdjOQsvwUSGzyT5WxRV9ZPAcwtwVcokUJWWYm88wtOlServxj/v96aBuQA6WDrVUiOQBQHABIiXZf5rMVACgARpYZd6Qfp6RDgj1l"+
-			"lLkAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAAzklEQVRIid2VuQ3CQBBF/yAKoAuDxFEDgXuAHJPQhJuAFiiDHmwJQRc2CeEjQJbQ+kDWYhn4"+
-			"2c6s/pvd2UP6GwFbIMdfORAVvvYCyCVdJJ08a11KCsxs5K4AIPY0FxADFOOBr+E71QKANZA4sQOwd2IpsKrzGTbAA0kzJzapmDeVNK4z6W+LfgbQ1IMqnTsFmNmuLaDXHlwlJQ15P4CZHc1s"+
-			"0RmghVI9H8lKtT1FJZnZvCn/XxftJikE7p6eoaS8FAUiIPvAl5kBG88iv0gPgTHUJC6qAYQAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.ProjectsGet),
+			" project fields, and project items by their unique IDs.\\n\",\"name\":\"projects_get\",\"icons\":"+iconsProjectsGet+"}", h.ProjectsGet),
 		composition.Handle(toolProjectsList, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List GitHub Projects resources\"},"+
 			"\"description\":\"Tools for listing GitHub Projects resources.\\nUse this tool to list projects for a user or organization,"+
-			" or list project fields and items for a specific project.\\n\",\"name\":\"projects_list\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABB0lEQVRIid2VMW7CQBBF/1iuUe7AIrwIbFcU6VJwh3CBNLQ+AH1qaDgAR6DMFcCWsKM4hzAN"+
-			"nX8aLJmQRaAFAfnV7nzpP2lmVgs8uqQ6NL3wTYTvABqWmRtSou9sOdsDKB0UADIAH5aAFwDtPF09AYBbMxoQWeTr5dgmXXXCMch+dXdswk6REdDy/KHSQVyvKR1OlfYn+7UgaWr/1ZTjmgw6"+
-			"Thtk71dV18ZWqSvieKac27XoYQDGGfwtrq8KyNN4dC7gdjOQsvwUSGzyT5WxRV9ZPAcwtwVcokUJWWYm88wtOlServxj/v96aBuQA6WDrVUiOQBQHABIiXZf5rMVACgARpYZd6Qfp6RDgj1l"+
-			"lLkAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAAzklEQVRIid2VuQ3CQBBF/yAKoAuDxFEDgXuAHJPQhJuAFiiDHmwJQRc2CeEjQJbQ+kDWYhn4"+
-			"2c6s/pvd2UP6GwFbIMdfORAVvvYCyCVdJJ08a11KCsxs5K4AIPY0FxADFOOBr+E71QKANZA4sQOwd2IpsKrzGTbAA0kzJzapmDeVNK4z6W+LfgbQ1IMqnTsFmNmuLaDXHlwlJQ15P4CZHc1s"+
-			"0RmghVI9H8lKtT1FJZnZvCn/XxftJikE7p6eoaS8FAUiIPvAl5kBG88iv0gPgTHUJC6qAYQAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.ProjectsList),
+			" or list project fields and items for a specific project.\\n\",\"name\":\"projects_list\",\"icons\":"+iconsProjectsGet+"}", h.ProjectsList),
 		composition.Handle(toolProjectsWrite, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
 			"\"title\":\"Manage GitHub Projects\"},\"description\":\"Create and manage GitHub Projects: create projects, add/update/delete items,"+
-			" bulk-update many items at once, create status updates, and add iteration fields.\",\"name\":\"projects_write\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABB0lEQVRIid2VMW7CQBBF/1iuUe7A"+
-			"IrwIbFcU6VJwh3CBNLQ+AH1qaDgAR6DMFcCWsKM4hzANnX8aLJmQRaAFAfnV7nzpP2lmVgs8uqQ6NL3wTYTvABqWmRtSou9sOdsDKB0UADIAH5aAFwDtPF09AYBbMxoQWeTr5dgmXXXCMch+"+
-			"dXdswk6REdDy/KHSQVyvKR1OlfYn+7UgaWr/1ZTjmgw6Thtk71dV18ZWqSvieKac27XoYQDGGfwtrq8KyNN4dC7gdjOQsvwUSGzyT5WxRV9ZPAcwtwVcokUJWWYm88wtOlServxj/v96aBuQ"+
-			"A6WDrVUiOQBQHABIiXZf5rMVACgARpYZd6Qfp6RDgj1llLkAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAAzklEQVRIid2VuQ3CQBBF/yAKoAuDxFEDgXuAHJP"+
-			"QhJuAFiiDHmwJQRc2CeEjQJbQ+kDWYhn42c6s/pvd2UP6GwFbIMdfORAVvvYCyCVdJJ08a11KCsxs5K4AIPY0FxADFOOBr+E71QKANZA4sQOwd2IpsKrzGTbAA0kzJzapmDeVNK4z6W+Lfgb"+
-			"Q1IMqnTsFmNmuLaDXHlwlJQ15P4CZHc1s0RmghVI9H8lKtT1FJZnZvCn/XxftJikE7p6eoaS8FAUiIPvAl5kBG88iv0gPgTHUJC6qAYQAAAAASUVORK5CYII=\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.ProjectsWrite),
+			" bulk-update many items at once, create status updates, and add iteration fields.\","+
+			"\"name\":\"projects_write\",\"icons\":"+iconsProjectsGet+"}", h.ProjectsWrite),
 		composition.Handle(toolPullRequestRead, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details for a single pull reque"+
-			"st\"},\"description\":\"Get information on a specific pull request in GitHub repository.\",\"name\":\"pull_request_read\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACwUlEQVRIie2Vz28UZRjHP993pi0Q"+
-			"IC3YahNjirtmd3bS3Q1eUHvQEPUiEv8A4kXjwRJ78MCFBLjBBRKCHowHE38cNCbGGx6IUoKiodtNpoNmTJp4oSJNQ3pw29l5POxus2wo3QTwxPc0887zfD7zvu9kXnjEUfdNrjj5vJOmMP4e"+
-			"9JrfR1G02tuQD8tvgpck0dxCPwK30ViqnJTcr4bOmfRlI/PrhUJ5313woDpDpu8ss7f6nYHrvDnGcYlPsoY/bKaXwHY3HWfvgmNnMX0zvMM7069A3c3pkEYWa7UVgFxQPSfs7SSeH3k2rEy5"+
-			"jMubMBoG1yQ+SBbm53of+gCybMkk/H8VAFdbZisZLAFsJ11oyL+BUURcwrjWAZixXeIwxs/5UuVAr0QAYRjubGR+HWy3mb6QCIBXQe8nce0jgIkwfMo3/xLG085x8I9ofkMyUa0O+w2rgS0m"+
-			"cf3lboEDiKJo1cvsIDDr4D1DhTb8407hYhTdTJW+AvrdMnuhG9Je1m9BBzbfjXbyQcXypeqJLQt7+0rVE/mgYr3j7l7FDzOPBY8FDx6vc1EolPeNjI5/Jpgw7Lm9o+Pry//c/K0PhnLFyrSM"+
-			"DxE79jwxvn9079gvt28vrUD7V1EoFHalbltd2C7DfS4sAF4DTSdx7cL96LliZVriPPADuL+geRh0Z8il5SiKVn2ATENvCCYw78U/b8xdBcgHlYuGHQXuK5A4ClxM4vnXW8Lqp5JdWWt6h4Cv"+
-			"WnsgxgDSbRZ3Gg0tCJ7sY4nGwDZOt/WBZtzN9FswLgM2sGann5mcPDaw5pWEHQH7cUu86SdkR3LF6tfrA814MNVpwNrM1leUxPXrSKfMeHcwdctyNotY8c3NbMX3LJsB3ZHsymDqlkHvYHYy"+
-			"ievXWxPpSj4o75eYIuPWZof+vRKG4c61pncIx6gZsx34/5L/ACy3ElqUYhuvAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABn0lEQVRIie2Vvy5EURDGvyMUkhUU/pS2Q2clwvI"+
-			"KqL0Cm9ArrBcQShJPoLFR2YaIhIjQ7a7E39IiCgqVn8KsPY697E3oTHPumTPf990z986M9Mfm/A0wKGlMUlnSlnPuOQQAE5LOnXOFWErAIvBK1S6BZBAzZ2fzcckHjXwVaAXSwD2wWYN8A2i"+
-			"KK1ABt3m+ZeDRnseIthdgDxioxd1o662tfZIO7Lnf8xcklST1StqRdORxNEualHQIDDvnTmvdIGE5vwdWgLy93bQX0w0UgSdgKMC3AdfA7ndpSgKbduUbYBoI/7Ju4BiYrYFfAl4iBbxAgOy"+
-			"PgV9xWYDQ3xCXKK79C/wL/KJZoeW8QpsJCy0C54AMULaGmQu7sIAW4MpaxTKwbQU3U4dAxmLzwLpxXAIJP2jKgkY8Xx4o1SFwBmx7+7RxTUnVb9Bpa9HDFiR1/SRgWH+6FT3/h2qK6sBpB0a"+
-			"BB7yB880NcpaWtGHXjCsVBmb5PDIvgJ46BJKW84q9AguV87Adp/Q+9O8UMfQjRBKSxiV1SNp3zp3Ug/sVewPruexhKwhGXQAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.PullRequestRead),
+			"st\"},\"description\":\"Get information on a specific pull request in GitHub repository."+
+			"\",\"name\":\"pull_request_read\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.PullRequestRead),
 		composition.Handle(toolPullRequestReviewWrite, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Write operations (create,"+
 			" submit, delete) on pull request reviews\"},\"description\":\"Create and/or submit, delete review of a pull request.\\n\\nAvailable methods:\\n-"+
 			" create: Create a new review of a pull request. If \\\"event\\\" parameter is provided, the review is submitted. If \\\"event\\\" is omitted,"+
@@ -1191,90 +474,24 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			" PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.\\n- un"+
 			"resolve_thread: Unresolve a previously resolved review thread. Requires only \\\"threadId\\\" parameter. The owner, repo,"+
 			" and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.\\n\","+
-			"\"name\":\"pull_request_review_write\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/A"+
-			"P+gvaeTAAACwUlEQVRIie2Vz28UZRjHP993pi0QIC3YahNjirtmd3bS3Q1eUHvQEPUiEv8A4kXjwRJ78MCFBLjBBRKCHowHE38cNCbGGx6IUoKiodtNpoNmTJp4oSJNQ3pw29l5POxus2wo3"+
-			"QTwxPc0887zfD7zvu9kXnjEUfdNrjj5vJOmMP4e9JrfR1G02tuQD8tvgpck0dxCPwK30ViqnJTcr4bOmfRlI/PrhUJ5313woDpDpu8ss7f6nYHrvDnGcYlPsoY/bKaXwHY3HWfvgmNnMX0zv"+
-			"MM7069A3c3pkEYWa7UVgFxQPSfs7SSeH3k2rEy5jMubMBoG1yQ+SBbm53of+gCybMkk/H8VAFdbZisZLAFsJ11oyL+BUURcwrjWAZixXeIwxs/5UuVAr0QAYRjubGR+HWy3mb6QCIBXQe8nc"+
-			"e0jgIkwfMo3/xLG085x8I9ofkMyUa0O+w2rgS0mcf3lboEDiKJo1cvsIDDr4D1DhTb8407hYhTdTJW+AvrdMnuhG9Je1m9BBzbfjXbyQcXypeqJLQt7+0rVE/mgYr3j7l7FDzOPBY8FDx6vc"+
-			"1EolPeNjI5/Jpgw7Lm9o+Pry//c/K0PhnLFyrSMDxE79jwxvn9079gvt28vrUD7V1EoFHalbltd2C7DfS4sAF4DTSdx7cL96LliZVriPPADuL+geRh0Z8il5SiKVn2ATENvCCYw78U/b8xdB"+
-			"cgHlYuGHQXuK5A4ClxM4vnXW8Lqp5JdWWt6h4CvWnsgxgDSbRZ3Gg0tCJ7sY4nGwDZOt/WBZtzN9FswLgM2sGann5mcPDaw5pWEHQH7cUu86SdkR3LF6tfrA814MNVpwNrM1leUxPXrSKfMe"+
-			"HcwdctyNotY8c3NbMX3LJsB3ZHsymDqlkHvYHYyievXWxPpSj4o75eYIuPWZof+vRKG4c61pncIx6gZsx34/5L/ACy3ElqUYhuvAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABn0lEQVRIie2Vvy5EURDGvyMUkhUU/pS2Q2clwvIKqL0Cm9ArrBcQShJPoLFR2YaIhIjQ7a7E39IiCgqVn8KsPY697E3oTHPumTPf990z986M9Mfm/A0wKGlMUlnSlnPuOQQAE5L"+
-			"OnXOFWErAIvBK1S6BZBAzZ2fzcckHjXwVaAXSwD2wWYN8A2iKK1ABt3m+ZeDRnseIthdgDxioxd1o662tfZIO7Lnf8xcklST1StqRdORxNEualHQIDDvnTmvdIGE5vwdWgLy93bQX0w0UgSd"+
-			"gKMC3AdfA7ndpSgKbduUbYBoI/7Ju4BiYrYFfAl4iBbxAgOyPgV9xWYDQ3xCXKK79C/wL/KJZoeW8QpsJCy0C54AMULaGmQu7sIAW4MpaxTKwbQU3U4dAxmLzwLpxXAIJP2jKgkY8Xx4o1SF"+
-			"wBmx7+7RxTUnVb9Bpa9HDFiR1/SRgWH+6FT3/h2qK6sBpB0aBB7yB880NcpaWtGHXjCsVBmb5PDIvgJ46BJKW84q9AguV87Adp/Q+9O8UMfQjRBKSxiV1SNp3zp3Ug/sVewPruexhKwhGXQA"+
-			"AAABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.PullRequestReviewWrite),
+			"\"name\":\"pull_request_review_write\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.PullRequestReviewWrite),
 		composition.Handle(toolPushFiles, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Push files to repository\"},"+
 			"\"description\":\"Push multiple files to a GitHub repository in a single commit\",\"name\":\"push_files\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnY"+
-			"wUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5qlKRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1s"+
-			"esex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgkXNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDI"+
-			"Jarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe244oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAA"+
-			"AABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34"+
-			"AAAABmJLR0QA/wD/AP+gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4"+
-			"Ai6BD7prAowjIoq7i85nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTu"+
-			"AseFBse/AiLiQg1gLzs3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.PushFiles),
+			"\"icons\":"+iconsCreateBranch+"}", h.PushFiles),
 		composition.Handle(toolRequestCopilotReview, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Request Copilot review\"},"+
 			"\"description\":\"Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests,"+
-			" usually before requesting a human reviewer.\",\"name\":\"request_copilot_review\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC20lEQVRIidWUS4wMURSGv3O7kWmPEMRrSMzcbl1dpqtmGuOxsCKECCKxEBusSJhIWEhsWLFA"+
-			"bC1sWFiISBARCyQ2kzSZGaMxHokgXvGIiMH0PRZjpJqqHpb+TeX+59z//H/q5sD/DqlX9H1/zFeX2qzIKoFWYDKgwBtUymL0UkNaT3V3d3/+5wG2EGxB9TDIxGFMvhVhb9/drpN/NaDJC7MG"+
-			"dwJk6TDCv0Gvq0lve9R762GUNdFDLleaZNBrICGq+4yhvf9TJtP/KZNB2PrLlbBliBfRhajuAwnFVa/n8/nkxFkv3GO9oJrzgwVxdesV71ov6I2r5fxggfWCatYL9yYmUJgLPH7Q29WZ4OED"+
-			"6Me4wuAdeQK6MMqna9t0GuibBHFAmgZ9JMG9BhkXZWoSCDSATIq7aguBD0wBplq/tZBgYDIwKnZAs99mFRYD9vd/YK0dpcqhobM6d9haWyOULRTbAauwuNlvsxHTYP3iBnVyXGAa8BIYC3oV"+
-			"eAKioCtAPEE7FCOgR0ErIJdBBZgNskzh40+NF6K6s+9e91lp9osrxMnFoTSmSmPVsF+E5cB0YEDgtoMjjypd5wCy+WC9GnajhEAa4bkqV9LOHKwa9/yneYeyUqwX3AdyQ5EeVrrqro/hYL0g"+
-			"+ggemKh4HGbPmVu0+fB8U76lpR6XgJwZpoGUpNYiusZg1tXjkmCAav0OMTXfJC4eVYPqwbot6l4BCPqyLhd7lwMAWC/cYb3gi/UCzRaKOxsbFzVEM1iv2Ebt5v2Dm14qZbJecZf1Ah3UCrcT"+
-			"bbB+awHnjgHLgHeinHYqZ8aPSXWWy+XvcQZLpdKI9/0D7UbZiLIJmABckVSqo+/OrUrNgF+D8q1LEdcBrAJGAJ8ROlGeicorABWdAswE5gOjge8CF8Ad66v03IjqJb75WS0tE0YOmNWqLBGR"+
-			"eaAzgIkMLrt3oM9UpSzCzW9pd+FpT8/7JK3/Gz8Ao5X6wtwP7N4AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACCElEQVRIid2UPWsUYRSFn3dxWWJUkESiBgslFok"+
-			"fhehGiGClBBQx4h9IGlEh2ijYxh+gxEL/hIWwhYpF8KNZsFRJYdJEiUbjCkqisj4W+y6Mk5nd1U4PDMOce+45L3fmDvzXUDeo59WK+kb9rn5TF9R76jm1+2/NJ9QPtseSOv4nxrvVmQ6M05h"+
-			"RB9qZ98ZR1NRralntitdEwmw8wQ9HbS329rQKuKLW1XJO/aX6IqdWjr1Xk/y6lG4vMBdCqOacoZZ3uBBCVZ0HDrcK2AYs5ZkAuwBb1N8Dm5JEISXoAnqzOtU9QB+wVR3KCdgClDIr6kCc4c/"+
-			"0O1BLNnahiYpaSmmGY62e/JpCLJ4FpmmMaBHYCDwC5mmMZBQYBC7HnhvAK+B+fN4JHAM+R4+3wGQI4S7qaExtol+9o86pq+oX9Yk6ljjtGfVprK2qr9Xb6vaET109jjqb3Jac2XaM1PLNpok"+
-			"1Aep+G/+dfa24nADTX1EWTgOngLE2XCYKQL0DTfKex2WhXgCutxG9i/fFNlwWpgBQL6orcWyTaldToRbUA2pow61XL0WPFfXCb1HqkPowCj6q0+qIWsw7nlpUj6i31OXY+0AdbGpCRtNRGgt"+
-			"1AigCX4EqsJAYTR+wAzgEdAM/gApwM4TwOOm3JiARtBk4CYwAB4F+oIfGZi/HwOfAM6ASQviU5/Vv4xcBzmW2eT1nrQAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.RequestCopilotReview),
+			" usually before requesting a human reviewer.\",\"name\":\"request_copilot_review\","+
+			"\"icons\":"+iconsAssignCopilotToIssue+"}", h.RequestCopilotReview),
 		composition.Handle(toolSearchCode, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search code\"},"+
 			"\"description\":\"Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbol"+
-			"s, functions, classes, or specific code patterns.\",\"name\":\"search_code\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnYwUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5ql"+
-			"KRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1sesex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgk"+
-			"XNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDIJarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe2"+
-			"44oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAAAABJRU5ErkJggg==\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4Ai6BD7prAowjIoq7i85"+
-			"nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTuAseFBse/AiLiQg1gLzs"+
-			"3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.SearchCode),
+			"s, functions, classes, or specific code patterns.\",\"name\":\"search_code\",\"icons\":"+iconsCreateBranch+"}", h.SearchCode),
 		composition.Handle(toolSearchCommits, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search commits\"},"+
 			"\"description\":\"Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes,"+
-			" authors, or messages across one or many repositories. Searches the default branch only.\",\"name\":\"search_commits\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnY"+
-			"wUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5qlKRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1s"+
-			"esex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgkXNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDI"+
-			"Jarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe244oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAA"+
-			"AABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34"+
-			"AAAABmJLR0QA/wD/AP+gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4"+
-			"Ai6BD7prAowjIoq7i85nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTu"+
-			"AseFBse/AiLiQg1gLzs3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.SearchCommits),
+			" authors, or messages across one or many repositories. Searches the default branch only.\","+
+			"\"name\":\"search_commits\",\"icons\":"+iconsCreateBranch+"}", h.SearchCommits),
 		composition.Handle(toolSearchIssues, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search issues\"},"+
 			"\"description\":\"Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. \\\"login fails after"+
-			" password reset\\\"). Already scoped to is:issue.\",\"name\":\"search_issues\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC2UlEQVRIicWVMUyTaRjHf/+vVUpOJOdilOYoUvVreq2CDmLOwdlAS5xMbrrhBifjYG7QjYuJ"+
-			"w108nZx1huLgYlw0QshxChUK2koxHHcuCmgsFfieG0or3kGPSoz/8X3f5/97nvfN8z7wmaVqm9FodFfR/EnMugy5giCAwYwgI9Ff9Hl9L9Lp1zUBgsGO+rqGwnlhF4CdwBSyAUwvS1G220zH"+
-			"BSFgHtmVxYWvfp2ZGSj8LyAcjgfZphTQZtAr7OdsZvSP9RIJR+LtQhcNusF+d1aUfPp05M8NAavmg8AOk3cmN56+s1Hpa7U/cviUYbcw3jgex9ZCKoBgsKM+0PDuAdBq2He5zOiTzZiXtc+N"+
-			"xRw598GeLRcWTuTz+UUAp3ygrqFwHmgzeWdqNQd4PpFOy/gedNQfaDz3UQXRaHRX0fNPGdzNZUZO12q+VuHIoV7g5Hu/1/IinX7tABTNnwR2SvRsxRzAzOsBGuuWfAkoX5FZFzCVHR95tFVA"+
-			"biI9DEwj6wLwl5YVMTRYLTDsxjuRrgGYYz/kxkbvbXRWMOBB24cKYI9ks1X8hXQDaAaa5XG9WjImZgV71wI+m8qAv8y0t1pSmP0ITANTmHO2qqvRZDALlTdgHKyjWkx2YvQ2cHtTacMxYBhW"+
-			"K5DoF4TCkXj7Jg02VKsbOwI0Y+qvALZrOQXMC13cKkDSJWBuJUCqAhgbG3uF7IpBcn/k8KlPNQ+78U5QQuhy/vHjuQoAYPndwi9gw4bd2ufGYrWatxz8No50ExhaKsz9Vl6vAPL5/KKzoiTG"+
-			"G0fOg1oqCbvxTp/juw/M+zynu/yTwjoD58CBQ02ez/pAR4E+M69ntf3/o1Y3dqR050oAQz7P6Z6cfPRRw647MkOhUMAfaDyH+AloBKYNPRT292rQHoMOSp09J3TZlt5ezWazxX97VR3638Ri"+
-			"X9ct+RImSyBcrDT0ETMyMp4ptRIgVX7QL6J/ALSUEwJ5rdg2AAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABxElEQVRIibWVvW4TURCFv0vlNEDcIHAkKAERJOI"+
-			"KSjoUArwBPwUFFaKIIngAJARCPIgdh4cgRBYt6ZIAEYEqdhpEw0fhCbkKa68dxyNtsfNzzpnZu3NhwpYGBdUqcA+4A1wEZiK0DawD74FWSml3JAJ1CngGLAIngU1gFfgZKWeAG8AFoAu8At6"+
-			"mlH6VtqTOqJ/UP2pDnRuQO6c27VlbrQ0Dvq121Fulag7q5qPmW18SdSqUd9Qrw4Jn9bNR21YrRQkvYixDKy/AuB3jWjocqKpdtXFU8AxrOTqZzp2PgvnaMRDUA+tB7mypG+OCZ3hbahPgRPg"+
-			"uAR9LihaicEu9WcKxClzOi/fU1wPAk7rjgX0uEfNG3cs7mJjtE+wA5/olpZQEHgNf6K2NJyW4NeD7v7c4WptjSc0svlMjdzyM2fbdOyOA7x/T+7mzGj9H8xgIWuquevpw4HmsivkxwBdC/WJ"+
-			"RsBKLqqPOHgH8aqybtcJlF0m1WLndUToJ5V31q9r3NOYk7Wh1Wa0PyK3HzA3l/4H3uzIrwFNgCThF7/x/AH5EylngOnAe6AAvgXcppd9DEWRE08DdeIou/RVgJaXUGYQzUfsL+zmwV7BtIq0"+
-			"AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.SearchIssues),
+			" password reset\\\"). Already scoped to is:issue.\",\"name\":\"search_issues\",\"icons\":"+iconsAddIssueComment+"}", h.SearchIssues),
 		composition.Handle(toolSearchOrgs, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search organizations\"},"+
 			"\"description\":\"Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies,"+
 			" open source foundations, or teams.\",\"name\":\"search_orgs\",\"icons\":[{\"src\":\"data:image/png;base64,"+
@@ -1290,32 +507,11 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"\"theme\":\"dark\"}]}", h.SearchOrgs),
 		composition.Handle(toolSearchPullRequests, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search pull requests\"},"+
 			"\"description\":\"Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr\","+
-			"\"name\":\"search_pull_requests\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gva"+
-			"eTAAACwUlEQVRIie2Vz28UZRjHP993pi0QIC3YahNjirtmd3bS3Q1eUHvQEPUiEv8A4kXjwRJ78MCFBLjBBRKCHowHE38cNCbGGx6IUoKiodtNpoNmTJp4oSJNQ3pw29l5POxus2wo3QTwxP"+
-			"c0887zfD7zvu9kXnjEUfdNrjj5vJOmMP4e9JrfR1G02tuQD8tvgpck0dxCPwK30ViqnJTcr4bOmfRlI/PrhUJ5313woDpDpu8ss7f6nYHrvDnGcYlPsoY/bKaXwHY3HWfvgmNnMX0zvMM706"+
-			"9A3c3pkEYWa7UVgFxQPSfs7SSeH3k2rEy5jMubMBoG1yQ+SBbm53of+gCybMkk/H8VAFdbZisZLAFsJ11oyL+BUURcwrjWAZixXeIwxs/5UuVAr0QAYRjubGR+HWy3mb6QCIBXQe8nce0jgI"+
-			"kwfMo3/xLG085x8I9ofkMyUa0O+w2rgS0mcf3lboEDiKJo1cvsIDDr4D1DhTb8407hYhTdTJW+AvrdMnuhG9Je1m9BBzbfjXbyQcXypeqJLQt7+0rVE/mgYr3j7l7FDzOPBY8FDx6vc1EolP"+
-			"eNjI5/Jpgw7Lm9o+Pry//c/K0PhnLFyrSMDxE79jwxvn9079gvt28vrUD7V1EoFHalbltd2C7DfS4sAF4DTSdx7cL96LliZVriPPADuL+geRh0Z8il5SiKVn2ATENvCCYw78U/b8xdBcgHlY"+
-			"uGHQXuK5A4ClxM4vnXW8Lqp5JdWWt6h4CvWnsgxgDSbRZ3Gg0tCJ7sY4nGwDZOt/WBZtzN9FswLgM2sGann5mcPDaw5pWEHQH7cUu86SdkR3LF6tfrA814MNVpwNrM1leUxPXrSKfMeHcwdc"+
-			"tyNotY8c3NbMX3LJsB3ZHsymDqlkHvYHYyievXWxPpSj4o75eYIuPWZof+vRKG4c61pncIx6gZsx34/5L/ACy3ElqUYhuvAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABn0lEQVRIie2Vvy5EUR"+
-			"DGvyMUkhUU/pS2Q2clwvIKqL0Cm9ArrBcQShJPoLFR2YaIhIjQ7a7E39IiCgqVn8KsPY697E3oTHPumTPf990z986M9Mfm/A0wKGlMUlnSlnPuOQQAE5LOnXOFWErAIvBK1S6BZBAzZ2fzcc"+
-			"kHjXwVaAXSwD2wWYN8A2iKK1ABt3m+ZeDRnseIthdgDxioxd1o662tfZIO7Lnf8xcklST1StqRdORxNEualHQIDDvnTmvdIGE5vwdWgLy93bQX0w0UgSdgKMC3AdfA7ndpSgKbduUbYBoI/7"+
-			"Ju4BiYrYFfAl4iBbxAgOyPgV9xWYDQ3xCXKK79C/wL/KJZoeW8QpsJCy0C54AMULaGmQu7sIAW4MpaxTKwbQU3U4dAxmLzwLpxXAIJP2jKgkY8Xx4o1SFwBmx7+7RxTUnVb9Bpa9HDFiR1/S"+
-			"RgWH+6FT3/h2qK6sBpB0aBB7yB880NcpaWtGHXjCsVBmb5PDIvgJ46BJKW84q9AguV87Adp/Q+9O8UMfQjRBKSxiV1SNp3zp3Ug/sVewPruexhKwhGXQAAAABJRU5ErkJggg==\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.SearchPullRequests),
+			"\"name\":\"search_pull_requests\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.SearchPullRequests),
 		composition.Handle(toolSearchRepositories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search repositories\"},"+
 			"\"description\":\"Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects,"+
-			" finding examples, or locating specific repositories across GitHub.\",\"name\":\"search_repositories\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnY"+
-			"wUXExWhNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5qlKRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1s"+
-			"esex4YCdX6uAGgIrsicjlrTGgQ9KVPDnmQgmgongPwgkXNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDI"+
-			"Jarn9opbDZrewaAh2y7Oy5S1r6h5QG2Xxbw3piDw6xe244oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAA"+
-			"AABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34"+
-			"AAAABmJLR0QA/wD/AP+gvaeTAAAA+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4"+
-			"Ai6BD7prAowjIoq7i85nFcGNf6qa1tayM1vAvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTu"+
-			"AseFBse/AiLiQg1gLzs3Bwb8XIp94AxYL/Af2xordap6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.SearchRepositories),
+			" finding examples, or locating specific repositories across GitHub.\","+
+			"\"name\":\"search_repositories\",\"icons\":"+iconsCreateBranch+"}", h.SearchRepositories),
 		composition.Handle(toolSearchUsers, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search users\"},"+
 			"\"description\":\"Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors,"+
 			" or team members.\",\"name\":\"search_users\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0"+
@@ -1348,88 +544,223 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"0aAm+nWWH4Q9KNvT/wdMN2DTTJ/lx5ZsAtsOfMJMAV8OnMTYGiBc8JUqd0B3RLZrt2Jk8aImiTfTZ6QVvOOj3baYd2/k++AC+3Yx0GcXS0AAAAAElFTkSuQmCC\","+
 			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.StarRepository),
 		composition.Handle(toolSubIssueWrite, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Change sub-issue\"},"+
-			"\"description\":\"Add a sub-issue to a parent issue in a GitHub repository.\",\"name\":\"sub_issue_write\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC2UlEQVRIicWVMUyTaRjHf/+vVUpO"+
-			"JOdilOYoUvVreq2CDmLOwdlAS5xMbrrhBifjYG7QjYuJw108nZx1huLgYlw0QshxChUK2koxHHcuCmgsFfieG0or3kGPSoz/8X3f5/97nvfN8z7wmaVqm9FodFfR/EnMugy5giCAwYwgI9Ff"+
-			"9Hl9L9Lp1zUBgsGO+rqGwnlhF4CdwBSyAUwvS1G220zHBSFgHtmVxYWvfp2ZGSj8LyAcjgfZphTQZtAr7OdsZvSP9RIJR+LtQhcNusF+d1aUfPp05M8NAavmg8AOk3cmN56+s1Hpa7U/cviU"+
-			"Ybcw3jgex9ZCKoBgsKM+0PDuAdBq2He5zOiTzZiXtc+NxRw598GeLRcWTuTz+UUAp3ygrqFwHmgzeWdqNQd4PpFOy/gedNQfaDz3UQXRaHRX0fNPGdzNZUZO12q+VuHIoV7g5Hu/1/IinX7t"+
-			"ABTNnwR2SvRsxRzAzOsBGuuWfAkoX5FZFzCVHR95tFVAbiI9DEwj6wLwl5YVMTRYLTDsxjuRrgGYYz/kxkbvbXRWMOBB24cKYI9ks1X8hXQDaAaa5XG9WjImZgV71wI+m8qAv8y0t1pSmP0I"+
-			"TANTmHO2qqvRZDALlTdgHKyjWkx2YvQ2cHtTacMxYBhWK5DoF4TCkXj7Jg02VKsbOwI0Y+qvALZrOQXMC13cKkDSJWBuJUCqAhgbG3uF7IpBcn/k8KlPNQ+78U5QQuhy/vHjuQoAYPndwi9g"+
-			"w4bd2ufGYrWatxz8No50ExhaKsz9Vl6vAPL5/KKzoiTGG0fOg1oqCbvxTp/juw/M+zynu/yTwjoD58CBQ02ez/pAR4E+M69ntf3/o1Y3dqR050oAQz7P6Z6cfPRRw647MkOhUMAfaDyH+Alo"+
-			"BKYNPRT292rQHoMOSp09J3TZlt5ezWazxX97VR3638RiX9ct+RImSyBcrDT0ETMyMp4ptRIgVX7QL6J/ALSUEwJ5rdg2AAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABxElEQVRIibWVvW4TUR"+
-			"CFv0vlNEDcIHAkKAERJOIKSjoUArwBPwUFFaKIIngAJARCPIgdh4cgRBYt6ZIAEYEqdhpEw0fhCbkKa68dxyNtsfNzzpnZu3NhwpYGBdUqcA+4A1wEZiK0DawD74FWSml3JAJ1CngGLAIngU"+
-			"1gFfgZKWeAG8AFoAu8At6mlH6VtqTOqJ/UP2pDnRuQO6c27VlbrQ0Dvq121Fulag7q5qPmW18SdSqUd9Qrw4Jn9bNR21YrRQkvYixDKy/AuB3jWjocqKpdtXFU8AxrOTqZzp2PgvnaMRDUA+"+
-			"tB7mypG+OCZ3hbahPgRPguAR9LihaicEu9WcKxClzOi/fU1wPAk7rjgX0uEfNG3cs7mJjtE+wA5/olpZQEHgNf6K2NJyW4NeD7v7c4WptjSc0svlMjdzyM2fbdOyOA7x/T+7mzGj9H8xgIWu"+
-			"quevpw4HmsivkxwBdC/WJRsBKLqqPOHgH8aqybtcJlF0m1WLndUToJ5V31q9r3NOYk7Wh1Wa0PyK3HzA3l/4H3uzIrwFNgCThF7/x/AH5EylngOnAe6AAvgXcppd9DEWRE08DdeIou/RVgJa"+
-			"XUGYQzUfsL+zmwV7BtIq0AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.SubIssueWrite),
+			"\"description\":\"Add a sub-issue to a parent issue in a GitHub repository.\","+
+			"\"name\":\"sub_issue_write\",\"icons\":"+iconsAddIssueComment+"}", h.SubIssueWrite),
 		composition.Handle(toolUnstarRepository, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Unstar repository\"},"+
-			"\"description\":\"Unstar a GitHub repository\",\"name\":\"unstar_repository\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACxklEQVRIidWTT2gUdxTHP29mjMnBgkqNEQsbd3ZnfrvLzEoOnoRc217roYdSEQTRS4sFQbGH"+
-			"gK0UqigoKtKq7a29itdAT540IYmZ3cR/bYVAiVAvMZnfvB52NVtcdyd48sHAj3nf9/3zfjMuGyjf1L/a/uGOfcv/LN3NOyO5yf1oN5tkARCLU3704N6TPHNOXgEG5MQrQ65k3+Qdy5XAmLGR"+
-			"NdJFEX5RVQH5wrH4jcbU3/1mcyVYxZ4APMfqWYt7BnAyV3Ol6CswWqsNC3oYuJUk04/au/8V5EgQ7N31TgKFQmHQte5pYADXfv+64drvAM862clCoTDYi0MAwrBesEJV0TJISclKgpSAjwBH"+
-			"0JvNB9MHOwdLJrqhyJdABvypaFNwmqBNQRquMjs/f/+xBEE0ah1ZZP3Cl4Em0BRoZGjTy17eTpLkRadAEARbUmfzpw5SUigDpfazrQ1RizMKIL6Jrvkm1mIYX+kVN08Vw/iKb2L1TXStwzRS"+
-			"DOMLrUb9Mhv4ATtKfBOf6zD6xv2+BpQq8dVugF7k6wajSz0NFk080QLG13OKiG+iS76JtWiiH3LZWRepH+2H9U39WIs8nujW7+rQy/Tn1ilb7SegyirAJpWfcgtYodY+zvQTEGQGwKK1bv23"+
-			"7FiqgLI2NNf51pixEWPGRv4HTQdmAVXYiAA1hScLC3f/BQjDcLtv4rNrpItrpI9LlfhqoVrdCdDGPEWodiPyugegCsz6/r4PGFg5nipfA0PATVp2D3nqfe5X4vOsDv6orMzIWxK88b2Oj497"+
-			"fy09fwE8BB0G2Qb85mb6bZJMJwBBEAXWkQngAOgyyBKwZ/fw1i2Tk5NpT4E9YVx2hKTdvoPoqYW5qXvd3PmVeC8qZ0A/BsiU4OH8VKPniobc9NmK9S66jv7emJv6oxvxq2oLf1KuRPttJp8N"+
-			"uemzXvj3s/4Daoz4w62BFyQAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABsklEQVRIidWUOy9EURSF1xaFAgWFd5iIUZjGD/AL/AhqCgqJelSi8EgQZLxKPf6GxihMJB6t"+
-			"KEa8k/kUsy83g5lzQ2MnJ/dm77XXWudknyMlCGAamErSk4S8G3gGXoDe0L66BBqzksz/ZxK5qxVAB/AIbAJbwBPQ9ZcCy8ArkAJ6/ZiW/oq8DXgAcrHctu+i87fkDcAq8Ab0x/L9nlsFGqpx"+
-			"mDf0SRqSlJY0EFs9Kg/CvpmNV4jvSRqTVJJ0I6kQW+eS8mZ2aUBK0oU+J+SuAliQdGRm9xUCTZJG3UjcWEsEkZQSYD4ZABs1z61GABvOtQVYlDRgxQvrH4VkxAYsRkaBumqAzS+A2uSRwbWq"+
-			"BoE5B+ZCRJx8zXsWQh1FIhMB2EnHzn1X/8nhrn9fA/xEmJ0kAhn/ngYIRJjMd8WfBIZUnuOzeNIfvY4KbN6xiQQykq7MrOjErcC8yhfy0qesXZIcc+2mwgI4AQ6BZiALFP3tyfl681zWMYfA"+
-			"SSh5vb+UeeAWKAEHwGAMM+i5kmPy3lMfIpDmM46B4SrYYcdEkQ4RaPRbORK05XLPiPc0hvb8n3gHRCXiyIC2CgcAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.UnstarRepository),
+			"\"description\":\"Unstar a GitHub repository\",\"name\":\"unstar_repository\",\"icons\":"+iconsListStarredRepositories+"}", h.UnstarRepository),
 		composition.Handle(toolUpdateGist, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Update Gist\"},"+
-			"\"description\":\"Update an existing gist\",\"name\":\"update_gist\",\"icons\":[{\"src\":\"data:image/png;base64,"+
-			"iVBORw0KGgoAAAANSUhEUgAAACYAAAAYCAYAAACWTY9zAAAABmJLR0QA/wD/AP+gvaeTAAAD2ElEQVRIie2WS2xUVRjHf9/tHSgjRCA+C5am3gFmhnIHJypEY4aVujAYfCUGF8SFRhONgiRs"+
-			"iInxFRIiGhcSxQVEhYhhRQyycuMjUWaG0mnLLQ9BUORRiK20nTl/F1DSDJe2VOLC+F/dc873/c/vfDfnAf/rPyIb2Qgy4SI5njNjKTAb8BG9GBHSbmfeZwcrxQP/KlgqnVsj9CZQM9jlYL+J"+
-			"IYxbgEXAYrBDUaUYABQKBf/Yb2dXy6yzp1Lceb3BfIAgE66Q9C7wcw1v+aHK3iP1gXPnhrOcr6XD7eO/nytgvG2oD5g6kclbs+H9npgbdZQ2XwHWlM8n6a+uB51ucA2PRF17j8eZdHeXfgW2"+
-			"Drfd0KQflRj43OT2TQQKwHN8KjgBXAl2Q9/QMpndZti6rqtAxSmKfjgPPD1RqLHkyexhAM9p+/X2bm5rm9HS0tI4kWQL0uFeYE5UKc281uQgHR6W+Lqns/T85b5MuAjHWxgFYBjqDLCnP+mv"+
-			"nHHhQuNALbEK00Nc3FQDGCP/1Nqoo7TdB5qBQxNZFTDdjORwozWdSyF9i8dJnN4R3nHPc1PkvFsxd58/ODh5aKjRk1c7guwjQ29gnJez9cMeDa5Whou7cipwPm7WVCZc6ZwlRvb5ct90dZVj"+
-			"F+IZKxG+fC3pKZdPjrKgTQBBOnxNcKKns7ipPsAHDENx2RIbzTRtZF+tgSe4WoWlOxCnxoAalzygz1z8OVSdbM2Dvps56LuZJh4b081UwZgVpHMvNOXzyTHjR5EPHJXREjd4uFjsHf4O5od/"+
-			"jmWW9NnYP6R7gA+T/dUP7kyHvxi0Y/aTvOonPe3tR8cL5gEdwM3z5+di4a5F5XK5L6qUH63htZj0JLAFVENaa7WGfakFd6XH6+Vj7EY8VUXLgQ3/FA7g0pV2BNgBEKQXLgb7Tq72LLB6PB5e"+
-			"dZJ9BZzFeLUll5t+PcDqFVXK3wMXJGuqHzPDiwU7XCz2mul1YFZiQF9ms9lrOGhVpe7pFKdUuu0BoNGM7rqhMxKt+Xw+UZ/jAxzoKL8fZMI5Eq8MOL8rSIfbwDokqoamGna7TA/WJ5vsoIx7"+
-			"U9lc7sD+YjGVWfiSZHcbdGP84SDhwQKJFcApBt3HdRZfGGw491d1R5AJt+LojTpLuy+DAUQdpVWtmYW7GmQvClaAbrRLtXDohGFFYHM1YXsu1wtbg7RFTquAZ5DXI/Q4sAwxzQDBWUw78dy6"+
-			"qNJ+bCRVVCm9F6RzkvSywTZMp4GbRi1/Uz6fbG5rm1EoFPxRA4G4i7opn0/OmzdvWlx8nGbPXjIlm81O6F33vwD+Bhvyhr7wtSBQAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACYAAAAYCAYAAACWTY9zAAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAACoElEQVRIie2WX2hXZRjHP8/4hW5UzoGFja2wdiF00S7EotAgIcKbMBoIu7HuuhANC3aRCTIQgmBBsEZ3s8hoIwomrLuB4E0YhqWFrjHY0NY2rGHh6uPFecXj2flt+/2mXoRfOHD"+
-			"O+z5/Ps973vO8B+7r/yi1U+1XL6gL6j/qZfWU+r7aca9YIgf1LtAL/AuMAOeA68AjQCfwLDAeEU8l+wpwCDgfEV/fFTq120zfq49XsWlVu3PPu5LPX2vI+4L6RrXJJnVanVEfqyHow+rnas8"+
-			"awH5Vx6pN7k2Vv1dvgnq1HFgD8Eq6//IOJ21QN6rr6w1wRp2t0/c3tb8w1qmeVK95S3+oJ9K2aVF7037+L9ldzF1dABWgHRivqypoBppyUB3AGHAFOAZMAY3Ao8DzwDqytzQBfAIcBa4CH+R"+
-			"inr0J9mCaLFuRfcADheHvIqJaIftSzOci4soyBQ2k+O8A0xExUDSokPUyqwToAx4qjL1O9RVuA2ZWgFqVGoAFslUrUzvQkq7XVhHvZ6BVfUttWtF6BbBJ4ImyyYiYj4i5iJgDVtNI+4BvgI+"+
-			"BP9Vx9Vv1iNpWK9hPwCa1FK4WRcRCRLxKVmgXMEh2xPUAP6pbawEbTfd71gqWA5yIiKGIOJxAdwIbgDdrARsG5oC31eY7BVcAPQ38DZQdeQ2lYBExDxwBWoGv1JYaci6S+0OpJnUHsB74pTA"+
-			"1C2xRiy2JCkBEfJT+Kg4CF9QTZHtvkeyL3Qy8XJLzErBdfSYiflD3A9sSwO9kPfBpoBuYAT4t+H8BfAgMqceB+YgYpSj1JXVYnfd2Takj6oH861ZfVCfVwfS8Wx1Tr+Z8Z9XP1CdL8kWKOZ5"+
-			"sZ0qKX+LUlA7hyipslxzUyb/YnJeL0ahW66f3taJuAAWd129KkzycAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.UpdateGist),
+			"\"description\":\"Update an existing gist\",\"name\":\"update_gist\",\"icons\":"+iconsCreateGist+"}", h.UpdateGist),
 		composition.Handle(toolUpdatePullRequest, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Edit pull request\"},"+
-			"\"description\":\"Update an existing pull request in a GitHub repository.\",\"name\":\"update_pull_request\","+
-			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACwUlEQVRIie2Vz28UZRjHP993pi0Q"+
-			"IC3YahNjirtmd3bS3Q1eUHvQEPUiEv8A4kXjwRJ78MCFBLjBBRKCHowHE38cNCbGGx6IUoKiodtNpoNmTJp4oSJNQ3pw29l5POxus2wo3QTwxPc0887zfD7zvu9kXnjEUfdNrjj5vJOmMP4e"+
-			"9JrfR1G02tuQD8tvgpck0dxCPwK30ViqnJTcr4bOmfRlI/PrhUJ5313woDpDpu8ss7f6nYHrvDnGcYlPsoY/bKaXwHY3HWfvgmNnMX0zvMM7069A3c3pkEYWa7UVgFxQPSfs7SSeH3k2rEy5"+
-			"jMubMBoG1yQ+SBbm53of+gCybMkk/H8VAFdbZisZLAFsJ11oyL+BUURcwrjWAZixXeIwxs/5UuVAr0QAYRjubGR+HWy3mb6QCIBXQe8nce0jgIkwfMo3/xLG085x8I9ofkMyUa0O+w2rgS0m"+
-			"cf3lboEDiKJo1cvsIDDr4D1DhTb8407hYhTdTJW+AvrdMnuhG9Je1m9BBzbfjXbyQcXypeqJLQt7+0rVE/mgYr3j7l7FDzOPBY8FDx6vc1EolPeNjI5/Jpgw7Lm9o+Pry//c/K0PhnLFyrSM"+
-			"DxE79jwxvn9079gvt28vrUD7V1EoFHalbltd2C7DfS4sAF4DTSdx7cL96LliZVriPPADuL+geRh0Z8il5SiKVn2ATENvCCYw78U/b8xdBcgHlYuGHQXuK5A4ClxM4vnXW8Lqp5JdWWt6h4Cv"+
-			"WnsgxgDSbRZ3Gg0tCJ7sY4nGwDZOt/WBZtzN9FswLgM2sGann5mcPDaw5pWEHQH7cUu86SdkR3LF6tfrA814MNVpwNrM1leUxPXrSKfMeHcwdctyNotY8c3NbMX3LJsB3ZHsymDqlkHvYHYy"+
-			"ievXWxPpSj4o75eYIuPWZof+vRKG4c61pncIx6gZsx34/5L/ACy3ElqUYhuvAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},"+
-			"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABn0lEQVRIie2Vvy5EURDGvyMUkhUU/pS2Q2clwvI"+
-			"KqL0Cm9ArrBcQShJPoLFR2YaIhIjQ7a7E39IiCgqVn8KsPY697E3oTHPumTPf990z986M9Mfm/A0wKGlMUlnSlnPuOQQAE5LOnXOFWErAIvBK1S6BZBAzZ2fzcckHjXwVaAXSwD2wWYN8A2i"+
-			"KK1ABt3m+ZeDRnseIthdgDxioxd1o662tfZIO7Lnf8xcklST1StqRdORxNEualHQIDDvnTmvdIGE5vwdWgLy93bQX0w0UgSdgKMC3AdfA7ndpSgKbduUbYBoI/7Ju4BiYrYFfAl4iBbxAgOy"+
-			"PgV9xWYDQ3xCXKK79C/wL/KJZoeW8QpsJCy0C54AMULaGmQu7sIAW4MpaxTKwbQU3U4dAxmLzwLpxXAIJP2jKgkY8Xx4o1SFwBmx7+7RxTUnVb9Bpa9HDFiR1/SRgWH+6FT3/h2qK6sBpB0a"+
-			"BB7yB880NcpaWtGHXjCsVBmb5PDIvgJ46BJKW84q9AguV87Adp/Q+9O8UMfQjRBKSxiV1SNp3zp3Ug/sVewPruexhKwhGXQAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\","+
-			"\"theme\":\"dark\"}]}", h.UpdatePullRequest),
+			"\"description\":\"Update an existing pull request in a GitHub repository.\","+
+			"\"name\":\"update_pull_request\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.UpdatePullRequest),
 		composition.Handle(toolUpdatePullRequestBranch, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Update pull request branch"+
 			"\"},\"description\":\"Update the branch of a pull request with the latest changes from the base branch.\","+
-			"\"name\":\"update_pull_request_branch\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/"+
-			"AP+gvaeTAAACwUlEQVRIie2Vz28UZRjHP993pi0QIC3YahNjirtmd3bS3Q1eUHvQEPUiEv8A4kXjwRJ78MCFBLjBBRKCHowHE38cNCbGGx6IUoKiodtNpoNmTJp4oSJNQ3pw29l5POxus2wo"+
-			"3QTwxPc0887zfD7zvu9kXnjEUfdNrjj5vJOmMP4e9JrfR1G02tuQD8tvgpck0dxCPwK30ViqnJTcr4bOmfRlI/PrhUJ5313woDpDpu8ss7f6nYHrvDnGcYlPsoY/bKaXwHY3HWfvgmNnMX0z"+
-			"vMM7069A3c3pkEYWa7UVgFxQPSfs7SSeH3k2rEy5jMubMBoG1yQ+SBbm53of+gCybMkk/H8VAFdbZisZLAFsJ11oyL+BUURcwrjWAZixXeIwxs/5UuVAr0QAYRjubGR+HWy3mb6QCIBXQe8n"+
-			"ce0jgIkwfMo3/xLG085x8I9ofkMyUa0O+w2rgS0mcf3lboEDiKJo1cvsIDDr4D1DhTb8407hYhTdTJW+AvrdMnuhG9Je1m9BBzbfjXbyQcXypeqJLQt7+0rVE/mgYr3j7l7FDzOPBY8FDx6v"+
-			"c1EolPeNjI5/Jpgw7Lm9o+Pry//c/K0PhnLFyrSMDxE79jwxvn9079gvt28vrUD7V1EoFHalbltd2C7DfS4sAF4DTSdx7cL96LliZVriPPADuL+geRh0Z8il5SiKVn2ATENvCCYw78U/b8xd"+
-			"BcgHlYuGHQXuK5A4ClxM4vnXW8Lqp5JdWWt6h4CvWnsgxgDSbRZ3Gg0tCJ7sY4nGwDZOt/WBZtzN9FswLgM2sGann5mcPDaw5pWEHQH7cUu86SdkR3LF6tfrA814MNVpwNrM1leUxPXrSKfM"+
-			"eHcwdctyNotY8c3NbMX3LJsB3ZHsymDqlkHvYHYyievXWxPpSj4o75eYIuPWZof+vRKG4c61pncIx6gZsx34/5L/ACy3ElqUYhuvAAAAAElFTkSuQmCC\","+
-			"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+"+
-			"gvaeTAAABn0lEQVRIie2Vvy5EURDGvyMUkhUU/pS2Q2clwvIKqL0Cm9ArrBcQShJPoLFR2YaIhIjQ7a7E39IiCgqVn8KsPY697E3oTHPumTPf990z986M9Mfm/A0wKGlMUlnSlnPuOQQAE5L"+
-			"OnXOFWErAIvBK1S6BZBAzZ2fzcckHjXwVaAXSwD2wWYN8A2iKK1ABt3m+ZeDRnseIthdgDxioxd1o662tfZIO7Lnf8xcklST1StqRdORxNEualHQIDDvnTmvdIGE5vwdWgLy93bQX0w0UgSd"+
-			"gKMC3AdfA7ndpSgKbduUbYBoI/7Ju4BiYrYFfAl4iBbxAgOyPgV9xWYDQ3xCXKK79C/wL/KJZoeW8QpsJCy0C54AMULaGmQu7sIAW4MpaxTKwbQU3U4dAxmLzwLpxXAIJP2jKgkY8Xx4o1SF"+
-			"wBmx7+7RxTUnVb9Bpa9HDFiR1/SRgWH+6FT3/h2qK6sBpB0aBB7yB880NcpaWtGHXjCsVBmb5PDIvgJ46BJKW84q9AguV87Adp/Q+9O8UMfQjRBKSxiV1SNp3zp3Ug/sVewPruexhKwhGXQA"+
-			"AAABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.UpdatePullRequestBranch),
+			"\"name\":\"update_pull_request_branch\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.UpdatePullRequestBranch),
 	}, opts...)
 }
+
+// The members that several of the tool objects above hold alike (an icon
+// set, annotations), declared once; each object refers to them by name.
+const (
+	// iconsActionsGet is a member of 4 tools.
+	iconsActionsGet = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABqUlEQVRIie2UMUtbURTHf+fmqdQKBR21k8+S" +
+		"F9AXDHTRyaWBbqWddLZCyWcwawc7ONUhW2YHBeNX6BSDxEB57ZJJkICgAZPHOx0iVfC+0hvJIHiWyz3nf87vcvnfCyMOAVgI8u8V3QNmU3Q9VA6IrzaiKLpxAXgAqvodoQNUbSKFVyK6xdjkMVBxBiDM" +
+		"IVKJzk7KaUI/CLcQ89plOIBxbXgGPF1ATxKdThNls9kZAJLE6Q3AnU0PFUp+EJZsoniw9E0mczQcoHe9zvjLI5Q3t8BVlBXg62DLlRhz+LNZb7gCxJb0c/kyqttRq2GvB0vLKqyJSsY+Vi/od6tRFN14" +
+		"rifyg6VlkB+i/KNXwJsqAp+cASjvELwJE880m82OTbKQDXdV9DOk2FSVPkChUBh7UDRmAiBtOIAa6QDj6QCoA1xexyUrxCGsV/S7dVKbD8J9EXYuu/GOH4T36Pp4AKC/Wo2P87nFoiTyFpEXfyt3Fn4U" +
+		"YAA5O60BtftJP5cvg/43YOR/0RA2Tdog+EH4DTi3a/QD0B4O0O9W8aaKiH7h1oqWaKvRTefZw8QfOA2GtnSwHcIAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\"," +
+		"\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABLElEQVRIie2Wr04DQRjEf8O/C4" +
+		"qEvgOWBIEpCkMTEgQBhUVgeAbOYjDoOhygSHgHFOEVKIaEFIO5IgbBXlJxu2WvKQkJY+7PNzszm/2+y8FvwPau7RfHUdm+tl3kaisYDIB34D7CWwFOgGNJ/TY7sO1yWk4T5rLT/Bv8WYMRsBoj2e6E26" +
+		"qVi+2bxJDVGNlez9WuB60AjoC18H4L6ALn4fkDuJP01MqgYUclcCYpVt8AtoH5iO4bcCWpWshNFMQfgElre8Bhmy7aCeIdRQBcAnsQb9PPkHaxoVYASBomQgyBpZTBY7ieRkymg23Zvk317IT1Zc1pPC" +
+		"hJtn3A90FtAstj5bqFZ4PxdD/hzPxblD0HwADA9gXwGuHs17xs2C7CD0CV6IFn271WBrn4Aj4U/yN7l7QYAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsAddCommentToPendingReview is a member of 9 tools.
+	iconsAddCommentToPendingReview = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACwUlEQVRIie2Vz28UZRjHP" +
+		"993pi0QIC3YahNjirtmd3bS3Q1eUHvQEPUiEv8A4kXjwRJ78MCFBLjBBRKCHowHE38cNCbGGx6IUoKiodtNpoNmTJp4oSJNQ3pw29l5POxus2wo3QTwxPc0887zfD7zvu9kXnjEUfdNrjj5vJOmMP4e9" +
+		"JrfR1G02tuQD8tvgpck0dxCPwK30ViqnJTcr4bOmfRlI/PrhUJ5313woDpDpu8ss7f6nYHrvDnGcYlPsoY/bKaXwHY3HWfvgmNnMX0zvMM7069A3c3pkEYWa7UVgFxQPSfs7SSeH3k2rEy5jMubMBoG1" +
+		"yQ+SBbm53of+gCybMkk/H8VAFdbZisZLAFsJ11oyL+BUURcwrjWAZixXeIwxs/5UuVAr0QAYRjubGR+HWy3mb6QCIBXQe8nce0jgIkwfMo3/xLG085x8I9ofkMyUa0O+w2rgS0mcf3lboEDiKJo1cvsI" +
+		"DDr4D1DhTb8407hYhTdTJW+AvrdMnuhG9Je1m9BBzbfjXbyQcXypeqJLQt7+0rVE/mgYr3j7l7FDzOPBY8FDx6vc1EolPeNjI5/Jpgw7Lm9o+Pry//c/K0PhnLFyrSMDxE79jwxvn9079gvt28vrUD7V" +
+		"1EoFHalbltd2C7DfS4sAF4DTSdx7cL96LliZVriPPADuL+geRh0Z8il5SiKVn2ATENvCCYw78U/b8xdBcgHlYuGHQXuK5A4ClxM4vnXW8Lqp5JdWWt6h4CvWnsgxgDSbRZ3Gg0tCJ7sY4nGwDZOt/WBZ" +
+		"tzN9FswLgM2sGann5mcPDaw5pWEHQH7cUu86SdkR3LF6tfrA814MNVpwNrM1leUxPXrSKfMeHcwdctyNotY8c3NbMX3LJsB3ZHsymDqlkHvYHYyievXWxPpSj4o75eYIuPWZof+vRKG4c61pncIx6gZs" +
+		"x34/5L/ACy3ElqUYhuvAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64," +
+		"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABn0lEQVRIie2Vvy5EURDGvyMUkhUU/pS2Q2clwvIKqL0Cm9ArrBcQShJPoLFR2YaIhIjQ7a7E39IiCgqV" +
+		"n8KsPY697E3oTHPumTPf990z986M9Mfm/A0wKGlMUlnSlnPuOQQAE5LOnXOFWErAIvBK1S6BZBAzZ2fzcckHjXwVaAXSwD2wWYN8A2iKK1ABt3m+ZeDRnseIthdgDxioxd1o662tfZIO7Lnf8xcklST1" +
+		"StqRdORxNEualHQIDDvnTmvdIGE5vwdWgLy93bQX0w0UgSdgKMC3AdfA7ndpSgKbduUbYBoI/7Ju4BiYrYFfAl4iBbxAgOyPgV9xWYDQ3xCXKK79C/wL/KJZoeW8QpsJCy0C54AMULaGmQu7sIAW4Mpa" +
+		"xTKwbQU3U4dAxmLzwLpxXAIJP2jKgkY8Xx4o1SFwBmx7+7RxTUnVb9Bpa9HDFiR1/SRgWH+6FT3/h2qK6sBpB0aBB7yB880NcpaWtGHXjCsVBmb5PDIvgJ46BJKW84q9AguV87Adp/Q+9O8UMfQjRBKS" +
+		"xiV1SNp3zp3Ug/sVewPruexhKwhGXQAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsAddIssueComment is a member of 8 tools.
+	iconsAddIssueComment = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC2UlEQVRIicWVMUyTaRjHf/+vVUpOJOd" +
+		"ilOYoUvVreq2CDmLOwdlAS5xMbrrhBifjYG7QjYuJw108nZx1huLgYlw0QshxChUK2koxHHcuCmgsFfieG0or3kGPSoz/8X3f5/97nvfN8z7wmaVqm9FodFfR/EnMugy5giCAwYwgI9Ff9Hl9L9Lp1zU" +
+		"BgsGO+rqGwnlhF4CdwBSyAUwvS1G220zHBSFgHtmVxYWvfp2ZGSj8LyAcjgfZphTQZtAr7OdsZvSP9RIJR+LtQhcNusF+d1aUfPp05M8NAavmg8AOk3cmN56+s1Hpa7U/cviUYbcw3jgex9ZCKoBgsKM" +
+		"+0PDuAdBq2He5zOiTzZiXtc+NxRw598GeLRcWTuTz+UUAp3ygrqFwHmgzeWdqNQd4PpFOy/gedNQfaDz3UQXRaHRX0fNPGdzNZUZO12q+VuHIoV7g5Hu/1/IinX7tABTNnwR2SvRsxRzAzOsBGuuWfAk" +
+		"oX5FZFzCVHR95tFVAbiI9DEwj6wLwl5YVMTRYLTDsxjuRrgGYYz/kxkbvbXRWMOBB24cKYI9ks1X8hXQDaAaa5XG9WjImZgV71wI+m8qAv8y0t1pSmP0ITANTmHO2qqvRZDALlTdgHKyjWkx2YvQ2cHt" +
+		"TacMxYBhWK5DoF4TCkXj7Jg02VKsbOwI0Y+qvALZrOQXMC13cKkDSJWBuJUCqAhgbG3uF7IpBcn/k8KlPNQ+78U5QQuhy/vHjuQoAYPndwi9gw4bd2ufGYrWatxz8No50ExhaKsz9Vl6vAPL5/KKzoiT" +
+		"GG0fOg1oqCbvxTp/juw/M+zynu/yTwjoD58CBQ02ez/pAR4E+M69ntf3/o1Y3dqR050oAQz7P6Z6cfPRRw647MkOhUMAfaDyH+AloBKYNPRT292rQHoMOSp09J3TZlt5ezWazxX97VR3638RiX9ct+RI" +
+		"mSyBcrDT0ETMyMp4ptRIgVX7QL6J/ALSUEwJ5rdg2AAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64," +
+		"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABxElEQVRIibWVvW4TURCFv0vlNEDcIHAkKAERJOIKSjoUArwBPwUFFaKIIngAJARCPIgdh4cgRBYt6ZIA" +
+		"EYEqdhpEw0fhCbkKa68dxyNtsfNzzpnZu3NhwpYGBdUqcA+4A1wEZiK0DawD74FWSml3JAJ1CngGLAIngU1gFfgZKWeAG8AFoAu8At6mlH6VtqTOqJ/UP2pDnRuQO6c27VlbrQ0Dvq121Fulag7q5qPm" +
+		"W18SdSqUd9Qrw4Jn9bNR21YrRQkvYixDKy/AuB3jWjocqKpdtXFU8AxrOTqZzp2PgvnaMRDUA+tB7mypG+OCZ3hbahPgRPguAR9LihaicEu9WcKxClzOi/fU1wPAk7rjgX0uEfNG3cs7mJjtE+wA5/ol" +
+		"pZQEHgNf6K2NJyW4NeD7v7c4WptjSc0svlMjdzyM2fbdOyOA7x/T+7mzGj9H8xgIWuquevpw4HmsivkxwBdC/WJRsBKLqqPOHgH8aqybtcJlF0m1WLndUToJ5V31q9r3NOYk7Wh1Wa0PyK3HzA3l/4H3" +
+		"uzIrwFNgCThF7/x/AH5EylngOnAe6AAvgXcppd9DEWRE08DdeIou/RVgJaXUGYQzUfsL+zmwV7BtIq0AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsAssignCopilotToIssue is a member of 3 tools.
+	iconsAssignCopilotToIssue = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC20lEQVRIidWUS4wMURSGv3O7kW" +
+		"mPEMRrSMzcbl1dpqtmGuOxsCKECCKxEBusSJhIWEhsWLFAbC1sWFiISBARCyQ2kzSZGaMxHokgXvGIiMH0PRZjpJqqHpb+TeX+59z//H/q5sD/DqlX9H1/zFeX2qzIKoFWYDKgwBtUymL0UkNaT3V3d3" +
+		"/+5wG2EGxB9TDIxGFMvhVhb9/drpN/NaDJC7MGdwJk6TDCv0Gvq0lve9R762GUNdFDLleaZNBrICGq+4yhvf9TJtP/KZNB2PrLlbBliBfRhajuAwnFVa/n8/nkxFkv3GO9oJrzgwVxdesV71ov6I2r5f" +
+		"xggfWCatYL9yYmUJgLPH7Q29WZ4OED6Me4wuAdeQK6MMqna9t0GuibBHFAmgZ9JMG9BhkXZWoSCDSATIq7aguBD0wBplq/tZBgYDIwKnZAs99mFRYD9vd/YK0dpcqhobM6d9haWyOULRTbAauwuNlvsx" +
+		"HTYP3iBnVyXGAa8BIYC3oVeAKioCtAPEE7FCOgR0ErIJdBBZgNskzh40+NF6K6s+9e91lp9osrxMnFoTSmSmPVsF+E5cB0YEDgtoMjjypd5wCy+WC9GnajhEAa4bkqV9LOHKwa9/yneYeyUqwX3AdyQ5" +
+		"EeVrrqro/hYL0g+ggemKh4HGbPmVu0+fB8U76lpR6XgJwZpoGUpNYiusZg1tXjkmCAav0OMTXfJC4eVYPqwbot6l4BCPqyLhd7lwMAWC/cYb3gi/UCzRaKOxsbFzVEM1iv2Ebt5v2Dm14qZbJecZf1Ah" +
+		"3UCrcTbbB+awHnjgHLgHeinHYqZ8aPSXWWy+XvcQZLpdKI9/0D7UbZiLIJmABckVSqo+/OrUrNgF+D8q1LEdcBrAJGAJ8ROlGeicorABWdAswE5gOjge8CF8Ad66v03IjqJb75WS0tE0YOmNWqLBGRea" +
+		"AzgIkMLrt3oM9UpSzCzW9pd+FpT8/7JK3/Gz8Ao5X6wtwP7N4AAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64," +
+		"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACCElEQVRIid2UPWsUYRSFn3dxWWJUkESiBgslFokfhehGiGClBBQx4h9IGlEh2ijYxh+gxEL/hIWwhYpF" +
+		"8KNZsFRJYdJEiUbjCkqisj4W+y6Mk5nd1U4PDMOce+45L3fmDvzXUDeo59WK+kb9rn5TF9R76jm1+2/NJ9QPtseSOv4nxrvVmQ6M05hRB9qZ98ZR1NRralntitdEwmw8wQ9HbS329rQKuKLW1XJO/aX6" +
+		"IqdWjr1Xk/y6lG4vMBdCqOacoZZ3uBBCVZ0HDrcK2AYs5ZkAuwBb1N8Dm5JEISXoAnqzOtU9QB+wVR3KCdgClDIr6kCc4c/0O1BLNnahiYpaSmmGY62e/JpCLJ4FpmmMaBHYCDwC5mmMZBQYBC7HnhvA" +
+		"K+B+fN4JHAM+R4+3wGQI4S7qaExtol+9o86pq+oX9Yk6ljjtGfVprK2qr9Xb6vaET109jjqb3Jac2XaM1PLNpok1Aep+G/+dfa24nADTX1EWTgOngLE2XCYKQL0DTfKex2WhXgCutxG9i/fFNlwWpgBQ" +
+		"L6orcWyTaldToRbUA2pow61XL0WPFfXCb1HqkPowCj6q0+qIWsw7nlpUj6i31OXY+0AdbGpCRtNRGgt1AigCX4EqsJAYTR+wAzgEdAM/gApwM4TwOOm3JiARtBk4CYwAB4F+oIfGZi/HwOfAM6ASQviU" +
+		"5/Vv4xcBzmW2eT1nrQAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsCreateBranch is a member of 18 tools.
+	iconsCreateBranch = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABTklEQVRIie2UPUvDUBSGn5PW2qnYwUXExW" +
+		"hNpY2CUKT+BB10E3R0dnbrppuKLgouHbr5X5qlKRIFB+cuguBHj4O05KYfNsVJ+m7n3Hue54ZcrhDKQqGQTX1YVwg7QIbx0gh8b7VTJMMrqS+5RtgD7oDX2GhhC6UcbhkCVLZVuX1sesex4YCdX6uAGg" +
+		"IrsicjlrTGgQ9KVPDnmQgmgongPwgkXNiOq8ADMAtkx4UGvtflJvus20ANeIlN/vW5/kkt8L3D2HD6P9dRgSI8dQcc9w1IR3acBE3vbFSp8ZMVnoFSqJ/unZDe3pAYXyDIJarn9opbDZrewaAh2y7Oy5" +
+		"S1r6h5QG2Xxbw3piDw6xe244oKyxFmC5ihc+tS1qaqngKJyAEBGmZvSGzHVYT790T7aPozsaFoFZGboFGvDJsbOYuOuxuuc7n1uaV8sRSH8Q1DUVLnYLty3gAAAABJRU5ErkJggg==\"," +
+		"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAA" +
+		"A+ElEQVRIie2WLU5DQRRGzwUEirQCQ9BsoSGtZQHgSFgIsg4JXQCGP8V2QCBIEATZkJDgOJi+MJnMo30TFHmfmzvzfeeKyZ2BROpQvVHfrddDmhkZ4BY4Ai6BD7prAowjIoq7i85nFcGNf6qa1tayM1v" +
+		"AvBZQUg74c/WAHtAD/gMgn6YCT8A2MKwOTaZpCfAF3AGvFdlLx7XqdUVw4186rgWeE8Nn4cU67QLNAS/ASG3qmwVPqdaqjWw9A86BK+CkzaTuAseFBse/AiLiQg1gLzs3Bwb8XIp94AxYL/Af2xordap" +
+		"6v/htHKhv6nTlgBUAh9l6Rx11yfgG8ne/zwh2OysAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsCreateGist is a member of 4 tools.
+	iconsCreateGist = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACYAAAAYCAYAAACWTY9zAAAABmJLR0QA/wD/AP+gvaeTAAAD2ElEQVRIie2WS2xUVRjHf9/tHSgjRCA+C5am" +
+		"3gFmhnIHJypEY4aVujAYfCUGF8SFRhONgiRsiInxFRIiGhcSxQVEhYhhRQyycuMjUWaG0mnLLQ9BUORRiK20nTl/F1DSDJe2VOLC+F/dc873/c/vfDfnAf/rPyIb2Qgy4SI5njNjKTAb8BG9GBHSbmfe" +
+		"ZwcrxQP/KlgqnVsj9CZQM9jlYL+JIYxbgEXAYrBDUaUYABQKBf/Yb2dXy6yzp1Lceb3BfIAgE66Q9C7wcw1v+aHK3iP1gXPnhrOcr6XD7eO/nytgvG2oD5g6kclbs+H9npgbdZQ2XwHWlM8n6a+uB51u" +
+		"cA2PRF17j8eZdHeXfgW2Drfd0KQflRj43OT2TQQKwHN8KjgBXAl2Q9/QMpndZti6rqtAxSmKfjgPPD1RqLHkyexhAM9p+/X2bm5rm9HS0tI4kWQL0uFeYE5UKc281uQgHR6W+Lqns/T85b5MuAjHWxgF" +
+		"YBjqDLCnP+mvnHHhQuNALbEK00Nc3FQDGCP/1Nqoo7TdB5qBQxNZFTDdjORwozWdSyF9i8dJnN4R3nHPc1PkvFsxd58/ODh5aKjRk1c7guwjQ29gnJez9cMeDa5Whou7cipwPm7WVCZc6ZwlRvb5ct90" +
+		"dZVjF+IZKxG+fC3pKZdPjrKgTQBBOnxNcKKns7ipPsAHDENx2RIbzTRtZF+tgSe4WoWlOxCnxoAalzygz1z8OVSdbM2Dvps56LuZJh4b081UwZgVpHMvNOXzyTHjR5EPHJXREjd4uFjsHf4O5od/jmWW" +
+		"9NnYP6R7gA+T/dUP7kyHvxi0Y/aTvOonPe3tR8cL5gEdwM3z5+di4a5F5XK5L6qUH63htZj0JLAFVENaa7WGfakFd6XH6+Vj7EY8VUXLgQ3/FA7g0pV2BNgBEKQXLgb7Tq72LLB6PB5edZJ9BZzFeLUl" +
+		"l5t+PcDqFVXK3wMXJGuqHzPDiwU7XCz2mul1YFZiQF9ms9lrOGhVpe7pFKdUuu0BoNGM7rqhMxKt+Xw+UZ/jAxzoKL8fZMI5Eq8MOL8rSIfbwDokqoamGna7TA/WJ5vsoIx7U9lc7sD+YjGVWfiSZHcb" +
+		"dGP84SDhwQKJFcApBt3HdRZfGGw491d1R5AJt+LojTpLuy+DAUQdpVWtmYW7GmQvClaAbrRLtXDohGFFYHM1YXsu1wtbg7RFTquAZ5DXI/Q4sAwxzQDBWUw78dy6qNJ+bCRVVCm9F6RzkvSywTZMp4Gb" +
+		"Ri1/Uz6fbG5rm1EoFPxRA4G4i7opn0/OmzdvWlx8nGbPXjIlm81O6F33vwD+Bhvyhr7wtSBQAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"}," +
+		"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACYAAAAYCAYAAACWTY9zAAAABmJLR0QA/wD/AP+gvaeTAAACoElEQVRIie2WX2hXZRjHP8/4hW5UzoGFja2wdiF00S7EotA" +
+		"gIcKbMBoIu7HuuhANC3aRCTIQgmBBsEZ3s8hoIwomrLuB4E0YhqWFrjHY0NY2rGHh6uPFecXj2flt+/2mXoRfOHDO+z5/Ps973vO8B+7r/yi1U+1XL6gL6j/qZfWU+r7aca9YIgf1LtAL/AuMAOeA68A" +
+		"jQCfwLDAeEU8l+wpwCDgfEV/fFTq120zfq49XsWlVu3PPu5LPX2vI+4L6RrXJJnVanVEfqyHow+rnas8awH5Vx6pN7k2Vv1dvgnq1HFgD8Eq6//IOJ21QN6rr6w1wRp2t0/c3tb8w1qmeVK95S3+oJ9K" +
+		"2aVF7037+L9ldzF1dABWgHRivqypoBppyUB3AGHAFOAZMAY3Ao8DzwDqytzQBfAIcBa4CH+Rinr0J9mCaLFuRfcADheHvIqJaIftSzOci4soyBQ2k+O8A0xExUDSokPUyqwToAx4qjL1O9RVuA2ZWgFq" +
+		"VGoAFslUrUzvQkq7XVhHvZ6BVfUttWtF6BbBJ4ImyyYiYj4i5iJgDVtNI+4BvgI+BP9Vx9Vv1iNpWK9hPwCa1FK4WRcRCRLxKVmgXMEh2xPUAP6pbawEbTfd71gqWA5yIiKGIOJxAdwIbgDdrARsG5oC" +
+		"31eY7BVcAPQ38DZQdeQ2lYBExDxwBWoGv1JYaci6S+0OpJnUHsB74pTA1C2xRiy2JCkBEfJT+Kg4CF9QTZHtvkeyL3Qy8XJLzErBdfSYiflD3A9sSwO9kPfBpoBuYAT4t+H8BfAgMqceB+YgYpSj1JXV" +
+		"Ynfd2Takj6oH861ZfVCfVwfS8Wx1Tr+Z8Z9XP1CdL8kWKOZ5sZ0qKX+LUlA7hyipslxzUyb/YnJeL0ahW66f3taJuAAWd129KkzycAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\"," +
+		"\"theme\":\"dark\"}]"
+	// iconsDiscussionCommentWrite is a member of 5 tools.
+	iconsDiscussionCommentWrite = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABnUlEQVRIid2Uv2sUURSFvztk" +
+		"1TRBS9EuD5LZxJmAoGCXIv+BjZAiVeosDGiVXwoKWyS9rcTG3tLWcmeKzIIvXcR6tlEI5KTZDZPsspvJjoWe7r177/l43MODvyybX1zZNFMbmKs425MsOel2Po4FuDAugC7wrSJgFVjweXp/XNMMMIfZ" +
+		"V3/c2a3i7poru0jPJvUFVUxvo38fMFOXkQvjDHhSuupJltQGMNkHmaLS1aqZ2rUBfnQ7R8DR4DxI2f+x5B7Smgvj34ad6+z8s/fZKYBrxuuIRyMnpTWgmAiQLOn/RS+EsIbdBd65MDpAbI2ZLUDJJICV" +
+		"Dy6Mhdke0j3gNejQ51lrksko9Ze8cz1FfyRtGjycxrysK0sWtA0aGPtlcxfG391S9PI2gCsvOMnTbWB7RN9zFCwDX6YCjNFl0oYqxk9/nH4CcC56bI3glVAwSNmNAOWkDRfBhdFTn2cta9iG0Nt+pQAl" +
+		"NjRQUa4Zv0e8AR1iQYG04/P00ndqAIALowOwLcEvgwc+T2cHtVq+Cp9nLYx9Q3cE7To8b6wLDK+aTnM31aEAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"}," +
+		"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABHElEQVRIie2UoU4DQRRFzyPF48HjkPiK/gGGBEnx+IpSQ5O" +
+		"K/gQpn4FFo/gAqEJ0MXUcBLtks3TZnXQrSLhqZvLm3jfz7nuwa6hXamY6MnXYxB9qBjwDD4m59YHjiDhoeoHqOJEcdazaFLeXSpyKf4FvqE+bXNbrSgCYAielfR+YdSYQEQtgUexzZ57+nRrUoQe8AwN" +
+		"1DXwA9xHxAqBeAIc1dwdA1qigDtVVqfqj/HzeMItW6uUvvD87vRgb6jRfz1v8QpLAWl1uS14WqBZ5BuwDk4i4LgU/qmfbCDZlkzxxixe0bbSy06p4jYi7nPQIOOfL/u1cll+sOq2KeR43auuy1lBvC5G" +
+		"NzukCpZ5Z1nxjJyI36ps62YlAHT4BQQp0k6TPqNYAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsDismissNotification is a member of 6 tools.
+	iconsDismissNotification = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACN0lEQVRIid2Vz0tUURTHP+e9MQc" +
+		"X6RSaQRYxz3zPH+9N/QExUCupRUiroIJIRKiNiyIIpCAyIWplucp1+7BScG+iGY1jGc1CoppIpaiBmXmnRU6MjPqeoJs+y3PP93y4XO69sMNIUIPV6rUBPaieADm0Ws6IMq6m8Wjh7XRqs7y50UIymYx" +
+		"EamoHUUaANuCVqPFckEkQQehC9eqehsbd37PHxyGl682JbCRY/Lz0BOGcIg+L1fRnZl4vl68f7OiIVeWNfoE+y3nXsDDH+c12sgarNXHWcjy1Wt0bQb3NjnfTcjxttt2u9daNdVOqvQjphdTs3SDB+7k" +
+		"jdxTmFekNL4CjqI4CfpAAnhZBRhGObUVQixgrwcP/IsIyULcVwbbxHwqSyWQEQJV82CGiWijPbipY/LrUAWAoH8MKVMgAfMqutAUKUK4DP3aZ+dGwgmopPAN++r5fcTHXvEVxxzsjcEuR2/OpNy/CCrL" +
+		"Z7O9Y/X5D4EqsvnF26duXdMUObNveKzAETNfVmPfCDi/RtK9uQJRJgcdx122oEBQkeh+I+epfmJqaCn3AJSYmJgpF/EtAreSNwVK97NT1NJAyxOi0HK9zq4IyUqCnKgXKA4RrQOADF8AvlIHQ3XE70W0" +
+		"5nlqWe+Bfrb29yXI8jduJy0H5DT+cEqZfHPNNI0eVMWxZbrdGfZGCOYyQi6g/FpQP/JMBmu3ERRUdAqKrpZyq9HxIz4xsiwCgpcU9XBDjJEAVvEynZzJhszvKH3dYsqySRWTxAAAAAElFTkSuQmCC\"," +
+		"\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAA" +
+		"BYklEQVRIid2Vu0oDURRF9zWxVhOwikIsDSn0G/yBIIKdNvoRBvMDKvj4goiF6bTRgIi9hZ2PztiJhfgKQTQuC09kiBPnkYDghsvMnLPPXnMZZkb6awE5YAu4AOq2zoFNYLyb4CSwBjSBZ2APWLG1D7x" +
+		"YbxVIxAHs8KV1YNCnPwRsmGc7aviMDS6F8C6bdzoK4AS4BPpCeBPAFXDs1+8UMCGp6pz7CAI455qSqpImowAGJD0GhXv0IOnHc/oN0DP9QwCQtNO3CDnvbbOdAZLydryOAKjZMRfoBCrAE5AKmw6k7HN" +
+		"SCTIW7K0shg33zBZtttDJkAZugTOgPwYgCZwCd8Cwn6EMvAJ5n/mwkLxllFs152neS7qRtBsXYJqVNOqcS7fTS/Yz6VZ1oBRl24s2mPHURqy20OVuJWAMaAAHQMbCD62W7RpgkHkLbKkBzIWZdcGWb0h" +
+		"W0pRdHjnnajHutff6BHkunBVaEwyhAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsGetCodeScanningAlert is a member of 2 tools.
+	iconsGetCodeScanningAlert = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAADYklEQVRIibWUXU8cZRTHf2cGmm" +
+		"YvjLsCjdSi0tmFZWFnYe+0iYnBK6OFWG/6AUyNSUN7g/oBDEUj3Jl+AE3UqG1ibNTUxBq8aWh3l5d9YbpFWxsbKNytpss8x4vdxd0BhCb2XM085+V3zn/OPMIeFk2kUurzJqKjCscEOhTWBe4I+qNY9p" +
+		"elpZvZvfIbJsGD3n43ZolOg5wEqsCcCCVVNkUIqxIDTgBtAt/4yGQ5n1k5ECAaT72q6GeAQbnwsN1c/H1hYTOY1DM0FD5UlTOITAIY5HQ5n/nuPwH14pdBb1q+jJVK2T/2Gz8Wc48aWy6DplTMa7eWF6" +
+		"7sCqjJwnXQUiXU/tK9+fnKfsUb1p1Oh0IV/xqog+2nvcXFW81+C6CmOcbyZexRigPcm5+vUDVjgKhvTwf9ljPgDoOcRLmwmyx9fcnnm997+91YMMbzcncVmRYYjyWG3dYJjJwCqg/bzcVgohNPzviWlB" +
+		"uQupRFJ56cCcYetqqfAL5vzButANFRYC64LU7cnQKZAJ0tFnO3AcqFbAlhCmSiDtlekqWlpQ2QXwVeaQXAs6oUdxZnEnTWy+fOtcixnH2vCfIxLatuikBPEBAWSzYaB3WNJ4EbXj53PihFHfI+cANkor" +
+		"ffjW47xFoHOloACg8Efapx8K8MjOzssD7hgPsBMAI6Wy5kS9sOpRPYaI61BO7Uf/8DyeDE3SmUd3eTD4gBq8EJfgBO9AwNhXdA0FmQib6+5HP1zofZ49skEokI6AuCXm0BWJZ8BbQdqsqZoBRePnfONt" +
+		"rb2CJvOZsBTe/SOX+b9rcBe8uYL5rPBSAad79WeJmqDnpe7m4weT87Pjh4THx7EeFnbzn7essEAD61W5F261J3Oh16lOLd6XRIfPsSoG1Gzgb9FkA5n1kxyGnQVKjiX3Oc5DMH7TxU2foFGBH4qVDIrA" +
+		"Zj7MbD5vqfK+GuruuCvIUt70S6jlhPd3Usra2t/RVMSiQSkSc6jp4XlU+BsMAVhfFI55EnN9bvf98cu3PHBwePq29PC4wDPugcUALZAI0AMZAXARvh2zYjZwuFzGrt6qhdLc1LsAPQsFhi2PWNOSUwSu" +
+		"337wQeAL+hctXXrc9vFxdzLc3tAflfzYknZ5y4q86A+9FjAQBE+1MfOnF39bEBmu0fDu1ngmt0ncYAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"}," +
+		"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAB5klEQVRIibWUPU8UURSGn2us6ECtgERC3FI+aksbsLDytwj" +
+		"a+YEbNWJp/AsGNLQWYmHQsBS22JgYooUKlLiGx2LOJOM4d3ck4SSTzb3nfc979nzcRMbUWeAGcBWYBM4D34EvwGvgRUrpY45fWmoI3AEeAteBPvAO2AX2gVGgA1wBzgIvgZsppU/DhMrg19RDdV9dUkc" +
+		"zuFF1WT2Ib7Ft8N/qtjreMqFxtRe8hUHATmS+rY60CV7hjoTIgTqdA72KsrTKvIE/EQmuNTnnLGwpQ56qnTsZ3G31WJ2pO+6rv5oaqq6G+FQZPM6rDdgxta/eqTs+qG8aCN2mYOqD8l5NNd9bdase6Jv" +
+		"6rE3wYSLqc3WvDj5SVyrnsgw79QwrmBR+qz1RV9SjKvYM8AM4V16klHaBLjAPPMmIrIT/aeBLuwD8rGeT60GuDNny5XpwN7rfZormBgQvp+he3TEbpOWGUvy1B1H7+Qyu3IPLTc51i1WfaCIPM3XSYpM" +
+		"3coBLIdDzZG/RTvAvDgIuWryKvbb/JDIvx3W9DWEhMjlUb6ljGdxY1Pww8OuDFrNOnlbXomF9dTM2tBu/m3F/rG6UZalM3HCRIMzECG+pexYP4lf1vcUD+c+0/LfISawi8vg0RR6pn09NoGp/AOhxr9i" +
+		"fbi9WAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsGetDependabotAlert is a member of 2 tools.
+	iconsGetDependabotAlert = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABVklEQVRIic2VwUoCYRSFv/snPUBv" +
+		"EI7kWM5I2+o1InfmSwRRUJto0aInsKXv0aJl4AiNkdFzJDSnRSpmpuOY2Nndy73nHDg/94clw9IM5f3w3uCgXz5149Z2WoFcmiEnbmU8YOwj9tKSzw2vVLnw/FDz7LhlmRlgmIHnB7uGuxMqkzKbCRAi" +
+		"wlTvxtEjjGYgawhtyHRjWJKR3RlWRdYAKt8FjLLg6jWOzjO6ByDvh+8Gp4N6NANnZh+LkAP0OYa8Sw959QKeH7bzfnA03i8Ug6rnh9Gs/ZxXCg8Rm1Nmdsxccbwp57aQylOMnWC85RBnwK+DC+DaZFGu" +
+		"G7eCvuJcJ2AWunHLIF3IbSnpjDctSZ4Nm51BCifBpP5LJ2oCzVn7q3+mfymQSFpblLDPMTyWI9eUtkGt4Ic9QS8LucG6RA1o/xQw1b9ONpdk/A8EAiIcx1n2/yc+AUFHaVcALvEAAAAAAElFTkSuQmCC" +
+		"\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeT" +
+		"AAABDklEQVRIic2VvU3DUBRGz0ssFmACKiggghQ0MAUFIl22oKFASsMm2YMJTCwkqJiABSLZh4JEPMD4D0fJqayrd7/vs659H+wC6qNfPLfpDQ0NroBz4BK4CCE06muNeq/apmewkSRlqGP1SS3sTqGm" +
+		"6nitGyKDFNgH5kDRMecAmADvIYTTn2+Qq7OOwrHOTM1jx/g5/93SmjzW3fiQt2+gZupNSX2iLur6E/UaOKg4cwwcldQPgZOKYLfAWwLcVR38Bw/AIgkhjFaOrVZAHet91WTIGfBSUn8F6mfQIMnoj/qc" +
+		"z7++ku1/pn0aFMCwB80h0bKMZ5ABU3UJLDuK7wHTldZ3VvdB2tN9cNYx4A7yAXlQ+a2WEB0PAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsGetGlobalSecurityAdvisory is a member of 4 tools.
+	iconsGetGlobalSecurityAdvisory = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACs0lEQVRIib2VvW8UVxTFf" +
+		"2f2g2DSAKKJSAo8CzO7eHaIGyCAXESJJahsIeIKESlyR6hcUSDcIP4C0kVICInIjkgDFRQY5CbSMrAskLXlhERBfKYxKGv23TQ2stnZtTdRuN2dc885d47ezBNrrFKptKnRzA0C5DMLV6vV6ou18NQJD" +
+		"IJg84LyB4UOA18A+UWoiZiW2Q9ZcpdqtZ//XLOB70dblWfIjCHQPiBj8EDSpLnmBIC8zLCZDQl2AE2wKYlJazBZrye/pxoUwr4Dhs6AdgMSSszcpImJmVpyN2273jDaKWNY8oYMiwADm3aexmart6dWG" +
+		"Phh+Q+DhozvnDQxW6v80im+d2tbGBc8s2ETozKy9fu3P14ZTVg2vxif6kY0rfxifMoPy7bUe12Rg117/DDa3Q0n282w5MYXU/38fzEwyHQzD11G9G9qucErM1v/XwXNXA8wv9Qvj+i5YHMnsqC5qoO0x" +
+		"YynLQYGc8KKHbfDTq6qb4Rgvy71byOSNAXq/6i/v6cduV5Lpuu1ZLodXiqVPgQ+FUy1GHi4K0B+w+s3R9oJFILyoUIYH2yH/+0yXwE557wrLQYP7yU3hBJMJ+Bw6nE0ccGwC2nYwMBAFnQCqMw8qNxsM" +
+		"QAwz40bFvnhw+NpIg6NmNxIGvbo8ctvgZLB6XZvCIAfxJf9sPyqd0f8WcfBZbW9GO33w/JrPyz/+C7W8qGtyywcA5uTZz+t5b/TG8R7nekyMNvIuq9XNahWqy+clxsEnoGu9wbxN6TffCoUy6OSXTN4Y" +
+		"pnm4G937rxsGWq32Sd9fRvzTe8ixpcGN4SNLR1RP9i1R3JnDfZhXH3zgUbmKpW/0nQ63smACkF81GRngS3ArcXnezGeGBqbuV85D1hbgVUMAIiiaMN8Q8ckRhdp53py7vskSeY7M99D/QPdLfLwabXIe" +
+		"wAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAAB" +
+		"mJLR0QA/wD/AP+gvaeTAAABqklEQVRIibXVu2sVQRjG4W81CiYWJsFCiHYplHQ2XlNZeGsEQSu1EQtFERsLwYCSf0fEIimDt1YOXtAqilioJGhhNKJ5LPwOrrpnsxvjB8NhZt73987Mnp0tomFhKCIOZ" +
+		"ne6KIr5pt466DBO4Q4W/apvuI9L2NIWOoKLmEkQPMckdmabzLFu2Ex6RurA43iIpTR2cB1jNZ6x1HTSs5SMfVXiN5jFVYy22vZP/2h6Z/G6SgATbcEVnAno9te0NO/GrjaevjbiiLiRvwf+V8Dalvp2R" +
+		"7SSKgcsRMSGVWD2R8Snbqd8RHMRMbyM+XuDgM0R8b4q4GVE7FjGfK1BwPaIePXXaL7+i+hvAKksbMRX3OyOlZ/BVESsj4gTNYCjOFKTcTIi1iWrEtDJVvl3xEd86DHXhyd41DMex/PKuNxj/jAO9Zi7k" +
+		"t5jPQNSeBsL2Fsr/N2zH59xq4l4CM8w1+TewR7M4ykGm65oG17kqs6iqNAUOIcv+fHZ2gheAgxiOs/1bnk3eavey7kpbGoF/2OVZ/AuYQ+ywVucrtrdSoIGcAGPs53HwD+DV6N+ACJe1wlenNZwAAAAA" +
+		"ElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsGetLabel is a member of 3 tools.
+	iconsGetLabel = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABgklEQVRIicXUzS7EUBjG8f85TYQVlzChmjGTMW" +
+		"Jj6+MSWIqVzMYKG6zYsGThUmxEfCzsJCgx0zTDFbgBi3NeG51MhranM8SzbN8+vzZ9W/jjKAC/MnOIyDYwlDPf1MYux/FzVAyYqn+guEO4zRoWWAPwjF10RRJAUOqg3XzczxoeL9cDrbgGPBRL7Wb4kg" +
+		"dol7tI8haFsRUWAINw6Vfq1V8F+kFSgVKpNOxPzWxMVqbnBkFSAW94dB3kVESdDfIkqYDWcge8I5ynzbgghbYoLVnbVfgl/5S3KIy1sUsCVoSLIKiVe4EXEWl0nyiaOH6OPGMXAYynryaqs34H0MauJC" +
+		"d+A1EwpqzZ7QC9+iCI9XQDGBHhoQMkiAjzCsR6+sblK+2NX6kfAZsgJ69ReApfW9Sdfv43nXJhB+Sk3XraTI5/A/pB0spTgSJIVnkm4ILklecCWYhLuRPwEwKsupQ7AwBBUCsbT18pGANGgON2K9zKu8" +
+		"4ZAJiozvrKmD2B+2TP/z2fmn7za1yyQLYAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64," +
+		"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAA/klEQVRIicWUMQ4BQRSG/1E5iIjEAdS4hwtwCBUdJ+AeIjqdlkT0REItUfBpRiLszM6MDa+ZZOfN9+3b" +
+		"N2+lXwQwAK7kxwaoxbCNFVwlrSQtc/I7dm0ZY7YxFQD0A/KqwB44AvUQdin4LSQZY3aSmpJukhYhkihBisQpAMpAF2h8K8nsAdCzz0+ec7k98X2ilaSzpJkrIbiS0FvkCl8l0U3OCltJW9Jd0vxjGIE1" +
+		"cIid0vcAapZzACqujSIkF2DisydLgJHtaS9rM/pX8HZ+aOFjX1KSJAieKomCx0qS4KGSr+B5kkLgLkmh8BfJc04uFj4qDP4iqQDTzCH6VzwAiELCiF8OvUMAAAAASUVORK5CYII=\"," +
+		"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsGetMe is a member of 3 tools.
+	iconsGetMe = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACSUlEQVRIidWVv09TURTHP+e+2mJMEOLiQBig4GtN4" +
+		"WEHRQxGMfHHYkx0YpJJR+OmjMTNP0CjRv4DJyNETXTQODRQSkmJTweYBUw0KeX1HoeCKY3v0eKi3/Gdc74/zrs3F/53SJN9Jul6owhpAJQlvzT/HrB/LZB0h4YR+wjI7B6UBVW55ZfmPkY6a4J8FugQ1" +
+		"euOLbc7ttyuyDWLJhA7k0wNnNpvAulLefOKdiZM4BWLxbX6Yncm0xkPTB5lzS/lhwBtKUHS9c4qOiCqdxrJAVYKhXVE7iIMJt2h0TCe8BVt/1Cjm7OhPZXETK23mm5ZQMTGQom3YW0gACoS2hsqoNbJA" +
+		"wTm4FjocFtwEcCozYcajTBo+lLenEUTWzE7vFIorNcXXdc9EpCYB775pfwJQu5E1BqsVW6L8CoemHwy7d39vfN4+VJgeYhwGPRGGPleCQCkN+XdE3Tqz1W97y8tPIgkCCv092dc68gzkGFgHXiNsFrLJ" +
+		"t2IjgGdwAfH6sTy8sJy0wK9xwbPieEFSlmRyY5DzvNcLrdV35PNZg9s/KzeFNEpII6aq35p7t2eAjXn5hOwqk718pfFxdXQ/EDP8Wy3scFLoMuxerIxSeMxFeuYpyjlZsgBvhZzK9bErgAVa+RJo+ldA" +
+		"n0p7wJwWpHJZsjrRVRlUuFMT3rgfEQCOw5stDlb082S70CCH9PAd2NlPFRAkRGEN8VisdKqgO/7mwJvEUZCBYCjwOdWyXdga7Nd9d9232SRCSo28oWKgjjVxxrElvY7/2/iF/Bu47CZ2fOnAAAAAElFT" +
+		"kSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/A" +
+		"P+gvaeTAAABaElEQVRIidWUvUrDcBTFz79YnRSii4N2cVB8AuvgByKuQqmrILQPoe9SfABxV5wUna2IVLq1k11adffn4A3UNPknjQ56IARyzz3ncj8i/Xe4LCSgIGlD0qp9epJ07Zz7+HEFQBl4YBRNo" +
+		"Pwb4u9AB6gA0/bsAy3gDVjLK+6syg4wGxMPLHYPZGp1VGDLWlHxcKrG2UziFDwe4UAvPZyLCHcsgwlPLETYmkSuz6Bp7x0PZy/CzQ6gYENuAUFMfA7o2pB9hXpN1m0VOzbQGXsOTDz/mpqBA05ijizEc" +
+		"ZpG4v4CK5IaksqS+pKuJHUtXNLXbAJJd5KOnHPP41S+DbwCL0ANKMZwikAd6AED3y2MVG7ij8BiBn7JuANgOY3sgFurPFU8YtIDbry/DWDXhlfLKj6UW7fc5LsBToE+MJnDYMra1PCR2sDZuOJD+efAt" +
+		"22KXuC8pHZeA8td8FVQBZIJKQCWgMO8+X8Tn12zhtgfmPjeAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsGetSecretScanningAlert is a member of 2 tools.
+	iconsGetSecretScanningAlert = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAC40lEQVRIibWWyWtTURTGf+cm" +
+		"HbQW0Rq00ZV9NY2xJijisHBXnLpQo4LT0oUDdKEuxX9AcCEoogXBYaFGReqEKyd0U7SF2kZepRQparRSatK0Td5xYSsxzUuj6Lc6797vfN95553LffCfISVwTF1DZI0YjaI0T2S1qSOx3p43rwDnLwx2" +
+		"euoC79aLIQpsA/xAGuExAEoTUAkMALfVIdYbX/IUbmSLGRirIdyEaBRkK+ADUqjcF5xbRkfb4vH4MEAgEKh2pKJZMdsR3QzMBBKgd1CJ2T0djyff7JdBXTByTdDdwBCi98SRWLLK+3CgvT1VrAX+lStn" +
+		"ViUzG9VoFJUtwGzgit3dsf83AysYHke5TCZ50Lbt0WKibrAsqwJv1TmEfXZ3RzmAydn3YqT/b8UBbNsexUg/UDa5Zorw/wm8pRIXLVo7o7I6uRcgPVx19cOHlyP/1KCyOnVtYrqoqE5tAqKl5OW2yFHV" +
+		"Yi3bMBkIbHQjTWj8Og+5goMizHFLFHiY8/CgCG8u8K2AgSaAWrfE8ZGhPZNxJjW0r4iBH/g81UB4jbLGLbGvry9dKM6HwmqgfYqBOuYJsHBxQ2OjW/J0qA9FIoAf9OkUg0rP+E0gJZjDbgICzxWeuVbv" +
+		"OIeA5JhXY4UrWBo+bwXD6UBgeeCPq1+2ImgFw2krGDmbu/7bWDpePQH6PeuR1lAoVF6qeCgUKtds9iIwzLicdDXo7ez8jMghlHWjjrc1f98FJu2UXQLWYvSgbb9O5G568tmDiU9dNb7aEeBojW/B8tr5" +
+		"8+4lEokxl8pnza5ZeF1Ed6hyvLe7szWfM8UAYPDLxxdzfbUJoCWrZtc8n7/n65eP73M59cFIU0bNXYRVIhyxuzvOFNIqeifXBxvXK+YCsAThkVFzCsAR5xjKBoW4R/TAu7edrpM17aVvWVaFlM1qUbSF" +
+		"n6cUYEBFT8tY6sx090cpfxXAz0kZy3qbAco9mbaurq6C3yUfPwDdEQsxFn27NgAAAABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"light\"}," +
+		"{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABzUlEQVRIibWWz0pbQRTGv0liQiUuFFpQH0C6KLjTjYJgsYU" +
+		"uREWo9QGkW8UnEdEs3EjcSAsthWarbcGNuFWXghtTqotKbMT8XOQEBxzm3oR64MK5Z74/M3O5Z0Z64nBJACAjaVTSrKR3Vv4m6ZOkA+dco21XIAtMAGvAOc2oAV/tqVnt3DATQDZxpsAUUAIuTOAa2AX" +
+		"eAz0etsdqu4bBOCXTyIQMdgx4BZSBGaA7xWq7DVs2LsB2CHgLbAGFVPsYNiuYRr1V85eSk3TmnPvXqYFxzyR1hQyeJHJpgcAzSR/steycq/1XA0k7kqYtf6vmf5EY/hY1FN+yKS9/k6B5FzL4I6k3Qqx" +
+		"4+fcIrk/SZcigKqk/Qlzw8sUIbkDSRcjgSM2eEwzn3E0oD8SIpMOQwZ6kQeBVhBwNYFjNFeyHBvusr2xEBH4Aj8kP4yXgLxD+lsAmcAMMdTD7l8Zdj4FeAL+Bn0C+DfE88AuoAs+TwPNAA9gOtt3H+Ix" +
+		"14gYwl3ZGq9Z2PwPFCK4IfDHscipxj/zRWvgJMBkYfw2cAnVgqS1xT2TcDAAqwKQ9FasdA2MdiXsmBduy1tmM5StpDqfEW4VnlJd3q3DO1WP4VtwDOAHAyXAqGXMAAAAASUVORK5CYII=\"," +
+		"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsListStarredRepositories is a member of 2 tools.
+	iconsListStarredRepositories = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACxklEQVRIidWTT2gUdxTHP29" +
+		"mjMnBgkqNEQsbd3ZnfrvLzEoOnoRc217roYdSEQTRS4sFQbGHgK0UqigoKtKq7a29itdAT540IYmZ3cR/bYVAiVAvMZnfvB52NVtcdyd48sHAj3nf9/3zfjMuGyjf1L/a/uGOfcv/LN3NOyO5yf1oN5t" +
+		"kARCLU3704N6TPHNOXgEG5MQrQ65k3+Qdy5XAmLGRNdJFEX5RVQH5wrH4jcbU3/1mcyVYxZ4APMfqWYt7BnAyV3Ol6CswWqsNC3oYuJUk04/au/8V5EgQ7N31TgKFQmHQte5pYADXfv+64drvAM862cl" +
+		"CoTDYi0MAwrBesEJV0TJISclKgpSAjwBH0JvNB9MHOwdLJrqhyJdABvypaFNwmqBNQRquMjs/f/+xBEE0ah1ZZP3Cl4Em0BRoZGjTy17eTpLkRadAEARbUmfzpw5SUigDpfazrQ1RizMKIL6Jrvkm1mI" +
+		"YX+kVN08Vw/iKb2L1TXStwzRSDOMLrUb9Mhv4ATtKfBOf6zD6xv2+BpQq8dVugF7k6wajSz0NFk080QLG13OKiG+iS76JtWiiH3LZWRepH+2H9U39WIs8nujW7+rQy/Tn1ilb7SegyirAJpWfcgtYodY" +
+		"+zvQTEGQGwKK1bv237FiqgLI2NNf51pixEWPGRv4HTQdmAVXYiAA1hScLC3f/BQjDcLtv4rNrpItrpI9LlfhqoVrdCdDGPEWodiPyugegCsz6/r4PGFg5nipfA0PATVp2D3nqfe5X4vOsDv6orMzIWxK" +
+		"88b2Oj497fy09fwE8BB0G2Qb85mb6bZJMJwBBEAXWkQngAOgyyBKwZ/fw1i2Tk5NpT4E9YVx2hKTdvoPoqYW5qXvd3PmVeC8qZ0A/BsiU4OH8VKPniobc9NmK9S66jv7emJv6oxvxq2oLf1KuRPttJp8" +
+		"NuemzXvj3s/4Daoz4w62BFyQAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64," +
+		"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABsklEQVRIidWUOy9EURSF1xaFAgWFd5iIUZjGD/AL/AhqCgqJelSi8EgQZLxKPf6GxihMJB6tKEa8k/kU" +
+		"sy83g5lzQ2MnJ/dm77XXWudknyMlCGAamErSk4S8G3gGXoDe0L66BBqzksz/ZxK5qxVAB/AIbAJbwBPQ9ZcCy8ArkAJ6/ZiW/oq8DXgAcrHctu+i87fkDcAq8Ab0x/L9nlsFGqpxmDf0SRqSlJY0EFs9" +
+		"Kg/CvpmNV4jvSRqTVJJ0I6kQW+eS8mZ2aUBK0oU+J+SuAliQdGRm9xUCTZJG3UjcWEsEkZQSYD4ZABs1z61GABvOtQVYlDRgxQvrH4VkxAYsRkaBumqAzS+A2uSRwbWqBoE5B+ZCRJx8zXsWQh1FIhMB" +
+		"2EnHzn1X/8nhrn9fA/xEmJ0kAhn/ngYIRJjMd8WfBIZUnuOzeNIfvY4KbN6xiQQykq7MrOjErcC8yhfy0qesXZIcc+2mwgI4AQ6BZiALFP3tyfl681zWMYfASSh5vb+UeeAWKAEHwGAMM+i5kmPy3lMf" +
+		"IpDmM46B4SrYYcdEkQ4RaPRbORK05XLPiPc0hvb8n3gHRCXiyIC2CgcAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+	// iconsProjectsGet is a member of 3 tools.
+	iconsProjectsGet = "[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABB0lEQVRIid2VMW7CQBBF/1iuUe7AIrwIbFc" +
+		"U6VJwh3CBNLQ+AH1qaDgAR6DMFcCWsKM4hzANnX8aLJmQRaAFAfnV7nzpP2lmVgs8uqQ6NL3wTYTvABqWmRtSou9sOdsDKB0UADIAH5aAFwDtPF09AYBbMxoQWeTr5dgmXXXCMch+dXdswk6REdDy/KH" +
+		"SQVyvKR1OlfYn+7UgaWr/1ZTjmgw6Thtk71dV18ZWqSvieKac27XoYQDGGfwtrq8KyNN4dC7gdjOQsvwUSGzyT5WxRV9ZPAcwtwVcokUJWWYm88wtOlServxj/v96aBuQA6WDrVUiOQBQHABIiXZf5rM" +
+		"VACgARpYZd6Qfp6RDgj1llLkAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"light\"},{\"src\":\"data:image/png;base64," +
+		"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAAAzklEQVRIid2VuQ3CQBBF/yAKoAuDxFEDgXuAHJPQhJuAFiiDHmwJQRc2CeEjQJbQ+kDWYhn42c6s/pvd" +
+		"2UP6GwFbIMdfORAVvvYCyCVdJJ08a11KCsxs5K4AIPY0FxADFOOBr+E71QKANZA4sQOwd2IpsKrzGTbAA0kzJzapmDeVNK4z6W+LfgbQ1IMqnTsFmNmuLaDXHlwlJQ15P4CZHc1s0RmghVI9H8lKtT1F" +
+		"JZnZvCn/XxftJikE7p6eoaS8FAUiIPvAl5kBG88iv0gPgTHUJC6qAYQAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]"
+)
