@@ -17,7 +17,8 @@ import (
 
 // TestWrapLiteralsKeepsTheConstant: a file whose literals are long in
 // several ways (JSON with commas, base64 without, multi-byte runes,
-// escapes, invalid UTF-8, two literals on one line, a long key) comes out
+// escapes, invalid UTF-8, two literals on one line, a long key, short
+// literals that fill a line) comes out
 // of wrapLiterals with every line within MaxLineColumns, gofmt-clean, and
 // each literal the same Go constant as before.
 func TestWrapLiteralsKeepsTheConstant(t *testing.T) {
@@ -42,7 +43,10 @@ func TestWrapLiteralsKeepsTheConstant(t *testing.T) {
 		fmt.Fprintf(&src, "\t%q: %q,\n", fmt.Sprint("key", i), v)
 	}
 	fmt.Fprintf(&src, "\t%q: %q,\n", strings.Repeat("k", 150), values[0])
-	fmt.Fprintf(&src, "\t\"call\": f(%q, %q),\n}\n", values[1], values[3])
+	fmt.Fprintf(&src, "\t\"call\": f(%q, %q),\n", values[1], values[3])
+	// Literals too short to cut, on a line too long for them: they move.
+	medium := strings.Repeat("m", 70)
+	fmt.Fprintf(&src, "\t\"medium\": f(f(%q, %q), f(%q, %q)),\n}\n", medium, medium, medium, medium)
 	in, err := formatFile("p.go", []byte(src.String()))
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +64,7 @@ func TestWrapLiteralsKeepsTheConstant(t *testing.T) {
 		t.Errorf("wrapped file is not gofmt-clean (%v)", err)
 	}
 	before, after := literalValues(t, in), literalValues(t, out)
-	if len(before) != len(values)+2 || len(after) != len(before) {
+	if len(before) != len(values)+3 || len(after) != len(before) {
 		t.Fatalf("%d values before, %d after", len(before), len(after))
 	}
 	for i := range before {
@@ -71,7 +75,7 @@ func TestWrapLiteralsKeepsTheConstant(t *testing.T) {
 }
 
 // literalValues type-checks src and returns the constant values of m's
-// entries, in order (the call's two arguments joined).
+// entries, in order (a call's constant arguments joined).
 func literalValues(t *testing.T, src []byte) []string {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -95,7 +99,15 @@ func literalValues(t *testing.T, src []byte) []string {
 	for _, e := range lit.Elts {
 		kv := e.(*ast.KeyValueExpr)
 		if call, ok := kv.Value.(*ast.CallExpr); ok {
-			vals = append(vals, value(kv.Key)+"="+value(call.Args[0])+"|"+value(call.Args[1]))
+			var args []string
+			ast.Inspect(call, func(n ast.Node) bool {
+				if e, ok := n.(ast.Expr); ok && info.Types[e].Value != nil {
+					args = append(args, value(e))
+					return false
+				}
+				return true
+			})
+			vals = append(vals, value(kv.Key)+"="+strings.Join(args, "|"))
 			continue
 		}
 		vals = append(vals, value(kv.Key)+"="+value(kv.Value))
