@@ -715,6 +715,18 @@ func (ts *typeSession) objectWithout(n *schema.Node, name, skip string) (*Type, 
 // order; the first part that declares a property types it, and a property
 // is required when any part requires it.
 func (ts *typeSession) objectOf(n *schema.Node, parts []*schema.Node, name, skip string) (*Type, error) {
+	// encoding/json cannot name some properties in a struct tag: such an
+	// object is a map, decided before any property is typed, so that no
+	// type is built (and documented as the type of a field) for a struct
+	// that is never declared.
+	for _, part := range parts {
+		for _, prop := range part.PropOrder {
+			if prop != skip && !validTagName(prop) {
+				return &Type{Kind: KindMap, Pointer: n.Ptr, Elem: &Type{Kind: KindRaw},
+					Doc: []string{fmt.Sprintf("mcpbind: property %q cannot be a Go struct field tag; the object is kept as a map.", prop)}}, nil
+			}
+		}
+	}
 	t := &Type{Kind: KindStruct, Name: ts.b.typeName(name), Pointer: n.Ptr, SchemaDoc: ts.docKey}
 	t.Doc = ts.typeDoc(t.Name, n)
 	ts.register(n.Ptr, t)
@@ -735,13 +747,6 @@ func (ts *typeSession) objectOf(n *schema.Node, parts []*schema.Node, name, skip
 				continue
 			}
 			seen[prop] = true
-			if !validTagName(prop) {
-				// encoding/json cannot name such a property in a struct tag.
-				ts.byPtr[n.Ptr] = nil
-				ts.b.pkg.Types = slices.DeleteFunc(ts.b.pkg.Types, func(x *Type) bool { return x == t })
-				return &Type{Kind: KindMap, Pointer: n.Ptr, Elem: &Type{Kind: KindRaw},
-					Doc: []string{fmt.Sprintf("mcpbind: property %q cannot be a Go struct field tag; the object is kept as a map.", prop)}}, nil
-			}
 			goName := ts.b.cfg.Namer.Exported(prop)
 			if goName == "" {
 				goName = "Field"
