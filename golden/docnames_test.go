@@ -25,6 +25,8 @@ func TestCommentsNameDeclaredTypes(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Fatal("no generated golden packages")
 	}
+	// The capitalized words of mcpbind's own sentences that are not Go names.
+	english := map[string]bool{"JSON": true, "MCP": true, "The": true}
 	checked := 0
 	for _, dir := range dirs {
 		pkg, files, members := parseGenerated(t, dir)
@@ -63,10 +65,6 @@ func mentionedNames(line string) []string {
 	line = pointer.ReplaceAllString(line, "")
 	return goName.FindAllString(line, -1)
 }
-
-// english are the capitalized words of mcpbind's own sentences that are
-// not Go names.
-var english = map[string]bool{"JSON": true, "MCP": true, "The": true}
 
 var (
 	quoted  = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
