@@ -28,6 +28,7 @@ import (
 	"context"
 	"github.com/mark3labs/mcp-go/server"
 )
+const SupportPackageIsVersion1 = true
 type Output struct{ PlainObject, CanBeObject, HasResultProperty, AlwaysWraps bool }
 type SchemaSet struct{}
 func NewSchemaSet(docs map[string]string) *SchemaSet { return nil }

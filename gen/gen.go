@@ -17,7 +17,6 @@ import (
 	"sync"
 	"text/template"
 
-	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/internal/rawjson"
 	"github.com/mcpbind/mcpbind/ir"
 	"github.com/mcpbind/mcpbind/templates"
@@ -47,7 +46,7 @@ func New() (*Generator, error) {
 // that tests can render through broken or hostile templates and see the
 // generator refuse their output (FormatError, UnsafeOutputError).
 func NewWithTemplates(fsys fs.FS) (*Generator, error) {
-	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields, "pinnedTools": pinnedTools, "serverTool": serverTool, "legacyOutput": legacyOutput}).ParseFS(fsys, "*.tmpl")
+	t, err := template.New("mcpbind").Funcs(template.FuncMap{"doc": doc, "inline": inline, "outputFields": outputFields, "stringSlice": stringSlice, "typeInfo": typeInfo, "toolFields": toolFields, "pinnedTools": pinnedTools, "serverTool": serverTool, "legacyOutput": legacyOutput, "runtimeGuard": runtimeGuard}).ParseFS(fsys, "*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parse templates: %w", err)
 	}
@@ -131,7 +130,8 @@ func (g *Generator) packageFiles(p *ir.Package, withServer bool) ([]File, error)
 // imports are decided by the IR (clientImports, typesImports), so there is
 // nothing to resolve: they are only ordered and grouped the way goimports
 // orders them (standard library, then the rest, a blank line between),
-// and formatFile formats the file once.
+// and formatFile formats the file once (twice when wrapLiterals splits a
+// long literal).
 func (g *Generator) render(p *ir.Package, name, block string, imps []string) (File, error) {
 	imps = goimportsOrder(imps)
 	var buf bytes.Buffer
@@ -141,6 +141,9 @@ func (g *Generator) render(p *ir.Package, name, block string, imps []string) (Fi
 	}
 	src, err := formatFile(name, separateImportGroups(buf.Bytes(), imps))
 	if err != nil {
+		return File{}, err
+	}
+	if src, _, err = wrapLiterals(name, src); err != nil {
 		return File{}, err
 	}
 	return File{Name: name, Content: src}, nil
@@ -200,6 +203,20 @@ type fileData struct {
 	Imports []string
 }
 
+// RuntimeVersion is the version of the composition runtime that generated
+// code needs: client.go references composition.SupportPackageIsVersionN
+// for it (runtimeGuard), so a package built against an older runtime fails
+// to build. Bump it, and add the constant to composition, when the
+// templates start using something of composition that older runtimes lack
+// (see composition.SupportPackageIsVersion1).
+const RuntimeVersion = 1
+
+// runtimeGuard renders the constant generated code references for
+// RuntimeVersion.
+func runtimeGuard() string {
+	return "composition.SupportPackageIsVersion" + strconv.Itoa(RuntimeVersion)
+}
+
 // The import paths generated code uses.
 const (
 	importContext     = "context"
@@ -233,37 +250,49 @@ func serverImports(p *ir.Package) []string {
 }
 
 // serverTool renders t's tool object, as the bundle holds it, as a Go
-// string literal for composition.Handle; its outputSchema is the one the
+// string constant for composition.Handle: a literal, joined with the
+// constants of the package's SharedMembers where the object holds one; its outputSchema is the one the
 // IR decided to list toward 2026-07-28 sessions (Tool.ListedOutputSchema,
 // when set). An inputSchema or outputSchema
 // member that is byte for byte the tool's document in schemas.go (the
 // schema needed no normalization) is left out: the runtime takes it from
 // the package's SchemaSet, so the schema is in the package once.
 func serverTool(p *ir.Package, t *ir.Tool) (string, error) {
-	members, err := rawjson.Members(t.Raw)
+	kept, err := p.ServedMembers(t)
 	if err != nil {
-		return "", fmt.Errorf("tool %q: %w", t.Name, err)
+		return "", err
 	}
-	docs := map[string]string{}
-	for _, d := range p.Schemas {
-		docs[d.Key] = d.JSON
+	shared := map[[2]string]string{}
+	for _, m := range p.SharedMembers {
+		shared[[2]string{m.Key, m.JSON}] = m.Const
 	}
-	kept := members[:0:0]
-	for _, m := range members {
-		if m.Key == "outputSchema" && t.ListedOutputSchema != nil {
-			m.Value = t.ListedOutputSchema
+	// The object as rawjson.Object writes it, with each shared member's
+	// value replaced by its constant: "{…\"icons\":" + iconsX + ",…}".
+	var expr []string
+	var text strings.Builder
+	text.WriteByte('{')
+	for i, m := range kept {
+		one, err := rawjson.Object([]rawjson.Member{m})
+		if err != nil {
+			return "", fmt.Errorf("tool %q: %w", t.Name, err)
 		}
-		doc := map[string]string{"inputSchema": t.InputDoc, "outputSchema": t.OutputDoc}[m.Key]
-		if d, ok := docs[doc]; ok && doc != "" && d == string(m.Value) {
+		member := string(one[1 : len(one)-1]) // "key":value
+		if i > 0 {
+			text.WriteByte(',')
+		}
+		key := string(rawjson.Key(m.Key))
+		value := member[len(key)+1:]
+		if c, ok := shared[[2]string{m.Key, value}]; ok {
+			text.WriteString(key + ":")
+			expr = append(expr, strconv.Quote(text.String()), c)
+			text.Reset()
 			continue
 		}
-		kept = append(kept, m)
+		text.WriteString(member)
 	}
-	obj, err := rawjson.Object(kept)
-	if err != nil {
-		return "", fmt.Errorf("tool %q: %w", t.Name, err)
-	}
-	return strconv.Quote(string(obj)), nil
+	text.WriteByte('}')
+	expr = append(expr, strconv.Quote(text.String()))
+	return strings.Join(expr, " + "), nil
 }
 
 // legacyOutput renders the call that gives a served tool the outputSchema
@@ -294,22 +323,6 @@ func typesImports(p *ir.Package) []string {
 func sortedUnique(s []string) []string {
 	slices.Sort(s)
 	return slices.Compact(s)
-}
-
-// Write writes files into dir, creating it. Each file is written to a
-// temporary file and renamed, so a reader never sees a partial file and a
-// failure leaves the earlier file in place. Callers render every file
-// before writing any, so a rendering error writes nothing.
-func Write(dir string, files []File) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range files {
-		if err := bundle.WriteFile(filepath.Join(dir, f.Name), f.Content); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // WriteDump writes the raw source of a FormatError as <file>.dump into

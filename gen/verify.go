@@ -62,6 +62,9 @@ func planOf(p *ir.Package) plan {
 		pl.toolMethods[t.Method] = true
 		pl.names[t.DescriptorVar()] = true
 	}
+	for _, m := range p.SharedMembers {
+		pl.names[m.Const] = true
+	}
 	for _, m := range ir.GeneratedMethods() {
 		pl.typeMethods[m] = true
 	}
@@ -159,6 +162,9 @@ func (pl plan) checkDecl(d ast.Decl, imports []string, fail func(token.Pos, stri
 					return fail(s.Pos(), "an unplanned type %s", s.Name.Name)
 				}
 			case *ast.ValueSpec:
+				if isRuntimeGuard(d.Tok, s) {
+					continue
+				}
 				for _, n := range s.Names {
 					if !pl.names[n.Name] || n.Name == "Client" || n.Name == "Handler" || slices.Contains(ir.GeneratedFunctions(), n.Name) {
 						return fail(s.Pos(), "an unplanned declaration %s", n.Name)
@@ -169,6 +175,20 @@ func (pl plan) checkDecl(d ast.Decl, imports []string, fail func(token.Pos, stri
 		return nil
 	}
 	return fail(d.Pos(), "an unexpected declaration")
+}
+
+// isRuntimeGuard reports whether s is the declaration client.go makes for
+// RuntimeVersion: "const _ = " and runtimeGuard's constant.
+func isRuntimeGuard(tok token.Token, s *ast.ValueSpec) bool {
+	if tok != token.CONST || len(s.Names) != 1 || s.Names[0].Name != "_" || len(s.Values) != 1 {
+		return false
+	}
+	sel, ok := s.Values[0].(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	return ok && x.Name+"."+sel.Sel.Name == runtimeGuard()
 }
 
 // receiverName returns the type name of a method receiver (T or *T).

@@ -75,7 +75,7 @@ func TestGolden(t *testing.T) {
 					if err := removeGenerated(pkgDir); err != nil {
 						t.Fatal(err)
 					}
-					if err := gen.Write(pkgDir, out.Files); err != nil {
+					if _, err := gen.Write(pkgDir, out.Files); err != nil {
 						t.Fatal(err)
 					}
 					continue

@@ -99,6 +99,11 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 	}
 	dedupTypes(p, b.cfg.Namer, b.types)
 	slices.SortFunc(p.Schemas, func(a, b SchemaDoc) int { return strings.Compare(a.Key, b.Key) })
+	shared, err := sharedMembers(p, b.cfg.Namer, b.types)
+	if err != nil {
+		return nil, &Error{Server: srv.ID, Err: err}
+	}
+	p.SharedMembers = shared
 	for k := range b.used {
 		p.UsedOverrides = append(p.UsedOverrides, k)
 	}
@@ -304,17 +309,32 @@ func (ts *typeSession) hint(ptr, text string) {
 	}
 }
 
+// itemsOf starts the hint of an array's items: "the type of the items of
+// Parent.Field" names the struct and field that hold the array, both
+// declared, where a made-up name ("an item of ParentField") would name a
+// type that does not exist. It keeps the "the type of " form dedupTypes
+// rewrites when it merges or renames the parent.
+const itemsOf = "the type of the items of "
+
+// itemsHint is the hint of the items of an array whose own hint is of.
+func itemsHint(of string) string {
+	if rest, ok := strings.CutPrefix(of, "the type of "); ok {
+		return itemsOf + rest
+	}
+	return itemsOf + of
+}
+
 // typeDoc returns the doc comment of a named type built from n: a first
-// line that says what it is, then the schema's description or title —
-// unless the type is a property's ("the type of Parent.Field"), whose field
-// already carries that text.
+// line that says what it is, naming only declared types and fields, then
+// the schema's description or title — unless the type is a property's
+// ("the type of Parent.Field"), whose field already carries that text.
 func (ts *typeSession) typeDoc(name string, n *schema.Node) []string {
 	what, ok := ts.hints[n.Ptr]
 	if !ok {
 		what = "the schema at #" + n.Ptr
 	}
 	lines := []string{name + " is " + what + "."}
-	if strings.HasPrefix(what, "the type of ") {
+	if strings.HasPrefix(what, "the type of ") && !strings.HasPrefix(what, itemsOf) {
 		return lines
 	}
 	if d := docOf(n.S); len(d) > 0 {
@@ -611,7 +631,9 @@ func (ts *typeSession) single(n *schema.Node, typ, name string) (*Type, error) {
 		if s.Items == nil {
 			return &Type{Kind: KindArray, Pointer: n.Ptr, Elem: &Type{Kind: KindRaw}}, nil
 		}
-		ts.hint(jsonpointer.Append(n.Ptr, "items"), "an item of "+name)
+		if of, ok := ts.hints[n.Ptr]; ok {
+			ts.hint(jsonpointer.Append(n.Ptr, "items"), itemsHint(of))
+		}
 		elem, nullable, err := ts.typeOf(jsonpointer.Append(n.Ptr, "items"), name+"Item")
 		if err != nil {
 			return nil, err

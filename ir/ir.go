@@ -548,6 +548,10 @@ type Package struct {
 	// Schemas are the schema documents the named types validate against,
 	// sorted by key.
 	Schemas []SchemaDoc
+	// SharedMembers are the members of tool objects that several tools
+	// hold with the same value (an icon set, annotations), in the order of
+	// their first tool; server.go declares each once. See sharedMembers.
+	SharedMembers []SharedMember
 	// Warnings are what normalization changed or dropped, each naming the
 	// tool, the schema and the JSON pointer ("tool \"t\", inputSchema#/x: …").
 	Warnings []string

@@ -81,6 +81,20 @@ func parseRegister(src []byte) ([]registered, error) {
 	if err != nil {
 		return nil, err
 	}
+	consts := map[string]ast.Expr{}
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if i < len(vs.Values) {
+						consts[n.Name] = vs.Values[i]
+					}
+				}
+			}
+		}
+	}
+	stringArg := func(call *ast.CallExpr, i int) (string, error) { return stringArg(call, i, consts) }
 	legacyOf := map[*ast.CallExpr]string{}
 	var handles []*ast.CallExpr
 	var bad error
@@ -98,7 +112,7 @@ func parseRegister(src []byte) ([]registered, error) {
 			inner, ok := sel.X.(*ast.CallExpr)
 			s, err := stringArg(call, 0)
 			if !ok || err != nil {
-				bad = fmt.Errorf("a WithLegacyOutputSchema call not on a Handle call with a string literal")
+				bad = fmt.Errorf("a WithLegacyOutputSchema call not on a Handle call with a string constant")
 				return false
 			}
 			legacyOf[inner] = s
@@ -115,22 +129,59 @@ func parseRegister(src []byte) ([]registered, error) {
 		id, ok := h.Args[0].(*ast.Ident)
 		toolJSON, err := stringArg(h, 1)
 		if !ok || err != nil {
-			return nil, fmt.Errorf("a Handle call without a descriptor variable and a tool object literal")
+			return nil, fmt.Errorf("a Handle call without a descriptor variable and a tool object constant")
 		}
 		regs = append(regs, registered{descriptor: id.Name, toolJSON: toolJSON, legacy: legacyOf[h]})
 	}
 	return regs, nil
 }
 
-func stringArg(call *ast.CallExpr, i int) (string, error) {
+// stringArg returns the value of argument i of call, a string constant:
+// a literal, a concatenation ("…" + "…", as long literals are wrapped) or
+// a constant of the file (consts: name → value), such as a shared icon set.
+func stringArg(call *ast.CallExpr, i int, consts map[string]ast.Expr) (string, error) {
 	if len(call.Args) <= i {
 		return "", fmt.Errorf("no argument %d", i)
 	}
-	lit, ok := call.Args[i].(*ast.BasicLit)
-	if !ok || lit.Kind != token.STRING {
-		return "", fmt.Errorf("argument %d is not a string literal", i)
+	s, ok := stringConst(call.Args[i], consts, 0)
+	if !ok {
+		return "", fmt.Errorf("argument %d is not a string constant", i)
 	}
-	return strconv.Unquote(lit.Value)
+	return s, nil
+}
+
+// stringConst evaluates a string constant expression of server.go.
+func stringConst(e ast.Expr, consts map[string]ast.Expr, depth int) (string, bool) {
+	if depth > 1<<16 { // a constant that refers to itself
+		return "", false
+	}
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if e.Kind != token.STRING {
+			return "", false
+		}
+		s, err := strconv.Unquote(e.Value)
+		return s, err == nil
+	case *ast.ParenExpr:
+		return stringConst(e.X, consts, depth+1)
+	case *ast.BinaryExpr:
+		if e.Op != token.ADD {
+			return "", false
+		}
+		x, ok := stringConst(e.X, consts, depth+1)
+		if !ok {
+			return "", false
+		}
+		y, ok := stringConst(e.Y, consts, depth+1)
+		return x + y, ok
+	case *ast.Ident:
+		v, ok := consts[e.Name]
+		if !ok {
+			return "", false
+		}
+		return stringConst(v, consts, depth+1)
+	}
+	return "", false
 }
 
 // Era returns the protocol version of a session in srv's era, for

@@ -6,13 +6,42 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 )
 
-// schemas holds the tools' JSON Schemas exactly as the server sent them;
-// the Validate methods check values against them.
+// schemas holds each tool's inputSchema and outputSchema, keyed
+// "<tool>#inputSchema" and "<tool>#outputSchema", compacted and normalized
+// to JSON Schema 2020-12: the keywords of older dialects, "$ref" with
+// sibling keywords and a bare map of field specs are rewritten, so a
+// document may differ from what the server sent. They are the documents the
+// types were generated from; the Validate methods check values against
+// them, and a generated server lists a schema from here when it needed no
+// rewriting.
 var schemas = composition.NewSchemaSet(map[string]string{
-	"findings#inputSchema":          "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"Only the findings about this table. Default: every table.\"}},\"additionalProperties\":false}",
-	"findings#outputSchema":         "{\"type\":\"object\",\"properties\":{\"findings\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name.\"},\"entity\":{\"type\":\"string\",\"description\":\"The name of the server-memory entity that holds the observations.\"},\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Every observation remembered about the table, oldest first.\"},\"exists\":{\"type\":\"boolean\",\"description\":\"Whether the table still exists in the database.\"},\"row_count\":{\"type\":\"integer\",\"description\":\"The number of rows now in the table; 0 when it no longer exists.\"}},\"required\":[\"table\",\"entity\",\"observations\",\"exists\",\"row_count\"],\"additionalProperties\":false},\"description\":\"One entry per table with remembered observations, sorted by table name.\"}},\"required\":[\"findings\"],\"additionalProperties\":false}",
-	"remember_finding#inputSchema":  "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table the finding is about; it must exist.\"},\"observation\":{\"type\":\"string\",\"description\":\"The finding, in one sentence.\"}},\"required\":[\"table\",\"observation\"],\"additionalProperties\":false}",
-	"remember_finding#outputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name.\"},\"entity\":{\"type\":\"string\",\"description\":\"The name of the server-memory entity that holds the observations.\"},\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Every observation remembered about the table, oldest first.\"},\"exists\":{\"type\":\"boolean\",\"description\":\"Whether the table still exists in the database.\"},\"row_count\":{\"type\":\"integer\",\"description\":\"The number of rows now in the table; 0 when it no longer exists.\"}},\"required\":[\"table\",\"entity\",\"observations\",\"exists\",\"row_count\"],\"additionalProperties\":false}",
-	"table_report#inputSchema":      "{\"type\":\"object\",\"properties\":{\"tables\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"The tables to report on, as sqlite-explorer's list_tables names them. Default: every table.\"},\"sample_rows\":{\"type\":\"integer\",\"description\":\"How many rows of each table to include, 0 to 20. Default: 3.\"}},\"additionalProperties\":false}",
-	"table_report#outputSchema":     "{\"type\":\"object\",\"properties\":{\"tables\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name.\"},\"row_count\":{\"type\":\"integer\",\"description\":\"The number of rows now in the table.\"},\"columns\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"The table's column names, in order.\"},\"sample\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":true},\"description\":\"The table's first rows (by rowid), each a list of values in column order.\"}},\"required\":[\"table\",\"row_count\",\"columns\",\"sample\"],\"additionalProperties\":false},\"description\":\"One summary per table, in the order of list_tables.\"}},\"required\":[\"tables\"],\"additionalProperties\":false}",
+	"findings#inputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"Only the findings about this table. Defau" +
+		"lt: every table.\"}},\"additionalProperties\":false}",
+	"findings#outputSchema": "{\"type\":\"object\",\"properties\":{\"findings\":{\"type\":\"array\",\"items\":{\"type\":\"object\"," +
+		"\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name.\"},\"entity\":{\"type\":\"string\"," +
+		"\"description\":\"The name of the server-memory entity that holds the observations.\"},\"observations\":{\"type\":\"array\"," +
+		"\"items\":{\"type\":\"string\"},\"description\":\"Every observation remembered about the table, oldest first.\"},\"exists\":{\"type\":\"boolean\"," +
+		"\"description\":\"Whether the table still exists in the database.\"},\"row_count\":{\"type\":\"integer\"," +
+		"\"description\":\"The number of rows now in the table; 0 when it no longer exists.\"}},\"required\":[\"table\",\"entity\",\"observations\",\"exists\"," +
+		"\"row_count\"],\"additionalProperties\":false},\"description\":\"One entry per table with remembered observations, sorted by table name.\"}}," +
+		"\"required\":[\"findings\"],\"additionalProperties\":false}",
+	"remember_finding#inputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table the finding is about; it must e" +
+		"xist.\"},\"observation\":{\"type\":\"string\",\"description\":\"The finding, in one sentence.\"}},\"required\":[\"table\",\"observation\"]," +
+		"\"additionalProperties\":false}",
+	"remember_finding#outputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name.\"}," +
+		"\"entity\":{\"type\":\"string\",\"description\":\"The name of the server-memory entity that holds the observations.\"}," +
+		"\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"Every observation remembered about the table, oldest first.\"}," +
+		"\"exists\":{\"type\":\"boolean\",\"description\":\"Whether the table still exists in the database.\"},\"row_count\":{\"type\":\"integer\"," +
+		"\"description\":\"The number of rows now in the table; 0 when it no longer exists.\"}},\"required\":[\"table\",\"entity\",\"observations\",\"exists\"," +
+		"\"row_count\"],\"additionalProperties\":false}",
+	"table_report#inputSchema": "{\"type\":\"object\",\"properties\":{\"tables\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}," +
+		"\"description\":\"The tables to report on, as sqlite-explorer's list_tables names them. Default: every table.\"},\"sample_rows\":{\"type\":\"integer\"," +
+		"\"description\":\"How many rows of each table to include, 0 to 20. Default: 3.\"}},\"additionalProperties\":false}",
+	"table_report#outputSchema": "{\"type\":\"object\",\"properties\":{\"tables\":{\"type\":\"array\",\"items\":{\"type\":\"object\"," +
+		"\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name.\"},\"row_count\":{\"type\":\"integer\"," +
+		"\"description\":\"The number of rows now in the table.\"},\"columns\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}," +
+		"\"description\":\"The table's column names, in order.\"},\"sample\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":true}," +
+		"\"description\":\"The table's first rows (by rowid), each a list of values in column order.\"}},\"required\":[\"table\",\"row_count\",\"columns\"," +
+		"\"sample\"],\"additionalProperties\":false},\"description\":\"One summary per table, in the order of list_tables.\"}},\"required\":[\"tables\"]," +
+		"\"additionalProperties\":false}",
 })

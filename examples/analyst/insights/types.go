@@ -30,7 +30,7 @@ func (v FindingsResult) MarshalJSON() ([]byte, error)     { return types.Marshal
 func (v *FindingsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v FindingsResult) Validate() error                  { return types.Validate(v) }
 
-// Finding is an item of FindingsResultFindings.
+// Finding is the type of the items of FindingsResult.Findings.
 type Finding struct {
 	// The table's name.
 	Table string `json:"table"`
@@ -105,7 +105,7 @@ func (v TableReportResult) MarshalJSON() ([]byte, error)     { return types.Mars
 func (v *TableReportResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v TableReportResult) Validate() error                  { return types.Validate(v) }
 
-// TableSummary is an item of TableReportResultTables.
+// TableSummary is the type of the items of TableReportResult.Tables.
 type TableSummary struct {
 	// The table's name.
 	Table string `json:"table"`

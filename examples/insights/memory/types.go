@@ -16,7 +16,7 @@ func (v AddObservationsArgs) MarshalJSON() ([]byte, error)     { return types.Ma
 func (v *AddObservationsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v AddObservationsArgs) Validate() error                  { return types.Validate(v) }
 
-// AddObservationsArgsObservationsItem is an item of AddObservationsArgsObservations.
+// AddObservationsArgsObservationsItem is the type of the items of AddObservationsArgs.Observations.
 type AddObservationsArgsObservationsItem struct {
 	// The name of the entity to add the observations to
 	EntityName string `json:"entityName"`
@@ -41,7 +41,7 @@ func (v AddObservationsResult) MarshalJSON() ([]byte, error)     { return types.
 func (v *AddObservationsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v AddObservationsResult) Validate() error                  { return types.Validate(v) }
 
-// AddObservationsResultResultsItem is an item of AddObservationsResultResults.
+// AddObservationsResultResultsItem is the type of the items of AddObservationsResult.Results.
 type AddObservationsResultResultsItem struct {
 	EntityName        string   `json:"entityName"`
 	AddedObservations []string `json:"addedObservations"`
@@ -64,7 +64,7 @@ func (v CreateEntitiesArgs) MarshalJSON() ([]byte, error)     { return types.Mar
 func (v *CreateEntitiesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v CreateEntitiesArgs) Validate() error                  { return types.Validate(v) }
 
-// CreateEntitiesArgsEntitiesItem is an item of CreateEntitiesArgsEntities.
+// CreateEntitiesArgsEntitiesItem is the type of the items of CreateEntitiesArgs.Entities.
 type CreateEntitiesArgsEntitiesItem struct {
 	// The name of the entity
 	Name string `json:"name"`
@@ -91,7 +91,7 @@ func (v CreateEntitiesResult) MarshalJSON() ([]byte, error)     { return types.M
 func (v *CreateEntitiesResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v CreateEntitiesResult) Validate() error                  { return types.Validate(v) }
 
-// Entities is an item of CreateEntitiesResultEntities.
+// Entities is the type of the items of CreateEntitiesResult.Entities, the items of OpenNodesResult.Entities, the items of ReadGraphResult.Entities and the items of SearchNodesResult.Entities.
 type Entities struct {
 	// The name of the entity
 	Name string `json:"name"`
@@ -116,7 +116,7 @@ func (v CreateRelationsArgs) MarshalJSON() ([]byte, error)     { return types.Ma
 func (v *CreateRelationsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v CreateRelationsArgs) Validate() error                  { return types.Validate(v) }
 
-// Relations is an item of CreateRelationsArgsRelations.
+// Relations is the type of the items of CreateRelationsArgs.Relations and the items of DeleteRelationsArgs.Relations.
 type Relations struct {
 	// The name of the entity where the relation starts
 	From string `json:"from"`
@@ -141,7 +141,7 @@ func (v CreateRelationsResult) MarshalJSON() ([]byte, error)     { return types.
 func (v *CreateRelationsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v CreateRelationsResult) Validate() error                  { return types.Validate(v) }
 
-// CreateRelationsResultRelationsItem is an item of CreateRelationsResultRelations.
+// CreateRelationsResultRelationsItem is the type of the items of CreateRelationsResult.Relations, the items of OpenNodesResult.Relations, the items of ReadGraphResult.Relations and the items of SearchNodesResult.Relations.
 type CreateRelationsResultRelationsItem struct {
 	// The name of the entity where the relation starts
 	From string `json:"from"`
@@ -190,7 +190,7 @@ func (v DeleteObservationsArgs) MarshalJSON() ([]byte, error)     { return types
 func (v *DeleteObservationsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v DeleteObservationsArgs) Validate() error                  { return types.Validate(v) }
 
-// DeleteObservationsArgsDeletionsItem is an item of DeleteObservationsArgsDeletions.
+// DeleteObservationsArgsDeletionsItem is the type of the items of DeleteObservationsArgs.Deletions.
 type DeleteObservationsArgsDeletionsItem struct {
 	// The name of the entity containing the observations
 	EntityName string `json:"entityName"`

@@ -6,19 +6,44 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 )
 
-// schemas holds the tools' JSON Schemas exactly as the server sent them;
-// the Validate methods check values against them.
+// schemas holds each tool's inputSchema and outputSchema, keyed
+// "<tool>#inputSchema" and "<tool>#outputSchema", compacted and normalized
+// to JSON Schema 2020-12: the keywords of older dialects, "$ref" with
+// sibling keywords and a bare map of field specs are rewritten, so a
+// document may differ from what the server sent. They are the documents the
+// types were generated from; the Validate methods check values against
+// them, and a generated server lists a schema from here when it needed no
+// rewriting.
 var schemas = composition.NewSchemaSet(map[string]string{
-	"count_rows#inputSchema":      "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name, as list_tables gives it.\"}},\"required\":[\"table\"],\"additionalProperties\":false}",
-	"count_rows#outputSchema":     "{\"type\":\"integer\"}",
-	"describe_table#inputSchema":  "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name, as list_tables gives it.\"}},\"required\":[\"table\"],\"additionalProperties\":false}",
-	"describe_table#outputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name.\"},\"columns\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"The column's name.\"},\"type\":{\"type\":\"string\",\"description\":\"The declared SQL type, e.g. INTEGER or TEXT; empty when undeclared.\"},\"not_null\":{\"type\":\"boolean\",\"description\":\"Whether the column is declared NOT NULL.\"},\"primary_key\":{\"type\":\"boolean\",\"description\":\"Whether the column is part of the primary key.\"}},\"required\":[\"name\",\"type\",\"not_null\",\"primary_key\"],\"additionalProperties\":false},\"description\":\"The columns, in declaration order.\"}},\"required\":[\"table\",\"columns\"],\"additionalProperties\":false}",
-	"find_row#inputSchema":        "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name, as list_tables gives it.\"},\"id\":{\"type\":\"integer\",\"description\":\"The row's primary key (its rowid when the table has no single primary key column).\"}},\"required\":[\"table\",\"id\"],\"additionalProperties\":false}",
-	"find_row#outputSchema":       "{\"anyOf\":[{\"type\":\"object\",\"additionalProperties\":true},{\"type\":\"null\"}]}",
-	"insert_row#inputSchema":      "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name, as list_tables gives it.\"},\"values\":{\"type\":\"object\",\"description\":\"Column name to value (string, number, boolean or null). Columns left out get their defaults.\",\"additionalProperties\":true}},\"required\":[\"table\",\"values\"],\"additionalProperties\":false}",
-	"insert_row#outputSchema":     "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\",\"description\":\"The new row's rowid (its INTEGER PRIMARY KEY when it has one).\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
-	"list_tables#inputSchema":     "{\"type\":\"object\",\"additionalProperties\":false}",
-	"list_tables#outputSchema":    "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}",
-	"query#inputSchema":           "{\"type\":\"object\",\"properties\":{\"sql\":{\"type\":\"string\",\"description\":\"One SQL statement, run read-only (SELECT, WITH, PRAGMA, EXPLAIN). Use ? placeholders for values.\"},\"params\":{\"type\":\"array\",\"items\":true,\"description\":\"Values bound to the statement's ? placeholders, in order.\"}},\"required\":[\"sql\"],\"additionalProperties\":false}",
-	"query#outputSchema":          "{\"type\":\"object\",\"properties\":{\"columns\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"The result's column names, in order.\"},\"rows\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":true},\"description\":\"The rows, each a list of values in column order.\"},\"row_count\":{\"type\":\"integer\",\"description\":\"The number of rows.\"}},\"required\":[\"columns\",\"rows\",\"row_count\"],\"additionalProperties\":false}",
+	"count_rows#inputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name," +
+		" as list_tables gives it.\"}},\"required\":[\"table\"],\"additionalProperties\":false}",
+	"count_rows#outputSchema": "{\"type\":\"integer\"}",
+	"describe_table#inputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name," +
+		" as list_tables gives it.\"}},\"required\":[\"table\"],\"additionalProperties\":false}",
+	"describe_table#outputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name.\"}," +
+		"\"columns\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"The column's name.\"}," +
+		"\"type\":{\"type\":\"string\",\"description\":\"The declared SQL type, e.g. INTEGER or TEXT; empty when undeclared.\"}," +
+		"\"not_null\":{\"type\":\"boolean\",\"description\":\"Whether the column is declared NOT NULL.\"},\"primary_key\":{\"type\":\"boolean\"," +
+		"\"description\":\"Whether the column is part of the primary key.\"}},\"required\":[\"name\",\"type\",\"not_null\",\"primary_key\"]," +
+		"\"additionalProperties\":false},\"description\":\"The columns, in declaration order.\"}},\"required\":[\"table\",\"columns\"]," +
+		"\"additionalProperties\":false}",
+	"find_row#inputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name," +
+		" as list_tables gives it.\"},\"id\":{\"type\":\"integer\",\"description\":\"The row's primary key (its rowid when the table has no single primary key co" +
+		"lumn).\"}},\"required\":[\"table\",\"id\"],\"additionalProperties\":false}",
+	"find_row#outputSchema": "{\"anyOf\":[{\"type\":\"object\",\"additionalProperties\":true},{\"type\":\"null\"}]}",
+	"insert_row#inputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name," +
+		" as list_tables gives it.\"},\"values\":{\"type\":\"object\",\"description\":\"Column name to value (string, number," +
+		" boolean or null). Columns left out get their defaults.\",\"additionalProperties\":true}},\"required\":[\"table\",\"values\"]," +
+		"\"additionalProperties\":false}",
+	"insert_row#outputSchema": "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\",\"description\":\"The new row's rowid (its INTEGER PRIMARY KEY " +
+		"when it has one).\"}},\"required\":[\"id\"],\"additionalProperties\":false}",
+	"list_tables#inputSchema":  "{\"type\":\"object\",\"additionalProperties\":false}",
+	"list_tables#outputSchema": "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}",
+	"query#inputSchema": "{\"type\":\"object\",\"properties\":{\"sql\":{\"type\":\"string\",\"description\":\"One SQL statement, run read-only (SELECT," +
+		" WITH, PRAGMA, EXPLAIN). Use ? placeholders for values.\"},\"params\":{\"type\":\"array\",\"items\":true," +
+		"\"description\":\"Values bound to the statement's ? placeholders, in order.\"}},\"required\":[\"sql\"],\"additionalProperties\":false}",
+	"query#outputSchema": "{\"type\":\"object\",\"properties\":{\"columns\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}," +
+		"\"description\":\"The result's column names, in order.\"},\"rows\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":true}," +
+		"\"description\":\"The rows, each a list of values in column order.\"},\"row_count\":{\"type\":\"integer\",\"description\":\"The number of rows.\"}}," +
+		"\"required\":[\"columns\",\"rows\",\"row_count\"],\"additionalProperties\":false}",
 })

@@ -77,7 +77,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v BraveImageSearchResultType) Validate() error { return types.Validate(v) }
 
-// BraveImageSearchResultItemsItem is an item of BraveImageSearchResultItems.
+// BraveImageSearchResultItemsItem is the type of the items of BraveImageSearchResult.Items.
 type BraveImageSearchResultItemsItem struct {
 	Title string `json:"title"`
 	// Format: uri.
@@ -375,7 +375,7 @@ func (v *BraveLlmContextResultGrounding) UnmarshalJSON(data []byte) error {
 }
 func (v BraveLlmContextResultGrounding) Validate() error { return types.Validate(v) }
 
-// BraveLlmContextResultGroundingGenericItem is an item of BraveLlmContextResultGroundingGeneric.
+// BraveLlmContextResultGroundingGenericItem is the type of the items of BraveLlmContextResultGrounding.Generic.
 type BraveLlmContextResultGroundingGenericItem struct {
 	// Format: uri.
 	URL   string `json:"url"`
@@ -410,7 +410,7 @@ func (v *BraveLlmContextResultGroundingPoi) UnmarshalJSON(data []byte) error {
 }
 func (v BraveLlmContextResultGroundingPoi) Validate() error { return types.Validate(v) }
 
-// BraveLlmContextResultGroundingMapItem is an item of BraveLlmContextResultGroundingMap.
+// BraveLlmContextResultGroundingMapItem is the type of the items of BraveLlmContextResultGrounding.Map.
 type BraveLlmContextResultGroundingMapItem struct {
 	Name  string `json:"name"`
 	URL   string `json:"url"`
@@ -695,7 +695,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v Safesearch) Validate() error { return types.Validate(v) }
 
-// ResultFilter is an item of BraveLocalSearchArgsResultFilter.
+// ResultFilter is the type of the items of BraveLocalSearchArgs.ResultFilter and the items of BraveWebSearchArgs.ResultFilter.
 type ResultFilter string
 
 // The values of ResultFilter.
@@ -1063,7 +1063,7 @@ func (v *BravePlaceSearchResultQuery) UnmarshalJSON(data []byte) error {
 }
 func (v BravePlaceSearchResultQuery) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItem is an item of BravePlaceSearchResultResults.
+// BravePlaceSearchResultResultsItem is the type of the items of BravePlaceSearchResult.Results, the items of BravePlaceSearchResultAddressesItem.Pois, the items of BravePlaceSearchResultAddressesItem.PoisNearby, the items of BravePlaceSearchResultAddressesItem.Pois and the items of BravePlaceSearchResultAddressesItem.PoisNearby.
 type BravePlaceSearchResultResultsItem struct {
 	// The display title of the location.
 	Title string `json:"title"`
@@ -1267,7 +1267,7 @@ func (v OpeningHours) MarshalJSON() ([]byte, error)     { return types.Marshal(v
 func (v *OpeningHours) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v OpeningHours) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem is an item of BravePlaceSearchResultResultsItemOpeningHoursCurrentDay.
+// BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem is the type of the items of OpeningHours.CurrentDay.
 type BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem struct {
 	// Short name of the day of the week (e.g. "Mon").
 	AbbrName *string `json:"abbr_name,omitzero"`
@@ -1292,7 +1292,7 @@ func (v BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem) Validate() 
 	return types.Validate(v)
 }
 
-// Days is an item of BravePlaceSearchResultResultsItemOpeningHoursDays.
+// Days is the type of the items of OpeningHours.Days, the items of OpeningHours.Days, the items of OpeningHours.Days, the items of OpeningHours.Days and the items of OpeningHours.Days.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
 type Days struct {
@@ -1340,7 +1340,7 @@ func (v Rating) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Rating) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Rating) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemRatingProfile is the type of Rating.Profile.
+// BravePlaceSearchResultResultsItemRatingProfile is the type of Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile and Results.Author.
 type BravePlaceSearchResultResultsItemRatingProfile struct {
 	Type     *string `json:"type,omitzero"`
 	Name     *string `json:"name,omitzero"`
@@ -1392,7 +1392,7 @@ func (v Reviews) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Reviews) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Reviews) Validate() error                  { return types.Validate(v) }
 
-// Results is an item of BravePlaceSearchResultResultsItemReviewsResults.
+// Results is the type of the items of Reviews.Results, the items of Reviews.Results, the items of Reviews.Results, the items of Reviews.Results and the items of Reviews.Results.
 type Results struct {
 	// The title of the review.
 	Title string `json:"title"`
@@ -1452,7 +1452,7 @@ func (v Pictures) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Pictures) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Pictures) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemPicturesResultsItem is an item of BravePlaceSearchResultResultsItemPicturesResults.
+// BravePlaceSearchResultResultsItemPicturesResultsItem is the type of the items of Pictures.Results, the items of Pictures.Results, the items of Pictures.Results, the items of Pictures.Results and the items of Pictures.Results.
 type BravePlaceSearchResultResultsItemPicturesResultsItem struct {
 	// The served URL of the picture thumbnail.
 	Src string `json:"src"`
@@ -1504,7 +1504,7 @@ func (v Action) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Action) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Action) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemResultsItem is an item of BravePlaceSearchResultResultsItemResults.
+// BravePlaceSearchResultResultsItemResultsItem is the type of the items of BravePlaceSearchResultResultsItem.Results, the items of BravePlaceSearchResultResultsItem.Results, the items of BravePlaceSearchResultResultsItem.Results, the items of BravePlaceSearchResultResultsItem.Results and the items of BravePlaceSearchResultResultsItem.Results.
 type BravePlaceSearchResultResultsItemResultsItem struct {
 	// The display title of the location.
 	Title string `json:"title"`
@@ -1563,7 +1563,7 @@ func (v MetaURL) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *MetaURL) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v MetaURL) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultCitiesItem is an item of BravePlaceSearchResultCities.
+// BravePlaceSearchResultCitiesItem is the type of the items of BravePlaceSearchResult.Cities.
 type BravePlaceSearchResultCitiesItem struct {
 	Type BravePlaceSearchResultCitiesItemType `json:"type"`
 	// Name of the city
@@ -1650,7 +1650,7 @@ func (v *BravePlaceSearchResultCitiesItemThumbnail) UnmarshalJSON(data []byte) e
 }
 func (v BravePlaceSearchResultCitiesItemThumbnail) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultAddressesItem is an item of BravePlaceSearchResultAddresses.
+// BravePlaceSearchResultAddressesItem is the type of the items of BravePlaceSearchResult.Addresses and the items of BravePlaceSearchResult.Streets.
 type BravePlaceSearchResultAddressesItem struct {
 	// Result is "address" when the result refers to an explicit street + number, but "street" when it refers only to the street itself.
 	Type BravePlaceSearchResultAddressesItemType `json:"type"`

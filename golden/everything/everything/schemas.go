@@ -6,21 +6,52 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 )
 
-// schemas holds the tools' JSON Schemas exactly as the server sent them;
-// the Validate methods check values against them.
+// schemas holds each tool's inputSchema and outputSchema, keyed
+// "<tool>#inputSchema" and "<tool>#outputSchema", compacted and normalized
+// to JSON Schema 2020-12: the keywords of older dialects, "$ref" with
+// sibling keywords and a bare map of field specs are rewritten, so a
+// document may differ from what the server sent. They are the documents the
+// types were generated from; the Validate methods check values against
+// them, and a generated server lists a schema from here when it needed no
+// rewriting.
 var schemas = composition.NewSchemaSet(map[string]string{
-	"echo#inputSchema":                           "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"Message to echo\"}},\"required\":[\"message\"]}",
-	"get-annotated-message#inputSchema":          "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"messageType\":{\"type\":\"string\",\"enum\":[\"error\",\"success\",\"debug\"],\"description\":\"Type of message to demonstrate different annotation patterns\"},\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"}},\"required\":[\"messageType\"]}",
-	"get-env#inputSchema":                        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{}}",
-	"get-resource-links#inputSchema":             "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"type\":\"number\",\"minimum\":1,\"maximum\":10}}}",
-	"get-resource-reference#inputSchema":         "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"resourceType\":{\"default\":\"Text\",\"type\":\"string\",\"enum\":[\"Text\",\"Blob\"]},\"resourceId\":{\"default\":1,\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"}}}",
-	"get-structured-content#inputSchema":         "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"location\":{\"type\":\"string\",\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"description\":\"Choose city\"}},\"required\":[\"location\"]}",
-	"get-structured-content#outputSchema":        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"temperature\":{\"type\":\"number\",\"description\":\"Temperature in celsius\"},\"conditions\":{\"type\":\"string\",\"description\":\"Weather conditions description\"},\"humidity\":{\"type\":\"number\",\"description\":\"Humidity percentage\"}},\"required\":[\"temperature\",\"conditions\",\"humidity\"],\"additionalProperties\":false}",
-	"get-sum#inputSchema":                        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"number\",\"description\":\"First number\"},\"b\":{\"type\":\"number\",\"description\":\"Second number\"}},\"required\":[\"a\",\"b\"]}",
-	"get-tiny-image#inputSchema":                 "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{}}",
-	"gzip-file-as-resource#inputSchema":          "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"name\":{\"default\":\"README.md.gz\",\"type\":\"string\",\"description\":\"Name of the output file\"},\"data\":{\"default\":\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\",\"type\":\"string\",\"format\":\"uri\",\"description\":\"URL or data URI of the file content to compress\"},\"outputType\":{\"default\":\"resourceLink\",\"description\":\"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.\",\"type\":\"string\",\"enum\":[\"resourceLink\",\"resource\"]}}}",
-	"simulate-research-query#inputSchema":        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"topic\":{\"type\":\"string\",\"description\":\"The research topic to investigate\"},\"ambiguous\":{\"default\":false,\"description\":\"Simulate an ambiguous query that requires clarification (triggers input_required status)\",\"type\":\"boolean\"}},\"required\":[\"topic\"]}",
-	"toggle-simulated-logging#inputSchema":       "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{}}",
-	"toggle-subscriber-updates#inputSchema":      "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{}}",
-	"trigger-long-running-operation#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\",\"type\":\"number\"},\"steps\":{\"default\":5,\"description\":\"Number of steps in the operation\",\"type\":\"number\"}}}",
+	"echo#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\"," +
+		"\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"Message to echo\"}},\"required\":[\"message\"]}",
+	"get-annotated-message#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\"," +
+		"\"properties\":{\"messageType\":{\"type\":\"string\",\"enum\":[\"error\",\"success\",\"debug\"],\"description\":\"Type of message to demonstrate differe" +
+		"nt annotation patterns\"},\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"}}," +
+		"\"required\":[\"messageType\"]}",
+	"get-env#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{}}",
+	"get-resource-links#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\"," +
+		"\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"type\":\"number\",\"minimum\":1," +
+		"\"maximum\":10}}}",
+	"get-resource-reference#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\"," +
+		"\"properties\":{\"resourceType\":{\"default\":\"Text\",\"type\":\"string\",\"enum\":[\"Text\",\"Blob\"]},\"resourceId\":{\"default\":1," +
+		"\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"}}}",
+	"get-structured-content#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\"," +
+		"\"properties\":{\"location\":{\"type\":\"string\",\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"description\":\"Choose city\"}}," +
+		"\"required\":[\"location\"]}",
+	"get-structured-content#outputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\"," +
+		"\"properties\":{\"temperature\":{\"type\":\"number\",\"description\":\"Temperature in celsius\"},\"conditions\":{\"type\":\"string\"," +
+		"\"description\":\"Weather conditions description\"},\"humidity\":{\"type\":\"number\",\"description\":\"Humidity percentage\"}}," +
+		"\"required\":[\"temperature\",\"conditions\",\"humidity\"],\"additionalProperties\":false}",
+	"get-sum#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\"," +
+		"\"properties\":{\"a\":{\"type\":\"number\",\"description\":\"First number\"},\"b\":{\"type\":\"number\",\"description\":\"Second number\"}}," +
+		"\"required\":[\"a\",\"b\"]}",
+	"get-tiny-image#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{}}",
+	"gzip-file-as-resource#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\"," +
+		"\"properties\":{\"name\":{\"default\":\"README.md.gz\",\"type\":\"string\",\"description\":\"Name of the output file\"}," +
+		"\"data\":{\"default\":\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\",\"type\":\"string\"," +
+		"\"format\":\"uri\",\"description\":\"URL or data URI of the file content to compress\"},\"outputType\":{\"default\":\"resourceLink\"," +
+		"\"description\":\"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later," +
+		" 'resource' returns a full resource object.\",\"type\":\"string\",\"enum\":[\"resourceLink\",\"resource\"]}}}",
+	"simulate-research-query#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\"," +
+		"\"properties\":{\"topic\":{\"type\":\"string\",\"description\":\"The research topic to investigate\"},\"ambiguous\":{\"default\":false," +
+		"\"description\":\"Simulate an ambiguous query that requires clarification (triggers input_required status)\",\"type\":\"boolean\"}}," +
+		"\"required\":[\"topic\"]}",
+	"toggle-simulated-logging#inputSchema":  "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{}}",
+	"toggle-subscriber-updates#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"properties\":{}}",
+	"trigger-long-running-operation#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\"," +
+		"\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\",\"type\":\"number\"},\"steps\":{\"default\":5," +
+		"\"description\":\"Number of steps in the operation\",\"type\":\"number\"}}}",
 })

@@ -766,7 +766,7 @@ func (v GetFileContentsArgs) MarshalJSON() ([]byte, error)     { return types.Ma
 func (v *GetFileContentsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v GetFileContentsArgs) Validate() error                  { return types.Validate(v) }
 
-// GetFileContentsArgsFieldsItem is an item of GetFileContentsArgsFields.
+// GetFileContentsArgsFieldsItem is the type of the items of GetFileContentsArgs.Fields.
 type GetFileContentsArgsFieldsItem string
 
 // The values of GetFileContentsArgsFieldsItem.
@@ -1049,7 +1049,7 @@ func (v IssueWriteArgs) MarshalJSON() ([]byte, error)     { return types.Marshal
 func (v *IssueWriteArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v IssueWriteArgs) Validate() error                  { return types.Validate(v) }
 
-// IssueWriteArgsIssueFieldsItem is an item of IssueWriteArgsIssueFields.
+// IssueWriteArgsIssueFieldsItem is the type of the items of IssueWriteArgs.IssueFields.
 type IssueWriteArgsIssueFieldsItem struct {
 	// Set to true to clear this field's current value on the issue. Cannot be combined with 'value' or 'field_option_name'.
 	Delete *IssueWriteArgsIssueFieldsItemDelete `json:"delete,omitzero"`
@@ -1274,7 +1274,7 @@ func (v ListCommitsArgs) MarshalJSON() ([]byte, error)     { return types.Marsha
 func (v *ListCommitsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ListCommitsArgs) Validate() error                  { return types.Validate(v) }
 
-// ListCommitsArgsFieldsItem is an item of ListCommitsArgsFields.
+// ListCommitsArgsFieldsItem is the type of the items of ListCommitsArgs.Fields.
 type ListCommitsArgsFieldsItem string
 
 // The values of ListCommitsArgsFieldsItem.
@@ -1573,7 +1573,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ListIssuesArgsDirection) Validate() error { return types.Validate(v) }
 
-// ListIssuesArgsFieldFiltersItem is an item of ListIssuesArgsFieldFilters.
+// ListIssuesArgsFieldFiltersItem is the type of the items of ListIssuesArgs.FieldFilters.
 type ListIssuesArgsFieldFiltersItem struct {
 	// Name of the custom field (e.g. "Priority"). Case-insensitive.
 	FieldName string `json:"field_name"`
@@ -1588,7 +1588,7 @@ func (v *ListIssuesArgsFieldFiltersItem) UnmarshalJSON(data []byte) error {
 }
 func (v ListIssuesArgsFieldFiltersItem) Validate() error { return types.Validate(v) }
 
-// ListIssuesArgsFieldsItem is an item of ListIssuesArgsFields.
+// ListIssuesArgsFieldsItem is the type of the items of ListIssuesArgs.Fields.
 type ListIssuesArgsFieldsItem string
 
 // The values of ListIssuesArgsFieldsItem.
@@ -1783,7 +1783,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ListPullRequestsArgsDirection) Validate() error { return types.Validate(v) }
 
-// ListPullRequestsArgsFieldsItem is an item of ListPullRequestsArgsFields.
+// ListPullRequestsArgsFieldsItem is the type of the items of ListPullRequestsArgs.Fields.
 type ListPullRequestsArgsFieldsItem string
 
 // The values of ListPullRequestsArgsFieldsItem.
@@ -1864,7 +1864,7 @@ func (v ListReleasesArgs) MarshalJSON() ([]byte, error)     { return types.Marsh
 func (v *ListReleasesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ListReleasesArgs) Validate() error                  { return types.Validate(v) }
 
-// ListReleasesArgsFieldsItem is an item of ListReleasesArgsFields.
+// ListReleasesArgsFieldsItem is the type of the items of ListReleasesArgs.Fields.
 type ListReleasesArgsFieldsItem string
 
 // The values of ListReleasesArgsFieldsItem.
@@ -2335,7 +2335,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ProjectsWriteArgsItemType) Validate() error { return types.Validate(v) }
 
-// ProjectsWriteArgsItemsItem is an item of ProjectsWriteArgsItems.
+// ProjectsWriteArgsItemsItem is the type of the items of ProjectsWriteArgs.Items.
 //
 // It is one of several objects, told apart by a required property only one of them has; exactly one field is set.
 type ProjectsWriteArgsItemsItem struct {
@@ -2394,7 +2394,7 @@ func (v *ProjectsWriteArgsItemsItemItemOwner) UnmarshalJSON(data []byte) error {
 }
 func (v ProjectsWriteArgsItemsItemItemOwner) Validate() error { return types.Validate(v) }
 
-// ProjectsWriteArgsIterationsItem is an item of ProjectsWriteArgsIterations.
+// ProjectsWriteArgsIterationsItem is the type of the items of ProjectsWriteArgs.Iterations.
 type ProjectsWriteArgsIterationsItem struct {
 	// Duration in days
 	Duration float64 `json:"duration"`
@@ -2626,7 +2626,7 @@ func (v PushFilesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(
 func (v *PushFilesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v PushFilesArgs) Validate() error                  { return types.Validate(v) }
 
-// PushFilesArgsFilesItem is an item of PushFilesArgsFiles.
+// PushFilesArgsFilesItem is the type of the items of PushFilesArgs.Files.
 type PushFilesArgsFilesItem struct {
 	// file content
 	Content string `json:"content"`
@@ -2675,7 +2675,7 @@ func (v SearchCodeArgs) MarshalJSON() ([]byte, error)     { return types.Marshal
 func (v *SearchCodeArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v SearchCodeArgs) Validate() error                  { return types.Validate(v) }
 
-// SearchCodeArgsFieldsItem is an item of SearchCodeArgsFields.
+// SearchCodeArgsFieldsItem is the type of the items of SearchCodeArgs.Fields.
 type SearchCodeArgsFieldsItem string
 
 // The values of SearchCodeArgsFieldsItem.
@@ -2770,7 +2770,7 @@ func (v SearchIssuesArgs) MarshalJSON() ([]byte, error)     { return types.Marsh
 func (v *SearchIssuesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v SearchIssuesArgs) Validate() error                  { return types.Validate(v) }
 
-// SearchIssuesArgsFieldsItem is an item of SearchIssuesArgsFields.
+// SearchIssuesArgsFieldsItem is the type of the items of SearchIssuesArgs.Fields.
 type SearchIssuesArgsFieldsItem string
 
 // The values of SearchIssuesArgsFieldsItem.
@@ -2882,7 +2882,7 @@ func (v SearchPullRequestsArgs) MarshalJSON() ([]byte, error)     { return types
 func (v *SearchPullRequestsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v SearchPullRequestsArgs) Validate() error                  { return types.Validate(v) }
 
-// SearchPullRequestsArgsFieldsItem is an item of SearchPullRequestsArgsFields.
+// SearchPullRequestsArgsFieldsItem is the type of the items of SearchPullRequestsArgs.Fields.
 type SearchPullRequestsArgsFieldsItem string
 
 // The values of SearchPullRequestsArgsFieldsItem.

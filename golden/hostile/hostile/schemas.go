@@ -6,19 +6,38 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 )
 
-// schemas holds the tools' JSON Schemas exactly as the server sent them;
-// the Validate methods check values against them.
+// schemas holds each tool's inputSchema and outputSchema, keyed
+// "<tool>#inputSchema" and "<tool>#outputSchema", compacted and normalized
+// to JSON Schema 2020-12: the keywords of older dialects, "$ref" with
+// sibling keywords and a bare map of field specs are rewritten, so a
+// document may differ from what the server sent. They are the documents the
+// types were generated from; the Validate methods check values against
+// them, and a generated server lists a schema from here when it needed no
+// rewriting.
 var schemas = composition.NewSchemaSet(map[string]string{
-	"count#inputSchema":      "{\"type\":\"object\"}",
-	"count#outputSchema":     "{\"type\":\"integer\"}",
-	"fetch#inputSchema":      "{\"type\":\"object\",\"properties\":{\"src\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"},\"headers\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}},\"required\":[\"url\"]},{\"type\":\"object\",\"title\":\"Local file\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}]}},\"required\":[\"src\"]}",
-	"find#inputSchema":       "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"]}",
-	"find#outputSchema":      "{\"type\":[\"object\",\"null\"],\"additionalProperties\":true}",
-	"point#inputSchema":      "{\"type\":\"object\",\"properties\":{\"at\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"},{\"type\":\"string\"}],\"minItems\":2,\"items\":false}},\"required\":[\"at\"]}",
-	"point#outputSchema":     "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"}],\"items\":{\"type\":\"integer\"}}},\"required\":[\"path\"]}",
+	"count#inputSchema":  "{\"type\":\"object\"}",
+	"count#outputSchema": "{\"type\":\"integer\"}",
+	"fetch#inputSchema": "{\"type\":\"object\",\"properties\":{\"src\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"}," +
+		"\"headers\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"}}},\"required\":[\"url\"]},{\"type\":\"object\",\"title\":\"Local file\"," +
+		"\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]}]}},\"required\":[\"src\"]}",
+	"find#inputSchema":  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"]}",
+	"find#outputSchema": "{\"type\":[\"object\",\"null\"],\"additionalProperties\":true}",
+	"point#inputSchema": "{\"type\":\"object\",\"properties\":{\"at\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}," +
+		"{\"type\":\"string\"}],\"minItems\":2,\"items\":false}},\"required\":[\"at\"]}",
+	"point#outputSchema": "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"}]," +
+		"\"items\":{\"type\":\"integer\"}}},\"required\":[\"path\"]}",
 	"read-note#inputSchema":  "{\"type\":\"object\",\"properties\":{}}",
 	"read-note#outputSchema": "{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"result\"]}",
-	"read_note#inputSchema":  "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Note identifier.\",\"pattern\":\"^n[0-9]+$\"},\"maxLines\":{\"type\":\"integer\",\"description\":\"Return at most this many lines.\",\"default\":10,\"minimum\":1},\"foo-bar\":{\"type\":\"string\"},\"foo_bar\":{\"type\":\"number\"},\"type\":{\"type\":\"string\",\"enum\":[\"a\",\"A\",\"b\"]},\"2fa\":{\"type\":\"boolean\"},\"名前\":{\"type\":[\"string\",\"null\"]},\"range\":{\"type\":[\"boolean\",\"string\"]},\"func\":{\"const\":\"x\"},\"items\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"content\":{\"type\":\"string\"}}}},\"meta\":{\"type\":\"object\"},\"extra\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\"}},\"shape\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"circle\"},\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"]},{\"type\":\"object\",\"properties\":{\"kind\":{\"type\":\"string\",\"enum\":[\"square\"]},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\"]}]},\"maybe\":{\"anyOf\":[{\"$ref\":\"#/$defs/Address\"},{\"type\":\"null\"}]}},\"required\":[\"id\",\"type\"],\"$defs\":{\"Address\":{\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},\"next\":{\"$ref\":\"#/$defs/Address\"}}}}}",
+	"read_note#inputSchema": "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\",\"description\":\"Note identifier.\",\"pattern\":\"^n[0-9]+$\"}," +
+		"\"maxLines\":{\"type\":\"integer\",\"description\":\"Return at most this many lines.\",\"default\":10,\"minimum\":1},\"foo-bar\":{\"type\":\"string\"}," +
+		"\"foo_bar\":{\"type\":\"number\"},\"type\":{\"type\":\"string\",\"enum\":[\"a\",\"A\",\"b\"]},\"2fa\":{\"type\":\"boolean\"}," +
+		"\"名前\":{\"type\":[\"string\",\"null\"]},\"range\":{\"type\":[\"boolean\",\"string\"]},\"func\":{\"const\":\"x\"},\"items\":{\"type\":\"array\"," +
+		"\"items\":{\"type\":\"object\",\"properties\":{\"content\":{\"type\":\"string\"}}}},\"meta\":{\"type\":\"object\"},\"extra\":{\"type\":\"object\"," +
+		"\"additionalProperties\":{\"type\":\"integer\"}},\"shape\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"circle\"}," +
+		"\"radius\":{\"type\":\"number\"}},\"required\":[\"kind\",\"radius\"]},{\"type\":\"object\",\"properties\":{\"kind\":{\"type\":\"string\"," +
+		"\"enum\":[\"square\"]},\"side\":{\"type\":\"number\"}},\"required\":[\"kind\"]}]},\"maybe\":{\"anyOf\":[{\"$ref\":\"#/$defs/Address\"}," +
+		"{\"type\":\"null\"}]}},\"required\":[\"id\",\"type\"],\"$defs\":{\"Address\":{\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"}," +
+		"\"next\":{\"$ref\":\"#/$defs/Address\"}}}}}",
 	"read_note#outputSchema": "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}",
 	"strict#inputSchema":     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"minLength\":2}},\"required\":[\"name\"],\"additionalProperties\":false}",
 	"strict#outputSchema":    "{\"type\":\"array\",\"items\":{\"type\":\"string\",\"maxLength\":3},\"maxItems\":2}",

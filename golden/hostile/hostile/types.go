@@ -178,7 +178,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ReadNote2ArgsFunc) Validate() error { return types.Validate(v) }
 
-// ReadNote2ArgsItemsItem is an item of ReadNote2ArgsItems.
+// ReadNote2ArgsItemsItem is the type of the items of ReadNote2Args.Items.
 type ReadNote2ArgsItemsItem struct {
 	Content *string `json:"content,omitzero"`
 }

@@ -39,11 +39,30 @@ type Handler interface {
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
 	return composition.Serve(s, []composition.ServedTool{
-		composition.Handle(toolCountRows, "{\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false},\"description\":\"Count the rows of a table.\",\"name\":\"count_rows\",\"outputSchema\":{\"type\":\"integer\"},\"title\":\"Count rows\"}", h.CountRows).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"integer\"}},\"required\":[\"result\"]}"),
-		composition.Handle(toolDescribeTable, "{\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false},\"description\":\"Describe a table's columns: name, declared type, NOT NULL, primary key.\",\"name\":\"describe_table\",\"title\":\"Describe table\"}", h.DescribeTable),
-		composition.Handle(toolFindRow, "{\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false},\"description\":\"Fetch one row of a table by its id, as an object of column values; null when there is no such row.\",\"name\":\"find_row\",\"outputSchema\":{\"anyOf\":[{\"type\":\"object\",\"additionalProperties\":true},{\"type\":\"null\"}]},\"title\":\"Find row\"}", h.FindRow).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"result\":{\"anyOf\":[{\"type\":\"object\",\"additionalProperties\":true},{\"type\":\"null\"}]}},\"required\":[\"result\"]}"),
-		composition.Handle(toolInsertRow, "{\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false},\"description\":\"Insert a row into a table and return its id.\",\"name\":\"insert_row\",\"title\":\"Insert row\"}", h.InsertRow),
-		composition.HandleNoArgs(toolListTables, "{\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false},\"description\":\"List the names of the database's tables.\",\"name\":\"list_tables\",\"outputSchema\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"title\":\"List tables\"}", h.ListTables).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"result\"]}"),
-		composition.Handle(toolQuery, "{\"_meta\":{\"pmcp:outputTypeName\":\"QueryResult\"},\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false},\"description\":\"Execute a read-only SQL statement and return the rows.\",\"name\":\"query\",\"title\":\"Query\"}", h.Query),
+		composition.Handle(toolCountRows, "{\"annotations\":"+annotationsCountRows+",\"description\":\"Count the rows of a table.\",\"name\":\"count_rows\","+
+			"\"outputSchema\":{\"type\":\"integer\"},\"title\":\"Count rows\"}", h.CountRows).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"" +
+			"result\":{\"type\":\"integer\"}},\"required\":[\"result\"]}"),
+		composition.Handle(toolDescribeTable, "{\"annotations\":"+annotationsCountRows+",\"description\":\"Describe a table's columns: name, declared type,"+
+			" NOT NULL, primary key.\",\"name\":\"describe_table\",\"title\":\"Describe table\"}", h.DescribeTable),
+		composition.Handle(toolFindRow, "{\"annotations\":"+annotationsCountRows+",\"description\":\"Fetch one row of a table by its id,"+
+			" as an object of column values; null when there is no such row.\",\"name\":\"find_row\",\"outputSchema\":{\"anyOf\":[{\"type\":\"object\","+
+			"\"additionalProperties\":true},{\"type\":\"null\"}]},\"title\":\"Find row\"}", h.FindRow).WithLegacyOutputSchema(
+			"{\"type\":\"object\",\"properties\":{\"result\":{\"anyOf\":[{\"type\":\"object\",\"additionalProperties\":true},{\"type\":\"null\"}]}}," +
+				"\"required\":[\"result\"]}"),
+		composition.Handle(toolInsertRow, "{\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false},"+
+			"\"description\":\"Insert a row into a table and return its id.\",\"name\":\"insert_row\",\"title\":\"Insert row\"}", h.InsertRow),
+		composition.HandleNoArgs(toolListTables, "{\"annotations\":"+annotationsCountRows+",\"description\":\"List the names of the database's tables.\","+
+			"\"name\":\"list_tables\",\"outputSchema\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"+
+			"\"title\":\"List tables\"}", h.ListTables).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"array\"," +
+			"\"items\":{\"type\":\"string\"}}},\"required\":[\"result\"]}"),
+		composition.Handle(toolQuery, "{\"_meta\":{\"pmcp:outputTypeName\":\"QueryResult\"},\"annotations\":"+annotationsCountRows+
+			",\"description\":\"Execute a read-only SQL statement and return the rows.\",\"name\":\"query\",\"title\":\"Query\"}", h.Query),
 	}, opts...)
 }
+
+// The members that several of the tool objects above hold alike (an icon
+// set, annotations), declared once; each object refers to them by name.
+const (
+	// annotationsCountRows is a member of 5 tools.
+	annotationsCountRows = "{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}"
+)

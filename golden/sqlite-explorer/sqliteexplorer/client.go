@@ -13,6 +13,10 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 )
 
+// The build fails here when the composition runtime is older than this
+// package needs.
+const _ = composition.SupportPackageIsVersion1
+
 // Client calls the tools of the MCP server "sqlite-explorer" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
 // safe for concurrent use if the Caller is.

@@ -43,7 +43,7 @@ func (v DescribeTableResult) MarshalJSON() ([]byte, error)     { return types.Ma
 func (v *DescribeTableResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v DescribeTableResult) Validate() error                  { return types.Validate(v) }
 
-// DescribeTableResultColumnsItem is an item of DescribeTableResultColumns.
+// DescribeTableResultColumnsItem is the type of the items of DescribeTableResult.Columns.
 type DescribeTableResultColumnsItem struct {
 	// The column's name.
 	Name string `json:"name"`

@@ -6,16 +6,46 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 )
 
-// schemas holds the tools' JSON Schemas exactly as the server sent them;
-// the Validate methods check values against them.
+// schemas holds each tool's inputSchema and outputSchema, keyed
+// "<tool>#inputSchema" and "<tool>#outputSchema", compacted and normalized
+// to JSON Schema 2020-12: the keywords of older dialects, "$ref" with
+// sibling keywords and a bare map of field specs are rewritten, so a
+// document may differ from what the server sent. They are the documents the
+// types were generated from; the Validate methods check values against
+// them, and a generated server lists a schema from here when it needed no
+// rewriting.
 var schemas = composition.NewSchemaSet(map[string]string{
-	"aggregate#inputSchema":    "{\"type\":\"object\",\"properties\":{\"pipeline\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}},\"required\":[\"pipeline\"]}",
-	"aggregate#outputSchema":   "{\"type\":\"object\",\"properties\":{\"count\":{\"anyOf\":[{\"type\":\"number\"},{\"type\":\"string\",\"const\":\"indeterminate\"}],\"description\":\"How many documents matched.\"}},\"required\":[\"count\"]}",
-	"chart#inputSchema":        "{\"type\":\"object\",\"properties\":{\"rows\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"number\",\"null\"]}}},\"cell\":{\"type\":[\"string\",\"number\",\"null\"],\"description\":\"A cell outside the rows, of the same schema.\"},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\",\"null\"]}},\"tags\":{\"type\":\"array\",\"items\":{\"type\":[\"string\",\"null\"]}},\"weights\":{\"type\":\"array\",\"items\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}]}}},\"required\":[\"rows\"]}",
-	"choose#inputSchema":       "{\"type\":\"object\",\"properties\":{\"mode\":{\"anyOf\":[{\"const\":\"fast\",\"type\":\"string\"},{\"const\":\"slow\",\"type\":\"string\"}],\"title\":\"Mode\"},\"ratio\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"number\"}],\"title\":\"Ratio\"},\"scale\":{\"type\":[\"integer\",\"number\"]},\"freshness\":{\"anyOf\":[{\"type\":\"string\",\"enum\":[\"pd\",\"pw\",\"pm\",\"py\"]},{\"type\":\"string\",\"pattern\":\"^\\\\d{4}-\\\\d{2}-\\\\d{2}to\\\\d{4}-\\\\d{2}-\\\\d{2}$\"}]},\"level\":{\"anyOf\":[{\"type\":\"integer\",\"minimum\":0},{\"type\":\"string\",\"enum\":[\"low\",\"high\"]},{\"type\":\"null\"}]},\"direction\":{\"enum\":[\"up\",\"down\",null]}},\"required\":[\"mode\"]}",
-	"create_index#inputSchema": "{\"type\":\"object\",\"properties\":{\"keys\":{\"type\":\"object\",\"additionalProperties\":{\"enum\":[1,-1,\"2d\",\"2dsphere\",\"text\",\"hashed\"]}},\"sort\":{\"type\":\"object\",\"additionalProperties\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"},{\"const\":\"desc\"}]}},\"numPartitions\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"1\"},{\"type\":\"string\",\"const\":\"2\"},{\"type\":\"string\",\"const\":\"4\"}]}},\"required\":[\"keys\"]}",
-	"geometry#inputSchema":     "{\"type\":\"object\",\"properties\":{\"point\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}],\"minItems\":2,\"maxItems\":2},\"pair\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"items\":false},\"path\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"}],\"items\":{\"type\":[\"number\",\"null\"]}}},\"required\":[\"point\"]}",
-	"leftovers#inputSchema":    "{\"type\":\"object\",\"properties\":{\"shape\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"}}}]},\"shapes\":{\"type\":\"object\",\"additionalProperties\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"}}}]}},\"list\":{\"type\":\"array\",\"items\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"}}}]}},\"either\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"object\",\"patternProperties\":{\"^x-\":{\"type\":\"string\"}}}]},\"headers\":{\"type\":\"object\",\"properties\":{\"host\":{\"type\":\"string\"}},\"patternProperties\":{\"^x-\":{\"type\":\"string\"}}},\"steps\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"}],\"items\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"}}}]}},\"csv\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"object\",\"properties\":{\"v\":{\"type\":\"string\"}}},\"x,y\":{\"type\":\"number\"}}}}}",
+	"aggregate#inputSchema": "{\"type\":\"object\",\"properties\":{\"pipeline\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}},\"required\":[\"pipeline\"]}",
+	"aggregate#outputSchema": "{\"type\":\"object\",\"properties\":{\"count\":{\"anyOf\":[{\"type\":\"number\"},{\"type\":\"string\",\"const\":\"indeterminate\"}]," +
+		"\"description\":\"How many documents matched.\"}},\"required\":[\"count\"]}",
+	"chart#inputSchema": "{\"type\":\"object\",\"properties\":{\"rows\":{\"type\":\"array\",\"items\":{\"type\":\"object\"," +
+		"\"additionalProperties\":{\"type\":[\"string\",\"number\",\"null\"]}}},\"cell\":{\"type\":[\"string\",\"number\",\"null\"]," +
+		"\"description\":\"A cell outside the rows, of the same schema.\"},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":[\"string\"," +
+		"\"null\"]}},\"tags\":{\"type\":\"array\",\"items\":{\"type\":[\"string\",\"null\"]}},\"weights\":{\"type\":\"array\"," +
+		"\"items\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}]}}},\"required\":[\"rows\"]}",
+	"choose#inputSchema": "{\"type\":\"object\",\"properties\":{\"mode\":{\"anyOf\":[{\"const\":\"fast\",\"type\":\"string\"},{\"const\":\"slow\"," +
+		"\"type\":\"string\"}],\"title\":\"Mode\"},\"ratio\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"number\"}],\"title\":\"Ratio\"}," +
+		"\"scale\":{\"type\":[\"integer\",\"number\"]},\"freshness\":{\"anyOf\":[{\"type\":\"string\",\"enum\":[\"pd\",\"pw\",\"pm\",\"py\"]}," +
+		"{\"type\":\"string\",\"pattern\":\"^\\\\d{4}-\\\\d{2}-\\\\d{2}to\\\\d{4}-\\\\d{2}-\\\\d{2}$\"}]},\"level\":{\"anyOf\":[{\"type\":\"integer\"," +
+		"\"minimum\":0},{\"type\":\"string\",\"enum\":[\"low\",\"high\"]},{\"type\":\"null\"}]},\"direction\":{\"enum\":[\"up\",\"down\",null]}}," +
+		"\"required\":[\"mode\"]}",
+	"create_index#inputSchema": "{\"type\":\"object\",\"properties\":{\"keys\":{\"type\":\"object\",\"additionalProperties\":{\"enum\":[1,-1,\"2d\",\"2dsphere\"," +
+		"\"text\",\"hashed\"]}},\"sort\":{\"type\":\"object\",\"additionalProperties\":{\"anyOf\":[{\"const\":1},{\"const\":-1},{\"const\":\"asc\"}," +
+		"{\"const\":\"desc\"}]}},\"numPartitions\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"1\"},{\"type\":\"string\",\"const\":\"2\"},{\"type\":\"string\"," +
+		"\"const\":\"4\"}]}},\"required\":[\"keys\"]}",
+	"geometry#inputSchema": "{\"type\":\"object\",\"properties\":{\"point\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}]," +
+		"\"minItems\":2,\"maxItems\":2},\"pair\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"items\":false}," +
+		"\"path\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"}],\"items\":{\"type\":[\"number\",\"null\"]}}},\"required\":[\"point\"]}",
+	"leftovers#inputSchema": "{\"type\":\"object\",\"properties\":{\"shape\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}}," +
+		"{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"}}}]},\"shapes\":{\"type\":\"object\",\"additionalProperties\":{\"anyOf\":[{\"type\":\"ob" +
+		"ject\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"}}}]}},\"list\":{\"type\":\"array\"," +
+		"\"items\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":\"object\"," +
+		"\"properties\":{\"b\":{\"type\":\"string\"}}}]}},\"either\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"object\"," +
+		"\"patternProperties\":{\"^x-\":{\"type\":\"string\"}}}]},\"headers\":{\"type\":\"object\",\"properties\":{\"host\":{\"type\":\"string\"}}," +
+		"\"patternProperties\":{\"^x-\":{\"type\":\"string\"}}},\"steps\":{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\"}]," +
+		"\"items\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":\"object\"," +
+		"\"properties\":{\"b\":{\"type\":\"string\"}}}]}},\"csv\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"object\"," +
+		"\"properties\":{\"v\":{\"type\":\"string\"}}},\"x,y\":{\"type\":\"number\"}}}}}",
 	"leftovers#outputSchema":   "{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"}}}]}",
 	"pattern_args#inputSchema": "{\"type\":\"object\",\"patternProperties\":{\"^x-\":{\"type\":\"string\"}}}",
 })

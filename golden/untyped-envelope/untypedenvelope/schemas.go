@@ -6,8 +6,14 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 )
 
-// schemas holds the tools' JSON Schemas exactly as the server sent them;
-// the Validate methods check values against them.
+// schemas holds each tool's inputSchema and outputSchema, keyed
+// "<tool>#inputSchema" and "<tool>#outputSchema", compacted and normalized
+// to JSON Schema 2020-12: the keywords of older dialects, "$ref" with
+// sibling keywords and a bare map of field specs are rewritten, so a
+// document may differ from what the server sent. They are the documents the
+// types were generated from; the Validate methods check values against
+// them, and a generated server lists a schema from here when it needed no
+// rewriting.
 var schemas = composition.NewSchemaSet(map[string]string{
 	"count_names#inputSchema":  "{\"type\":\"object\"}",
 	"count_names#outputSchema": "{\"properties\":{\"result\":{\"$ref\":\"#/$defs/count\"}},\"required\":[\"result\"],\"$defs\":{\"count\":{\"type\":\"integer\",\"minimum\":0}}}",

@@ -30,7 +30,13 @@ type Handler interface {
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
 	return composition.Serve(s, []composition.ServedTool{
-		composition.HandleNoArgs(toolCountNames, "{\"name\":\"count_names\",\"description\":\"An envelope without \\\"type\\\" whose result is a $ref into the root's $defs.\",\"outputSchema\":{\"$ref\":\"#/$defs/count\",\"$defs\":{\"count\":{\"type\":\"integer\",\"minimum\":0}}}}", h.CountNames).WithLegacyOutputSchema("{\"properties\":{\"result\":{\"$ref\":\"#/$defs/count\"}},\"required\":[\"result\"],\"$defs\":{\"count\":{\"type\":\"integer\",\"minimum\":0}}}"),
-		composition.HandleNoArgs(toolListNames, "{\"name\":\"list_names\",\"description\":\"An envelope without \\\"type\\\" (issue 15): the IR, the runtime and call must all see an envelope.\",\"outputSchema\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}", h.ListNames).WithLegacyOutputSchema("{\"properties\":{\"result\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"result\"]}"),
+		composition.HandleNoArgs(toolCountNames, "{\"name\":\"count_names\",\"description\":\"An envelope without \\\"type\\\" whose result is a $ref into the ro"+
+			"ot's $defs.\",\"outputSchema\":{\"$ref\":\"#/$defs/count\",\"$defs\":{\"count\":{\"type\":\"integer\","+
+			"\"minimum\":0}}}}", h.CountNames).WithLegacyOutputSchema("{\"properties\":{\"result\":{\"$ref\":\"#/$defs/count\"}},\"required\":[\"result\"]," +
+			"\"$defs\":{\"count\":{\"type\":\"integer\",\"minimum\":0}}}"),
+		composition.HandleNoArgs(toolListNames, "{\"name\":\"list_names\",\"description\":\"An envelope without \\\"type\\\" (issue 15): the IR,"+
+			" the runtime and call must all see an envelope.\",\"outputSchema\":{\"type\":\"array\","+
+			"\"items\":{\"type\":\"string\"}}}", h.ListNames).WithLegacyOutputSchema("{\"properties\":{\"result\":{\"type\":\"array\"," +
+			"\"items\":{\"type\":\"string\"}}},\"required\":[\"result\"]}"),
 	}, opts...)
 }
