@@ -69,14 +69,20 @@ const (
 //
 // The session records the client's info, capabilities, negotiated
 // protocol version and log level (server.SessionWithClientInfo,
-// SessionWithLogging, SessionWithProtocolVersion) and carries the
-// server's notifications. It does not send server-to-client requests:
-// sampling, elicitation and roots requests from a handler fail with
-// mcp-go's "session does not support …" error. Responses from the client
-// are ignored.
+// SessionWithLogging, SessionWithProtocolVersion), carries the server's
+// notifications, and sends the server's sampling, elicitation and roots
+// requests to the client (SessionWithSampling, SessionWithElicitation,
+// SessionWithRoots: protocol versions before 2026-07-28), each waiting for
+// the client's answer or for its context. Use signal.NotifyContext for
+// ctx to stop on SIGTERM, as server.ServeStdio does.
 func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer) error {
 	ss := &stdioServer{srv: s, out: bufio.NewWriterSize(out, stdioWriteBuffer), calls: make(chan struct{}, stdioToolCalls)}
-	sess := &stdioSession{notifications: make(chan mcp.JSONRPCNotification, stdioNotifications)}
+	sess := &stdioSession{
+		notifications: make(chan mcp.JSONRPCNotification, stdioNotifications),
+		send:          func(b []byte) error { return ss.writePieces(b) },
+		pending:       map[int64]chan clientAnswer{},
+	}
+	ss.sess = sess
 	sess.id = fmt.Sprintf("stdio-%p", sess)
 	if err := s.RegisterSession(ctx, sess); err != nil {
 		return fmt.Errorf("composition: serving over stdio: %w", err)
@@ -139,6 +145,7 @@ loop:
 // stdioServer is one ServeStdio.
 type stdioServer struct {
 	srv   *server.MCPServer
+	sess  *stdioSession
 	calls chan struct{} // a slot per tools/call running
 
 	mu       sync.Mutex
@@ -151,18 +158,20 @@ type stdioServer struct {
 // requests that follow it); requests on their own goroutines.
 func (ss *stdioServer) handle(ctx context.Context, line []byte, wg *sync.WaitGroup) {
 	var head struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+		ID     json.RawMessage          `json:"id"`
+		Method string                   `json:"method"`
+		Result json.RawMessage          `json:"result"`
+		Error  *mcp.JSONRPCErrorDetails `json:"error"`
 	}
-	if json.Unmarshal(line, &head) != nil || head.Method == "" {
-		if len(head.ID) > 0 && string(head.ID) != "null" {
-			return // a response from the client: no request of ours waits
-		}
-		ss.answer(ctx, nil, line) // a parse or invalid-request error
+	switch err := json.Unmarshal(line, &head); {
+	case err != nil:
+		ss.answer(ctx, nil, line) // HandleMessage answers the parse error
 		return
-	}
-	if len(head.ID) == 0 {
-		ss.answer(ctx, nil, line)
+	case head.Method == "" && (head.Result != nil || head.Error != nil):
+		ss.sess.answered(head.ID, head.Result, head.Error)
+		return
+	case len(head.ID) == 0 || string(head.ID) == "null":
+		ss.answer(ctx, nil, line) // a notification
 		return
 	}
 	var id any
@@ -213,7 +222,7 @@ func (ss *stdioServer) write(msg mcp.JSONRPCMessage) {
 		if r := callToolResult(resp.Result); r != nil {
 			pieces, err := callResultPieces(resp.ID, r)
 			if err == nil {
-				ss.writePieces(pieces...)
+				_ = ss.writePieces(pieces...)
 				return
 			}
 			msg = errorResponse(resp.ID.Value(), mcp.INTERNAL_ERROR, "composition: encoding the tool result: "+err.Error())
@@ -229,28 +238,30 @@ func (ss *stdioServer) write(msg mcp.JSONRPCMessage) {
 			return
 		}
 	}
-	ss.writePieces(b)
+	_ = ss.writePieces(b)
 }
 
 // writePieces writes pieces and a newline as one line, under the lock.
-// After a failed write nothing more is written (the client has gone).
-func (ss *stdioServer) writePieces(pieces ...[]byte) {
+// After a failed write nothing more is written (the client has gone): it
+// returns that write's error.
+func (ss *stdioServer) writePieces(pieces ...[]byte) error {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.writeErr != nil {
-		return
+		return ss.writeErr
 	}
 	for _, p := range pieces {
 		if _, err := ss.out.Write(p); err != nil {
 			ss.writeErr = err
-			return
+			return err
 		}
 	}
 	if err := ss.out.WriteByte('\n'); err != nil {
 		ss.writeErr = err
-		return
+		return err
 	}
 	ss.writeErr = ss.out.Flush()
+	return ss.writeErr
 }
 
 // callToolResult returns the tools/call result a response carries, or nil.
@@ -370,11 +381,17 @@ func wireJSON(raw []byte) ([]byte, error) {
 type stdioSession struct {
 	id            string
 	notifications chan mcp.JSONRPCNotification
-	initialized   atomic.Bool
-	logLevel      atomic.Value // mcp.LoggingLevel
-	clientInfo    atomic.Value // mcp.Implementation
-	capabilities  atomic.Value // mcp.ClientCapabilities
-	version       atomic.Value // string
+	send          func([]byte) error // writes one line to the client
+
+	nextID  atomic.Int64
+	mu      sync.Mutex
+	pending map[int64]chan clientAnswer // server-to-client requests by id
+
+	initialized  atomic.Bool
+	logLevel     atomic.Value // mcp.LoggingLevel
+	clientInfo   atomic.Value // mcp.Implementation
+	capabilities atomic.Value // mcp.ClientCapabilities
+	version      atomic.Value // string
 }
 
 // SessionID identifies the session to mcp-go (unique per ServeStdio).
@@ -434,4 +451,105 @@ var (
 	_ server.SessionWithLogging         = (*stdioSession)(nil)
 	_ server.SessionWithClientInfo      = (*stdioSession)(nil)
 	_ server.SessionWithProtocolVersion = (*stdioSession)(nil)
+)
+
+// clientAnswer is the client's response to a server-to-client request.
+type clientAnswer struct {
+	result json.RawMessage
+	err    *mcp.JSONRPCErrorDetails
+}
+
+// answered hands the client's response with the given id to the request
+// waiting for it; a response nothing waits for is dropped.
+func (s *stdioSession) answered(rawID json.RawMessage, result json.RawMessage, rpcErr *mcp.JSONRPCErrorDetails) {
+	var id int64
+	if json.Unmarshal(rawID, &id) != nil {
+		return
+	}
+	s.mu.Lock()
+	ch := s.pending[id]
+	delete(s.pending, id)
+	s.mu.Unlock()
+	if ch != nil {
+		ch <- clientAnswer{result: result, err: rpcErr} // buffered 1, sent once
+	}
+}
+
+// request sends a request to the client and decodes its result into out,
+// waiting for the answer or for ctx (which ends with the ServeStdio).
+func (s *stdioSession) request(ctx context.Context, method mcp.MCPMethod, params, out any) error {
+	id := s.nextID.Add(1)
+	ch := make(chan clientAnswer, 1)
+	s.mu.Lock()
+	s.pending[id] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+	}()
+	b, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      int64  `json:"id"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{mcp.JSONRPC_VERSION, id, string(method), params})
+	if err != nil {
+		return fmt.Errorf("composition: encoding the %s request: %w", method, err)
+	}
+	if err := s.send(b); err != nil {
+		return fmt.Errorf("composition: sending the %s request to the client: %w", method, err)
+	}
+	select {
+	case a := <-ch:
+		if a.err != nil {
+			return fmt.Errorf("composition: the client answered %s with error %d %q", method, a.err.Code, a.err.Message)
+		}
+		if err := json.Unmarshal(a.result, out); err != nil {
+			return fmt.Errorf("composition: the client's answer to %s: %w", method, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// RequestSampling sends sampling/createMessage to the client and returns
+// its answer.
+func (s *stdioSession) RequestSampling(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	var res mcp.CreateMessageResult
+	if err := s.request(ctx, mcp.MethodSamplingCreateMessage, req.CreateMessageParams, &res); err != nil {
+		return nil, err
+	}
+	content, err := mcp.ParseSamplingContent(res.Content)
+	if err != nil {
+		return nil, fmt.Errorf("composition: the client's answer to %s: %w", mcp.MethodSamplingCreateMessage, err)
+	}
+	res.Content = content
+	return &res, nil
+}
+
+// RequestElicitation sends elicitation/create to the client and returns
+// its answer.
+func (s *stdioSession) RequestElicitation(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	var res mcp.ElicitationResult
+	if err := s.request(ctx, mcp.MethodElicitationCreate, req.Params, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// ListRoots sends roots/list to the client and returns its answer.
+func (s *stdioSession) ListRoots(ctx context.Context, _ mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	var res mcp.ListRootsResult
+	if err := s.request(ctx, mcp.MethodListRoots, nil, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+var (
+	_ server.SessionWithSampling    = (*stdioSession)(nil)
+	_ server.SessionWithElicitation = (*stdioSession)(nil)
+	_ server.SessionWithRoots       = (*stdioSession)(nil)
 )

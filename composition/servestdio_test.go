@@ -252,3 +252,83 @@ func TestServeStdioSession(t *testing.T) {
 		t.Errorf("ServeStdio at the end of stdin: %v", err)
 	}
 }
+
+// TestServeStdioServerRequests: a handler's sampling and roots requests
+// (protocol versions before 2026-07-28) reach the client through
+// ServeStdio, and the client's answers — a result, or a JSON-RPC error —
+// reach the handler.
+func TestServeStdioServerRequests(t *testing.T) {
+	srv := server.NewMCPServer("requests-test", "1", server.WithToolCapabilities(false))
+	srv.EnableSampling()
+	text := func(s string) *composition.Result {
+		return &composition.Result{Content: []composition.Content{{Type: "text", Text: s}}}
+	}
+	inW, outR, served := serveStdioPipes(t, srv,
+		composition.HandleNoArgs(composition.Tool{Name: "ask"}, `{"name":"ask","inputSchema":{"type":"object"}}`,
+			func(ctx context.Context) (*composition.Result, error) {
+				res, err := srv.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
+					Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("question")}}, MaxTokens: 5}})
+				if err != nil {
+					return nil, err
+				}
+				tc, _ := res.Content.(mcp.TextContent)
+				return text("model " + res.Model + " said " + tc.Text), nil
+			}),
+		composition.HandleNoArgs(composition.Tool{Name: "roots"}, `{"name":"roots","inputSchema":{"type":"object"}}`,
+			func(ctx context.Context) (*composition.Result, error) {
+				res, err := srv.RequestRoots(ctx, mcp.ListRootsRequest{})
+				if err != nil {
+					return nil, err
+				}
+				return text(fmt.Sprint(len(res.Roots), " roots")), nil
+			}))
+	out := bufio.NewScanner(outR)
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// next reads the next line and decodes its id and method.
+	next := func() (string, json.RawMessage, string) {
+		t.Helper()
+		if !out.Scan() {
+			t.Fatalf("no line: %v", out.Err())
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+			t.Fatalf("%s: %v", out.Text(), err)
+		}
+		return out.Text(), m.ID, m.Method
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"roots":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	next()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}}`)
+	line, id, method := next()
+	if method != "sampling/createMessage" || !strings.Contains(line, `"question"`) {
+		t.Fatalf("want the sampling request, got %s", line)
+	}
+	send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"role":"assistant","content":{"type":"text","text":"42"},"model":"m1"}}`)
+	if line, _, _ := next(); line != `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"model m1 said 42"}]}}` {
+		t.Errorf("tools/call ask: %s", line)
+	}
+
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"roots"}}`)
+	line, id, method = next()
+	if method != "roots/list" {
+		t.Fatalf("want the roots request, got %s", line)
+	}
+	send(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32601,"message":"no roots here"}}`)
+	if line, _, _ := next(); !strings.Contains(line, `"isError":true`) || !strings.Contains(line, `-32601`) || !strings.Contains(line, `no roots here`) {
+		t.Errorf("tools/call roots answered with an error: %s", line)
+	}
+	_ = inW.Close()
+	if err := <-served; err != nil {
+		t.Errorf("ServeStdio: %v", err)
+	}
+}
