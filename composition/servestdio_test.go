@@ -129,6 +129,23 @@ func serveStdioPipes(t *testing.T, srv *server.MCPServer, tools ...composition.S
 	return inW, outR, done
 }
 
+// stdioClient reads ServeStdio's lines from outR; exchange writes a line
+// to inW and returns the next line read.
+func stdioClient(t *testing.T, inW io.Writer, outR io.Reader) (out *bufio.Scanner, exchange func(line string) string) {
+	out = bufio.NewScanner(outR)
+	out.Buffer(nil, 1<<20)
+	return out, func(line string) string {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !out.Scan() {
+			t.Fatalf("no answer to %s: %v", line, out.Err())
+		}
+		return out.Text()
+	}
+}
+
 // TestServeStdioDoesNotCopyResult: answering a tools/call whose handler
 // returns a *Result of 16 MiB (as a forwarding handler does) allocates far
 // less than the result's size in the serving process: the bytes are
@@ -213,18 +230,7 @@ func TestServeStdioSession(t *testing.T) {
 		func(context.Context) (*composition.Result, error) {
 			return &composition.Result{Content: []composition.Content{{Type: "text", Text: "1"}}}, nil
 		}))
-	out := bufio.NewScanner(outR)
-	out.Buffer(nil, 1<<20)
-	exchange := func(line string) string {
-		t.Helper()
-		if _, err := io.WriteString(inW, line+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		if !out.Scan() {
-			t.Fatalf("no answer to %s: %v", line, out.Err())
-		}
-		return out.Text()
-	}
+	out, exchange := stdioClient(t, inW, outR)
 	init := exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if !strings.Contains(init, `"serverInfo":{"name":"session-test"`) || !strings.Contains(init, `"protocolVersion":"2025-11-25"`) {
 		t.Errorf("initialize: %s", init)
@@ -326,6 +332,27 @@ func TestServeStdioServerRequests(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32601,"message":"no roots here"}}`)
 	if line, _, _ := next(); !strings.Contains(line, `"isError":true`) || !strings.Contains(line, `-32601`) || !strings.Contains(line, `no roots here`) {
 		t.Errorf("tools/call roots answered with an error: %s", line)
+	}
+	_ = inW.Close()
+	if err := <-served; err != nil {
+		t.Errorf("ServeStdio: %v", err)
+	}
+}
+
+// TestServeStdioPanic: a handler that panics is answered with an internal
+// error carrying the request's id, and ServeStdio goes on serving.
+func TestServeStdioPanic(t *testing.T) {
+	srv := server.NewMCPServer("panic-test", "1", server.WithToolCapabilities(false))
+	inW, outR, served := serveStdioPipes(t, srv,
+		composition.HandleNoArgs(composition.Tool{Name: "boom"}, `{"name":"boom","inputSchema":{"type":"object"}}`,
+			func(context.Context) (*composition.Result, error) { panic("boom") }))
+	_, exchange := stdioClient(t, inW, outR)
+	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if got := exchange(`{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"boom"}}`); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":"p","error":{"code":-32603,`) {
+		t.Errorf("a panicking handler: %s", got)
+	}
+	if got := exchange(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); got != `{"jsonrpc":"2.0","id":2,"result":{}}` {
+		t.Errorf("ping after the panic: %s", got)
 	}
 	_ = inW.Close()
 	if err := <-served; err != nil {
