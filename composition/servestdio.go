@@ -294,7 +294,7 @@ func callResultPieces(id mcp.RequestId, r *mcp.CallToolResult) ([][]byte, error)
 	rest.Content = nil
 	var structured []byte
 	if len(r.RawStructuredContent) > 0 {
-		raw, err := wireJSON(r.RawStructuredContent)
+		raw, err := wireJSON(r.RawStructuredContent, false)
 		if err != nil {
 			return nil, fmt.Errorf("structuredContent: %w", err)
 		}
@@ -352,30 +352,32 @@ func callResultPieces(id mcp.RequestId, r *mcp.CallToolResult) ([][]byte, error)
 }
 
 // blockJSON is one content block as written: a rawContent's bytes as they
-// are, anything else through encoding/json.
+// are (plainResult made it of bytes json.Valid accepted, so they are not
+// scanned again), anything else through encoding/json.
 func blockJSON(c mcp.Content) ([]byte, error) {
 	if rc, ok := c.(rawContent); ok {
-		return wireJSON(rc.raw)
+		return wireJSON(rc.raw, true)
 	}
 	return json.Marshal(c)
 }
 
 // wireJSON returns raw, which is written inside one line: raw itself when
-// it is valid JSON without line breaks (always, for bytes a stdio session
-// received), else compacted (a copy: line breaks between tokens, as a
-// pretty-printing HTTP server sends), or an error when it is not JSON.
-func wireJSON(raw []byte) ([]byte, error) {
-	if !json.Valid(raw) {
+// it has no line break (always, for bytes a stdio session received), else
+// compacted (a copy: line breaks between tokens, as a pretty-printing HTTP
+// server sends). It fails when raw is not JSON (checked unless valid says
+// it was).
+func wireJSON(raw []byte, valid bool) ([]byte, error) {
+	if bytes.IndexAny(raw, "\r\n") >= 0 {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, raw); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	if !valid && !json.Valid(raw) {
 		return nil, errors.New("not valid JSON")
 	}
-	if bytes.IndexAny(raw, "\r\n") < 0 {
-		return raw, nil
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return raw, nil
 }
 
 // stdioSession is the mcp-go client session of one ServeStdio.

@@ -146,6 +146,35 @@ func stdioClient(t *testing.T, inW io.Writer, outR io.Reader) (out *bufio.Scanne
 	}
 }
 
+// bigResultTool is the tool "fwd", whose handler returns a *Result of 2n
+// bytes as bytes, as a forwarding handler does: a text block of c repeated n
+// times, and a structuredContent {"blob": the same text}.
+func bigResultTool(n int, c string) composition.ServedTool {
+	big := strings.Repeat(c, n)
+	res := &composition.Result{
+		Content:           []composition.Content{{Type: "text", Raw: json.RawMessage(`{"type":"text","text":"` + big + `"}`)}},
+		StructuredContent: json.RawMessage(`{"blob":"` + big + `"}`),
+	}
+	return composition.HandleNoArgs(composition.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
+		func(context.Context) (*composition.Result, error) { return res, nil })
+}
+
+// readAnswer reads one line from r without keeping it: each fragment is
+// passed to seen (if not nil). It returns the line's size.
+func readAnswer(r *bufio.Reader, seen func(frag []byte)) (int, error) {
+	size := 0
+	for {
+		frag, err := r.ReadSlice('\n')
+		size += len(frag)
+		if seen != nil {
+			seen(frag)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return size, err
+		}
+	}
+}
+
 // TestServeStdioDoesNotCopyResult: answering a tools/call whose handler
 // returns a *Result of 16 MiB (as a forwarding handler does) allocates far
 // less than the result's size in the serving process: the bytes are
@@ -154,14 +183,8 @@ func stdioClient(t *testing.T, inW io.Writer, outR io.Reader) (out *bufio.Scanne
 // allocated are counted by runtime.MemStats, not timed.
 func TestServeStdioDoesNotCopyResult(t *testing.T) {
 	const n = 8 << 20
-	big := strings.Repeat("y", n)
-	res := &composition.Result{
-		Content:           []composition.Content{{Type: "text", Raw: json.RawMessage(`{"type":"text","text":"` + big + `"}`)}},
-		StructuredContent: json.RawMessage(`{"blob":"` + big + `"}`),
-	}
 	srv := server.NewMCPServer("copy-test", "1", server.WithToolCapabilities(false))
-	inW, outR, served := serveStdioPipes(t, srv, composition.HandleNoArgs(composition.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
-		func(context.Context) (*composition.Result, error) { return res, nil }))
+	inW, outR, served := serveStdioPipes(t, srv, bigResultTool(n, "y"))
 	out := bufio.NewReaderSize(outR, 64<<10)
 	send := func(line string) {
 		t.Helper()
@@ -173,23 +196,18 @@ func TestServeStdioDoesNotCopyResult(t *testing.T) {
 	// and its last 64 (the line itself is not kept).
 	readLine := func() (int, string, string) {
 		t.Helper()
-		size, head, tail := 0, []byte(nil), []byte(nil)
-		for {
-			frag, err := out.ReadSlice('\n')
-			size += len(frag)
+		var head, tail []byte
+		size, err := readAnswer(out, func(frag []byte) {
 			if len(head) < 128 {
 				head = append(head, frag[:min(len(frag), 128-len(head))]...)
 			}
 			tail = append(tail, frag[max(0, len(frag)-64):]...)
 			tail = tail[max(0, len(tail)-64):]
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
-			if err != nil {
-				t.Fatalf("reading the answer: %v", err)
-			}
-			return size, string(head), string(tail)
+		})
+		if err != nil {
+			t.Fatalf("reading the answer: %v", err)
 		}
+		return size, string(head), string(tail)
 	}
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	readLine()
