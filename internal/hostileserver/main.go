@@ -20,6 +20,8 @@
 //   - "depth": N: a notifications/message nested N levels deep is written
 //     before the result (deeper than a client's decoder goes);
 //   - "pid": true: the result is the server's process id as text;
+//   - "result": R: the result is R, a tools/call result object (content,
+//     structuredContent, isError, _meta), as mcp-go decodes and sends it;
 //   - "behave": see behave: an isError text, a JSON-RPC error, a crash with
 //     a stderr text, a flood of notifications/tools/list_changed, a silent
 //     change.
@@ -64,9 +66,10 @@ type spec struct {
 			Text  string `json:"text"`
 			Times int    `json:"times"`
 		} `json:"repeat"`
-		Line  *string `json:"line"`
-		Depth int     `json:"depth"`
-		PID   bool    `json:"pid"`
+		Line   *string         `json:"line"`
+		Depth  int             `json:"depth"`
+		PID    bool            `json:"pid"`
+		Result json.RawMessage `json:"result"`
 	} `json:"tools"`
 }
 
@@ -115,6 +118,13 @@ func run() error {
 			tool.Meta = &mcp.Meta{AdditionalFields: t.Meta}
 		}
 		behaved := t.Behave.handler(s)
+		var result *mcp.CallToolResult
+		if len(t.Result) > 0 {
+			result = new(mcp.CallToolResult)
+			if err := json.Unmarshal(t.Result, result); err != nil {
+				return fmt.Errorf("tool %q: result: %w", t.Name, err)
+			}
+		}
 		s.AddTool(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if t.Line != nil {
 				if _, err := out.Write([]byte(*t.Line + "\n")); err != nil {
@@ -133,6 +143,8 @@ func run() error {
 				return mcp.NewToolResultText(strings.Repeat(t.Repeat.Text, t.Repeat.Times)), nil
 			case t.PID:
 				return mcp.NewToolResultText(strconv.Itoa(os.Getpid())), nil
+			case result != nil:
+				return result, nil
 			}
 			return behaved(ctx, req)
 		})

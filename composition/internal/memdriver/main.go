@@ -10,15 +10,20 @@
 // at once through composition.Session.CallResult (a composing server that
 // receives a result), call i on session i mod S, then exits.
 //
-//	memdriver -mode serve -tool T -- COMMAND [ARG...]
+//	memdriver -mode serve [-server mcp-go] [-http ADDR] -tool T -- COMMAND [ARG...]
 //
 // is a composing server on stdio: its tool "fwd" calls T on COMMAND and
-// forwards the result as is (composition.Serve).
+// forwards the result as is (composition.Serve), served by
+// composition.ServeStdio, or by mcp-go's server.ServeStdio with -server
+// mcp-go (to compare). With -http ADDR it serves streamable HTTP
+// (mcp-go's server.StreamableHTTPServer) on ADDR at /mcp instead, until
+// stdin ends.
 //
-//	memdriver -mode client -k K -- COMMAND [ARG...]
+//	memdriver -mode client -k K [-url URL] -- COMMAND [ARG...]
 //
 // calls "fwd" on COMMAND (a memdriver -mode serve) K times at once and
-// prints the sizes of the results.
+// prints the sizes of the results; with -url it calls the streamable HTTP
+// server at URL instead (COMMAND is not run).
 //
 // Messages up to 256 MiB are accepted. For a test server that returns a
 // large result, see internal/hostileserver ("repeat").
@@ -28,6 +33,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -58,9 +64,12 @@ func run() error {
 	tool := flag.String("tool", "big", "the downstream tool (call, serve)")
 	nsessions := flag.Int("sessions", 1, "sessions to the server, call i going to session i mod sessions (call)")
 	budget := flag.Int64("budget", 0, "bytes of a composition.ResultBudget the sessions share (0: none)")
+	serverKind := flag.String("server", "ours", "ours (composition.ServeStdio) or mcp-go (server.ServeStdio) (serve)")
+	httpAddr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio (serve)")
+	url := flag.String("url", "", "call the streamable HTTP server at this URL (client)")
 	flag.Parse()
 	argv := flag.Args()
-	if len(argv) == 0 {
+	if len(argv) == 0 && *url == "" {
 		return fmt.Errorf("no command after the flags")
 	}
 	ctx := context.Background()
@@ -70,7 +79,11 @@ func run() error {
 	}
 	sessions := make([]*composition.Session, max(*nsessions, 1))
 	for i := range sessions {
-		si, err := composition.Connect(ctx, composition.Stdio(argv[0], argv[1:]...), opts...)
+		tr := composition.HTTP(*url)
+		if *url == "" {
+			tr = composition.Stdio(argv[0], argv[1:]...)
+		}
+		si, err := composition.Connect(ctx, tr, opts...)
 		if err != nil {
 			return err
 		}
@@ -114,7 +127,21 @@ func run() error {
 		if err := composition.Serve(srv, []composition.ServedTool{fwd}); err != nil {
 			return err
 		}
-		return server.ServeStdio(srv)
+		switch {
+		case *httpAddr != "":
+			hs := server.NewStreamableHTTPServer(srv)
+			errc := make(chan error, 1)
+			go func() { errc <- hs.Start(*httpAddr) }()
+			go func() { _, _ = io.Copy(io.Discard, os.Stdin); errc <- nil }()
+			err := <-errc
+			_ = hs.Shutdown(ctx)
+			return err
+		case *serverKind == "mcp-go":
+			return server.ServeStdio(srv)
+		case *serverKind == "ours":
+			return composition.ServeStdio(ctx, srv, os.Stdin, os.Stdout)
+		}
+		return fmt.Errorf("unknown -server %q", *serverKind)
 	}
 	return fmt.Errorf("unknown mode %q", *mode)
 }

@@ -19,12 +19,14 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/composition"
 )
 
-// Stdio serves s over stdin and stdout until ctx ends (then it returns nil)
-// or stdin closes.
+// Stdio serves s over stdin and stdout with composition.ServeStdio until
+// ctx ends (then it returns nil) or stdin closes.
 func Stdio(ctx context.Context, s *server.MCPServer, stdin io.Reader, stdout io.Writer) error {
-	err := server.NewStdioServer(s).Listen(ctx, stdin, stdout)
+	err := composition.ServeStdio(ctx, s, stdin, stdout)
 	if ctx.Err() != nil { // stopped by a signal
 		return nil
 	}
