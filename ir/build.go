@@ -98,7 +98,8 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 		tool.Raw = t.Raw
 		p.Tools = append(p.Tools, tool)
 	}
-	dedupTypes(p, b.cfg.Namer, b.types)
+	d, aliases := dedupTypes(p)
+	nameTypes(p, b.cfg.Namer, d, aliases, b.cfg.TypeNames, b.used)
 	slices.SortFunc(p.Schemas, func(a, b SchemaDoc) int { return strings.Compare(a.Key, b.Key) })
 	for k := range b.used {
 		p.UsedOverrides = append(p.UsedOverrides, k)
@@ -128,11 +129,12 @@ type builder struct {
 }
 
 // typeName claims a package-level name for a generated type whose default
-// name is name, applying Config.TypeNames.
+// name is name: a nested type's provisional name (memberName, itemName, …)
+// as it is, a tool's own type's as a Go identifier. nameTypes gives the
+// final names and applies Config.TypeNames.
 func (b *builder) typeName(name string) string {
-	if to, ok := b.cfg.TypeNames[name]; ok && to != "" {
-		b.used["type:"+name] = true
-		name = to
+	if provisional(name) {
+		return b.types.claimProvisional(name)
 	}
 	return b.types.claim(b.cfg.Namer.TypeName(name))
 }
@@ -598,7 +600,7 @@ func (ts *typeSession) single(n *schema.Node, typ, name string) (*Type, error) {
 			return &Type{Kind: KindArray, Pointer: n.Ptr, Elem: &Type{Kind: KindRaw}}, nil
 		}
 		ts.hint(jsonpointer.Append(n.Ptr, "items"), "an item of "+name)
-		elem, nullable, err := ts.typeOf(jsonpointer.Append(n.Ptr, "items"), name+"Item")
+		elem, nullable, err := ts.typeOf(jsonpointer.Append(n.Ptr, "items"), itemName(name))
 		if err != nil {
 			return nil, err
 		}
@@ -617,7 +619,7 @@ func (ts *typeSession) single(n *schema.Node, typ, name string) (*Type, error) {
 				return nil, ts.fail(n.Ptr, "%v", err)
 			}
 			if sub.Boolean == nil {
-				e, nullable, err := ts.typeOf(sub.Ptr, name+"Value")
+				e, nullable, err := ts.typeOf(sub.Ptr, valueName(name))
 				if err != nil {
 					return nil, err
 				}
@@ -665,7 +667,7 @@ func (ts *typeSession) tuple(n *schema.Node, name string) (*Type, error) {
 		case items.Boolean != nil && !*items.Boolean:
 			t.Elem = nil
 		case items.Boolean == nil:
-			e, nullable, err := ts.typeOf(items.Ptr, t.Name+"Item")
+			e, nullable, err := ts.typeOf(items.Ptr, itemName(t.Name))
 			if err != nil {
 				return nil, err
 			}
@@ -727,7 +729,7 @@ func (ts *typeSession) objectOf(n *schema.Node, parts []*schema.Node, name, skip
 			goName = fields.claim(goName)
 			ptr := jsonpointer.Append(part.Ptr, "properties", prop)
 			ts.hint(ptr, fmt.Sprintf("the type of %s.%s", t.Name, goName))
-			ft, nullable, err := ts.typeOf(ptr, t.Name+goName)
+			ft, nullable, err := ts.typeOf(ptr, memberName(t.Name, goName))
 			if err != nil {
 				return nil, err
 			}
@@ -862,7 +864,7 @@ func (ts *typeSession) extras(n *schema.Node, t *Type, fields *scope) error {
 			return nil
 		}
 	case ap.Boolean == nil && n.S.PatternProperties == nil:
-		e, nullable, err := ts.typeOf(ap.Ptr, t.Name+"Value")
+		e, nullable, err := ts.typeOf(ap.Ptr, valueName(t.Name))
 		if err != nil {
 			return err
 		}
@@ -915,7 +917,7 @@ func (ts *typeSession) ref(n *schema.Node, name string) (t *Type, nullable bool,
 	if target != "" {
 		toks := strings.Split(target, "/")
 		if defName := ts.b.cfg.Namer.Exported(jsonpointer.Unescape(toks[len(toks)-1])); defName != "" && (len(toks) >= 2 && (toks[len(toks)-2] == "$defs" || toks[len(toks)-2] == "definitions")) {
-			name = defName
+			name = defsName(name, defName)
 		}
 	}
 	return ts.typeOf(target, name)
