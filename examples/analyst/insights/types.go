@@ -26,7 +26,7 @@ type FindingsResult struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v FindingsResult) Validate() error { return types.Validate(v) }
 
-// Finding is an item of FindingsResultFindings.
+// Finding is an item of FindingsResult.Findings.
 type Finding struct {
 	// The table's name.
 	Table string `json:"table"`
@@ -91,7 +91,7 @@ type TableReportResult struct {
 // Validate checks v against the JSON Schema it was generated from.
 func (v TableReportResult) Validate() error { return types.Validate(v) }
 
-// TableSummary is an item of TableReportResultTables.
+// TableSummary is an item of TableReportResult.Tables.
 type TableSummary struct {
 	// The table's name.
 	Table string `json:"table"`

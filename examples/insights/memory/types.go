@@ -8,14 +8,14 @@ import (
 
 // AddObservationsArgs is the argument object of the tool "add_observations".
 type AddObservationsArgs struct {
-	Observations []AddObservationsArgsObservationsItem `json:"observations"`
+	Observations []Observation `json:"observations"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v AddObservationsArgs) Validate() error { return types.Validate(v) }
 
-// AddObservationsArgsObservationsItem is an item of AddObservationsArgsObservations.
-type AddObservationsArgsObservationsItem struct {
+// Observation is an item of AddObservationsArgs.Observations.
+type Observation struct {
 	// The name of the entity to add the observations to
 	EntityName string `json:"entityName"`
 	// An array of observation contents to add
@@ -23,35 +23,35 @@ type AddObservationsArgsObservationsItem struct {
 }
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v AddObservationsArgsObservationsItem) Validate() error { return types.Validate(v) }
+func (v Observation) Validate() error { return types.Validate(v) }
 
 // AddObservationsResult is the result of the tool "add_observations".
 type AddObservationsResult struct {
-	Results []AddObservationsResultResultsItem `json:"results"`
+	Results []Result `json:"results"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v AddObservationsResult) Validate() error { return types.Validate(v) }
 
-// AddObservationsResultResultsItem is an item of AddObservationsResultResults.
-type AddObservationsResultResultsItem struct {
+// Result is an item of AddObservationsResult.Results.
+type Result struct {
 	EntityName        string   `json:"entityName"`
 	AddedObservations []string `json:"addedObservations"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v AddObservationsResultResultsItem) Validate() error { return types.Validate(v) }
+func (v Result) Validate() error { return types.Validate(v) }
 
 // CreateEntitiesArgs is the argument object of the tool "create_entities".
 type CreateEntitiesArgs struct {
-	Entities []CreateEntitiesArgsEntitiesItem `json:"entities"`
+	Entities []Entity `json:"entities"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v CreateEntitiesArgs) Validate() error { return types.Validate(v) }
 
-// CreateEntitiesArgsEntitiesItem is an item of CreateEntitiesArgsEntities.
-type CreateEntitiesArgsEntitiesItem struct {
+// Entity is an item of CreateEntitiesArgs.Entities.
+type Entity struct {
 	// The name of the entity
 	Name string `json:"name"`
 	// The type of the entity
@@ -61,18 +61,18 @@ type CreateEntitiesArgsEntitiesItem struct {
 }
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v CreateEntitiesArgsEntitiesItem) Validate() error { return types.Validate(v) }
+func (v Entity) Validate() error { return types.Validate(v) }
 
 // CreateEntitiesResult is the result of the tool "create_entities".
 type CreateEntitiesResult struct {
-	Entities []Entities `json:"entities"`
+	Entities []EntityResult `json:"entities"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v CreateEntitiesResult) Validate() error { return types.Validate(v) }
 
-// Entities is an item of CreateEntitiesResultEntities.
-type Entities struct {
+// EntityResult is an item of CreateEntitiesResult.Entities.
+type EntityResult struct {
 	// The name of the entity
 	Name string `json:"name"`
 	// The type of the entity
@@ -82,18 +82,18 @@ type Entities struct {
 }
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v Entities) Validate() error { return types.Validate(v) }
+func (v EntityResult) Validate() error { return types.Validate(v) }
 
 // CreateRelationsArgs is the argument object of the tool "create_relations".
 type CreateRelationsArgs struct {
-	Relations []Relations `json:"relations"`
+	Relations []Relation `json:"relations"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v CreateRelationsArgs) Validate() error { return types.Validate(v) }
 
-// Relations is an item of CreateRelationsArgsRelations.
-type Relations struct {
+// Relation is an item of CreateRelationsArgs.Relations.
+type Relation struct {
 	// The name of the entity where the relation starts
 	From string `json:"from"`
 	// The name of the entity where the relation ends
@@ -103,18 +103,18 @@ type Relations struct {
 }
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v Relations) Validate() error { return types.Validate(v) }
+func (v Relation) Validate() error { return types.Validate(v) }
 
 // CreateRelationsResult is the result of the tool "create_relations".
 type CreateRelationsResult struct {
-	Relations []CreateRelationsResultRelationsItem `json:"relations"`
+	Relations []RelationResult `json:"relations"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v CreateRelationsResult) Validate() error { return types.Validate(v) }
 
-// CreateRelationsResultRelationsItem is an item of CreateRelationsResultRelations.
-type CreateRelationsResultRelationsItem struct {
+// RelationResult is an item of CreateRelationsResult.Relations.
+type RelationResult struct {
 	// The name of the entity where the relation starts
 	From string `json:"from"`
 	// The name of the entity where the relation ends
@@ -124,7 +124,7 @@ type CreateRelationsResultRelationsItem struct {
 }
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v CreateRelationsResultRelationsItem) Validate() error { return types.Validate(v) }
+func (v RelationResult) Validate() error { return types.Validate(v) }
 
 // DeleteEntitiesArgs is the argument object of the tool "delete_entities".
 type DeleteEntitiesArgs struct {
@@ -146,14 +146,14 @@ func (v DeleteEntitiesResult) Validate() error { return types.Validate(v) }
 
 // DeleteObservationsArgs is the argument object of the tool "delete_observations".
 type DeleteObservationsArgs struct {
-	Deletions []DeleteObservationsArgsDeletionsItem `json:"deletions"`
+	Deletions []Deletion `json:"deletions"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v DeleteObservationsArgs) Validate() error { return types.Validate(v) }
 
-// DeleteObservationsArgsDeletionsItem is an item of DeleteObservationsArgsDeletions.
-type DeleteObservationsArgsDeletionsItem struct {
+// Deletion is an item of DeleteObservationsArgs.Deletions.
+type Deletion struct {
 	// The name of the entity containing the observations
 	EntityName string `json:"entityName"`
 	// An array of observations to delete
@@ -161,7 +161,7 @@ type DeleteObservationsArgsDeletionsItem struct {
 }
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v DeleteObservationsArgsDeletionsItem) Validate() error { return types.Validate(v) }
+func (v Deletion) Validate() error { return types.Validate(v) }
 
 // DeleteObservationsResult is the result of the tool "delete_observations".
 type DeleteObservationsResult struct {
@@ -175,7 +175,7 @@ func (v DeleteObservationsResult) Validate() error { return types.Validate(v) }
 // DeleteRelationsArgs is the argument object of the tool "delete_relations".
 type DeleteRelationsArgs struct {
 	// An array of relations to delete
-	Relations []Relations `json:"relations"`
+	Relations []Relation `json:"relations"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -201,8 +201,8 @@ func (v OpenNodesArgs) Validate() error { return types.Validate(v) }
 
 // OpenNodesResult is the result of the tool "open_nodes".
 type OpenNodesResult struct {
-	Entities  []Entities                           `json:"entities"`
-	Relations []CreateRelationsResultRelationsItem `json:"relations"`
+	Entities  []EntityResult   `json:"entities"`
+	Relations []RelationResult `json:"relations"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -210,8 +210,8 @@ func (v OpenNodesResult) Validate() error { return types.Validate(v) }
 
 // ReadGraphResult is the result of the tool "read_graph".
 type ReadGraphResult struct {
-	Entities  []Entities                           `json:"entities"`
-	Relations []CreateRelationsResultRelationsItem `json:"relations"`
+	Entities  []EntityResult   `json:"entities"`
+	Relations []RelationResult `json:"relations"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -228,8 +228,8 @@ func (v SearchNodesArgs) Validate() error { return types.Validate(v) }
 
 // SearchNodesResult is the result of the tool "search_nodes".
 type SearchNodesResult struct {
-	Entities  []Entities                           `json:"entities"`
-	Relations []CreateRelationsResultRelationsItem `json:"relations"`
+	Entities  []EntityResult   `json:"entities"`
+	Relations []RelationResult `json:"relations"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
@@ -240,21 +240,21 @@ func (v SearchNodesResult) Validate() error { return types.Validate(v) }
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
 var types = composition.NewTypes(schemas,
 	composition.Describe[AddObservationsArgs](composition.TypeInfo{Doc: "add_observations#inputSchema", Required: []string{"observations"}}),
-	composition.Describe[AddObservationsArgsObservationsItem](composition.TypeInfo{Doc: "add_observations#inputSchema", Pointer: "/properties/observations/items", Required: []string{"entityName", "contents"}}),
+	composition.Describe[Observation](composition.TypeInfo{Doc: "add_observations#inputSchema", Pointer: "/properties/observations/items", Required: []string{"entityName", "contents"}}),
 	composition.Describe[AddObservationsResult](composition.TypeInfo{Doc: "add_observations#outputSchema", Required: []string{"results"}, Closed: true}),
-	composition.Describe[AddObservationsResultResultsItem](composition.TypeInfo{Doc: "add_observations#outputSchema", Pointer: "/properties/results/items", Required: []string{"entityName", "addedObservations"}, Closed: true}),
+	composition.Describe[Result](composition.TypeInfo{Doc: "add_observations#outputSchema", Pointer: "/properties/results/items", Required: []string{"entityName", "addedObservations"}, Closed: true}),
 	composition.Describe[CreateEntitiesArgs](composition.TypeInfo{Doc: "create_entities#inputSchema", Required: []string{"entities"}}),
-	composition.Describe[CreateEntitiesArgsEntitiesItem](composition.TypeInfo{Doc: "create_entities#inputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}}),
+	composition.Describe[Entity](composition.TypeInfo{Doc: "create_entities#inputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}}),
 	composition.Describe[CreateEntitiesResult](composition.TypeInfo{Doc: "create_entities#outputSchema", Required: []string{"entities"}, Closed: true}),
-	composition.Describe[Entities](composition.TypeInfo{Doc: "create_entities#outputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}, Closed: true}),
+	composition.Describe[EntityResult](composition.TypeInfo{Doc: "create_entities#outputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}, Closed: true}),
 	composition.Describe[CreateRelationsArgs](composition.TypeInfo{Doc: "create_relations#inputSchema", Required: []string{"relations"}}),
-	composition.Describe[Relations](composition.TypeInfo{Doc: "create_relations#inputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}}),
+	composition.Describe[Relation](composition.TypeInfo{Doc: "create_relations#inputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}}),
 	composition.Describe[CreateRelationsResult](composition.TypeInfo{Doc: "create_relations#outputSchema", Required: []string{"relations"}, Closed: true}),
-	composition.Describe[CreateRelationsResultRelationsItem](composition.TypeInfo{Doc: "create_relations#outputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}, Closed: true}),
+	composition.Describe[RelationResult](composition.TypeInfo{Doc: "create_relations#outputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}, Closed: true}),
 	composition.Describe[DeleteEntitiesArgs](composition.TypeInfo{Doc: "delete_entities#inputSchema", Required: []string{"entityNames"}}),
 	composition.Describe[DeleteEntitiesResult](composition.TypeInfo{Doc: "delete_entities#outputSchema", Required: []string{"success", "message"}, Closed: true}),
 	composition.Describe[DeleteObservationsArgs](composition.TypeInfo{Doc: "delete_observations#inputSchema", Required: []string{"deletions"}}),
-	composition.Describe[DeleteObservationsArgsDeletionsItem](composition.TypeInfo{Doc: "delete_observations#inputSchema", Pointer: "/properties/deletions/items", Required: []string{"entityName", "observations"}}),
+	composition.Describe[Deletion](composition.TypeInfo{Doc: "delete_observations#inputSchema", Pointer: "/properties/deletions/items", Required: []string{"entityName", "observations"}}),
 	composition.Describe[DeleteObservationsResult](composition.TypeInfo{Doc: "delete_observations#outputSchema", Required: []string{"success", "message"}, Closed: true}),
 	composition.Describe[DeleteRelationsArgs](composition.TypeInfo{Doc: "delete_relations#inputSchema", Required: []string{"relations"}}),
 	composition.Describe[DeleteRelationsResult](composition.TypeInfo{Doc: "delete_relations#outputSchema", Required: []string{"success", "message"}, Closed: true}),

@@ -31,14 +31,14 @@ type DescribeTableResult struct {
 	// The table's name.
 	Table string `json:"table"`
 	// The columns, in declaration order.
-	Columns []DescribeTableResultColumnsItem `json:"columns"`
+	Columns []Column `json:"columns"`
 }
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v DescribeTableResult) Validate() error { return types.Validate(v) }
 
-// DescribeTableResultColumnsItem is an item of DescribeTableResultColumns.
-type DescribeTableResultColumnsItem struct {
+// Column is an item of DescribeTableResult.Columns.
+type Column struct {
 	// The column's name.
 	Name string `json:"name"`
 	// The declared SQL type, e.g. INTEGER or TEXT; empty when undeclared.
@@ -50,7 +50,7 @@ type DescribeTableResultColumnsItem struct {
 }
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v DescribeTableResultColumnsItem) Validate() error { return types.Validate(v) }
+func (v Column) Validate() error { return types.Validate(v) }
 
 // FindRowArgs is the argument object of the tool "find_row".
 type FindRowArgs struct {
@@ -114,7 +114,7 @@ var types = composition.NewTypes(schemas,
 	composition.Describe[CountRowsArgs](composition.TypeInfo{Doc: "count_rows#inputSchema", Required: []string{"table"}, Closed: true}),
 	composition.Describe[DescribeTableArgs](composition.TypeInfo{Doc: "describe_table#inputSchema", Required: []string{"table"}, Closed: true}),
 	composition.Describe[DescribeTableResult](composition.TypeInfo{Doc: "describe_table#outputSchema", Required: []string{"table", "columns"}, Closed: true}),
-	composition.Describe[DescribeTableResultColumnsItem](composition.TypeInfo{Doc: "describe_table#outputSchema", Pointer: "/properties/columns/items", Required: []string{"name", "type", "not_null", "primary_key"}, Closed: true}),
+	composition.Describe[Column](composition.TypeInfo{Doc: "describe_table#outputSchema", Pointer: "/properties/columns/items", Required: []string{"name", "type", "not_null", "primary_key"}, Closed: true}),
 	composition.Describe[FindRowArgs](composition.TypeInfo{Doc: "find_row#inputSchema", Required: []string{"table", "id"}, Closed: true}),
 	composition.Describe[InsertRowArgs](composition.TypeInfo{Doc: "insert_row#inputSchema", Required: []string{"table", "values"}, Closed: true}),
 	composition.Describe[InsertRowResult](composition.TypeInfo{Doc: "insert_row#outputSchema", Required: []string{"id"}, Closed: true}),
