@@ -51,7 +51,7 @@ func TestDeepSchemaNamesStayShort(t *testing.T) {
 			t.Errorf("depth %d: longest type name has %d characters: %.80s…", depth, len(longest), longest)
 		}
 		if want := fmt.Sprintf("ALevel%d", depth-1); longest != want {
-			t.Errorf("depth %d: longest type name %s, want %s", depth, longest, want)
+			t.Errorf("depth %d: longest type name %.80s, want %s", depth, longest, want)
 		}
 		t.Logf("depth %d: %d bytes of output, %d bytes of type names, longest type name %s (%d characters)", depth, size, names, longest, len(longest))
 	}
