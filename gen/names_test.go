@@ -38,15 +38,17 @@ func generatedOf(t *testing.T, inputSchema string) (size, names int, longest str
 
 // TestDeepSchemaNamesStayShort: a schema nested 200, 400 and 1,000
 // objects deep (the same property "a" at every level) gives type names of
-// a dozen characters (ALevel999), never the path of properties, so the
-// names take bytes linear in the depth (issue 17: at depth 400 a name had
-// 1,496 characters, O(depth²) bytes of names). The whole output is logged:
-// the JSON pointers of the type table still grow with the depth.
+// a dozen characters (ALevel999), never the path of properties, and
+// output linear in the depth, names and type table pointers included
+// (issue 17: at depth 400 a name had 1,496 characters and the output was
+// O(depth²) bytes; the pointers are written relative to the enclosing
+// type's, TypeInfo.Base).
 func TestDeepSchemaNamesStayShort(t *testing.T) {
-	perLevel := map[int]float64{}
+	perLevel, bytesPerLevel := map[int]float64{}, map[int]float64{}
 	for _, depth := range []int{200, 400, 1000} {
 		size, names, longest := generatedOf(t, nestedSchema(depth))
 		perLevel[depth] = float64(names) / float64(depth)
+		bytesPerLevel[depth] = float64(size) / float64(depth)
 		if len(longest) > 60 {
 			t.Errorf("depth %d: longest type name has %d characters: %.80s…", depth, len(longest), longest)
 		}
@@ -59,5 +61,9 @@ func TestDeepSchemaNamesStayShort(t *testing.T) {
 	// those at depth 200 (path names would make them 5 times as many).
 	if perLevel[1000] > 1.25*perLevel[200] {
 		t.Errorf("type name bytes per level: %.1f at depth 200, %.1f at depth 1,000: names grow with the depth", perLevel[200], perLevel[1000])
+	}
+	// The whole output: within 10 % per level (quadratic would be 5×).
+	if bytesPerLevel[1000] > 1.1*bytesPerLevel[200] {
+		t.Errorf("output bytes per level: %.0f at depth 200, %.0f at depth 1,000: the output grows faster than the depth", bytesPerLevel[200], bytesPerLevel[1000])
 	}
 }

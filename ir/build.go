@@ -100,6 +100,7 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 	}
 	d, aliases := dedupTypes(p)
 	nameTypes(p, b.cfg.Namer, d, aliases, b.cfg.TypeNames, b.used)
+	setPointerBases(p)
 	slices.SortFunc(p.Schemas, func(a, b SchemaDoc) int { return strings.Compare(a.Key, b.Key) })
 	for k := range b.used {
 		p.UsedOverrides = append(p.UsedOverrides, k)
