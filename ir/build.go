@@ -80,7 +80,7 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 	facts, _ := srv.Facts() // decoded once: read for every tool
 	p.ServerDigest = facts.Digest
 
-	b := &builder{srv: srv, facts: facts, cfg: cfg, pkg: p, types: newScope(ReservedPackageNames()...), methods: newScope(), used: map[string]bool{}}
+	b := &builder{srv: srv, facts: facts, cfg: cfg, pkg: p, types: newScope(ReservedPackageNames()...), prov: newProvisionals(), methods: newScope(), used: map[string]bool{}}
 	// By name, whatever order the server listed them in: names given to
 	// colliding identifiers and to merged types follow this order, and the
 	// Go API of a contract must not depend on how the tools are listed.
@@ -99,7 +99,7 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 		p.Tools = append(p.Tools, tool)
 	}
 	d, aliases := dedupTypes(p)
-	nameTypes(p, b.cfg.Namer, d, aliases, b.cfg.TypeNames, b.used)
+	nameTypes(p, b.cfg.Namer, d, b.prov, aliases, b.cfg.TypeNames, b.used)
 	setPointerBases(p)
 	slices.SortFunc(p.Schemas, func(a, b SchemaDoc) int { return strings.Compare(a.Key, b.Key) })
 	for k := range b.used {
@@ -123,6 +123,7 @@ type builder struct {
 	cfg     Config
 	pkg     *Package
 	types   *scope // package-level identifiers
+	prov    *provisionals
 	methods *scope // Client method names
 	// used records the Config entries that applied ("format:<name>",
 	// "type:<name>"), so unused overrides can be reported.
@@ -135,7 +136,7 @@ type builder struct {
 // final names and applies Config.TypeNames.
 func (b *builder) typeName(name string) string {
 	if provisional(name) {
-		return b.types.claimProvisional(name)
+		return b.prov.add(name)
 	}
 	return b.types.claim(b.cfg.Namer.TypeName(name))
 }
@@ -918,7 +919,7 @@ func (ts *typeSession) ref(n *schema.Node, name string) (t *Type, nullable bool,
 	if target != "" {
 		toks := strings.Split(target, "/")
 		if defName := ts.b.cfg.Namer.Exported(jsonpointer.Unescape(toks[len(toks)-1])); defName != "" && (len(toks) >= 2 && (toks[len(toks)-2] == "$defs" || toks[len(toks)-2] == "definitions")) {
-			name = defsName(name, defName)
+			name = defsName(ts.b.prov.root(name), defName)
 		}
 	}
 	return ts.typeOf(target, name)

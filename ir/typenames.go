@@ -8,11 +8,12 @@ import (
 
 // How type names are chosen (README "How names are chosen").
 //
-// While the schemas are typed, a nested type gets a provisional name: the
-// path of local names from its tool's argument or result type down to it,
-// joined by nameSep ("DescribeTableResult␟Columns␟[]"). Such a name is
-// never printed. After identical types are merged (dedupTypes), nameTypes
-// gives every type its final name:
+// While the schemas are typed, a nested type gets a provisional name: a
+// short id ("␞12␝", never printed) standing for its path, the provisional
+// name of the type it is in (or its tool's argument or result type) and
+// the local names below it, joined by nameSep ("␞3␝␟Columns␟[]"). Paths
+// stay short whatever the depth. After identical types are merged
+// (dedupTypes), nameTypes gives every type its final name:
 //
 //   - its own local name: the schema's "title"; else the property's name;
 //     an array's item or a map's value the collection's name in the
@@ -33,18 +34,22 @@ import (
 // whose types have other names renames nothing, and the order of a union's
 // alternatives or of the tools does not matter.
 
-// nameSep joins the local names of a provisional type name. It cannot occur
-// in a Go identifier, so a provisional name never passes for a final one.
-const nameSep = "\x1f"
+// nameSep joins the local names of a provisional path; idOpen and idClose
+// enclose a provisional id. None can occur in a Go identifier, so a
+// provisional name never passes for a final one.
+const (
+	nameSep = "\x1f"
+	idOpen  = "\x1e"
+	idClose = "\x1d"
+)
 
 // The markers that begin a provisional segment: the items of an array and
-// the values of a map (named after the collection in the singular), a
-// "$defs" entry (named after its key) and a uniqueness suffix (ignored).
+// the values of a map (named after the collection in the singular) and a
+// "$defs" entry (named after its key).
 const (
 	itemMark  = "[]"
 	valueMark = "{}"
 	defsMark  = "$"
-	dupMark   = "~"
 )
 
 // maxTypeName bounds how long qualifying a name by its ancestors may make
@@ -60,25 +65,54 @@ func itemName(name string) string { return name + nameSep + itemMark }
 // valueName is the provisional name of the values of the map name.
 func valueName(name string) string { return name + nameSep + valueMark }
 
-// defsName is the provisional name of the "$defs" entry key of the schema
-// document whose root type is named by the first segment of name.
-func defsName(name, key string) string {
-	root, _, _ := strings.Cut(name, nameSep)
-	return root + nameSep + defsMark + key
+// defsName is the provisional path of the "$defs" entry key of the schema
+// document under the tool type root.
+func defsName(root, key string) string { return root + nameSep + defsMark + key }
+
+// provisional reports whether name is a provisional name or path.
+func provisional(name string) bool {
+	return strings.Contains(name, nameSep) || strings.HasPrefix(name, idOpen)
 }
 
-// provisional reports whether name is a provisional name.
-func provisional(name string) bool { return strings.Contains(name, nameSep) }
+// provisionals records the provisional ids handed out while typing.
+type provisionals struct {
+	paths map[string]string // id → its path
+	roots map[string]string // id → the tool type name it is under
+}
 
-// claimProvisional claims a provisional name in s, adding a segment that
-// makes it unique (ignored by naming) when it is taken.
-func (s *scope) claimProvisional(base string) string {
-	name := base
-	for i := 2; s.taken[name]; i++ {
-		name = base + nameSep + dupMark + strconv.Itoa(i)
+func newProvisionals() *provisionals {
+	return &provisionals{paths: map[string]string{}, roots: map[string]string{}}
+}
+
+// add returns a new id for the type whose provisional path is path.
+func (pv *provisionals) add(path string) string {
+	id := idOpen + strconv.Itoa(len(pv.paths)) + idClose
+	pv.paths[id] = path
+	pv.roots[id] = pv.root(path)
+	return id
+}
+
+// root returns the name of the tool's type a provisional path or id is
+// under.
+func (pv *provisionals) root(name string) string {
+	first, _, _ := strings.Cut(name, nameSep)
+	if id, _, ok := cutID(first); ok {
+		return pv.roots[id]
 	}
-	s.taken[name] = true
-	return name
+	return first
+}
+
+// cutID splits a segment that starts with a provisional id into the id and
+// what was appended to it ("␞4␝Circle": a union's variant).
+func cutID(seg string) (id, rest string, ok bool) {
+	if !strings.HasPrefix(seg, idOpen) {
+		return "", seg, false
+	}
+	i := strings.Index(seg, idClose)
+	if i < 0 {
+		return "", seg, false
+	}
+	return seg[:i+len(idClose)], seg[i+len(idClose):], true
 }
 
 // nameCandidate is one type's way to its final name.
@@ -92,14 +126,22 @@ type nameCandidate struct {
 	ordinal int      // position in declaration order, for the last resort
 }
 
+// key orders candidates by what they are named from: the name, then the
+// qualifying steps (not the provisional id, which follows the order types
+// were built in).
+func (c *nameCandidate) key() string {
+	return c.name + "\x00" + strings.Join(c.steps, "\x00")
+}
+
 // typeNamer holds one nameTypes pass.
 type typeNamer struct {
-	p       *Package
 	namer   *Namer
 	d       *dedup
-	byProv  map[string]*Type // provisional name (of any member) → type
+	pv      *provisionals
+	byProv  map[string]*Type // provisional id (of any member) → type
 	aliases map[*Type][]string
-	locals  map[string]string // provisional name → its own local name
+	locals  map[string]string // provisional id → its own local name
+	levels  map[string]int    // provisional id → its level (levelOf)
 }
 
 // nameTypes gives every named type of p its final name (see the comment at
@@ -108,8 +150,8 @@ type typeNamer struct {
 // names the enum constants after their types, and rewrites the doc
 // comments that named a type by its provisional name. aliases lists, for a
 // type that dedupTypes merged others into, their provisional names.
-func nameTypes(p *Package, namer *Namer, d *dedup, aliases map[*Type][]string, renames map[string]string, used map[string]bool) {
-	tn := &typeNamer{p: p, namer: namer, d: d, byProv: map[string]*Type{}, aliases: aliases, locals: map[string]string{}}
+func nameTypes(p *Package, namer *Namer, d *dedup, pv *provisionals, aliases map[*Type][]string, renames map[string]string, used map[string]bool) {
+	tn := &typeNamer{namer: namer, d: d, pv: pv, byProv: map[string]*Type{}, aliases: aliases, locals: map[string]string{}, levels: map[string]int{}}
 	prov := map[*Type]string{}
 	for _, t := range p.Types {
 		prov[t] = t.Name
@@ -185,7 +227,7 @@ func (tn *typeNamer) candidate(t *Type) *nameCandidate {
 	// A merged type is named after the member with the shortest name.
 	best := tn.memberCandidate(t, t.Name)
 	for _, a := range tn.aliases[t] {
-		if m := tn.memberCandidate(t, a); len(m.name) < len(best.name) || (len(m.name) == len(best.name) && m.name+nameSep+m.prov < best.name+nameSep+best.prov) {
+		if m := tn.memberCandidate(t, a); len(m.name) < len(best.name) || (len(m.name) == len(best.name) && m.key() < best.key()) {
 			best = m
 		}
 	}
@@ -197,19 +239,18 @@ func (tn *typeNamer) candidate(t *Type) *nameCandidate {
 func (tn *typeNamer) memberCandidate(t *Type, prov string) *nameCandidate {
 	c := &nameCandidate{t: t, prov: prov}
 	own := tn.local(prov)
-	// Ancestors: the types t is nested in, nearest first.
-	var ancestors []string
-	level := 1
-	for a := tn.parent(prov); a != ""; a = tn.parent(a) {
-		l := tn.local(a)
-		if l == own {
-			level++
-			continue
-		}
-		ancestors = append(ancestors, l)
-	}
-	if level > 1 {
+	if level := tn.levelOf(prov); level > 1 {
 		own += "Level" + strconv.Itoa(level)
+	}
+	// Ancestors: the types t is nested in, nearest first, but those of its
+	// own local name (its levels), as long as the name stays short.
+	var ancestors []string
+	size := len(own)
+	for a := tn.parent(prov); a != "" && size <= maxTypeName; a = tn.parent(a) {
+		if l := tn.local(a); l != tn.local(prov) {
+			ancestors = append(ancestors, l)
+			size += len(l)
+		}
 	}
 	c.name = own
 	// Told apart by role first, when an argument's type and a result's
@@ -219,7 +260,7 @@ func (tn *typeNamer) memberCandidate(t *Type, prov string) *nameCandidate {
 		role = "+Result"
 	}
 	c.steps = append(c.steps, role)
-	size := len(c.name)
+	size = len(c.name)
 	for _, a := range ancestors {
 		if size += len(a); size > maxTypeName {
 			break
@@ -229,22 +270,54 @@ func (tn *typeNamer) memberCandidate(t *Type, prov string) *nameCandidate {
 	return c
 }
 
-// parent returns the provisional name of the nearest type prov is nested
-// in ("" when none).
-func (tn *typeNamer) parent(prov string) string {
-	for i := strings.LastIndex(prov, nameSep); i > 0; i = strings.LastIndex(prov[:i], nameSep) {
-		if tn.byProv[prov[:i]] != nil {
-			return prov[:i]
-		}
-		if !strings.Contains(prov[:i], nameSep) {
-			return prov[:i] // the tool's argument or result name, even when not a type
+// levelOf returns how many of the types prov is nested in, itself
+// included, have its local name: a recursion the schema writes out level
+// by level. It is memoized, so a chain n deep costs O(n) in all.
+func (tn *typeNamer) levelOf(prov string) int {
+	if l, ok := tn.levels[prov]; ok {
+		return l
+	}
+	level, own := 1, tn.local(prov)
+	for a := tn.parent(prov); a != ""; a = tn.parent(a) {
+		if tn.local(a) == own {
+			level += tn.levelOf(a)
+			break
 		}
 	}
-	return ""
+	tn.levels[prov] = level
+	return level
+}
+
+// parent returns the provisional id of the nearest type the type (or
+// would-be type) prov is nested in, or the name of its tool's type; "" for
+// a tool's type.
+func (tn *typeNamer) parent(prov string) string {
+	path, ok := tn.pv.paths[prov]
+	if !ok {
+		return ""
+	}
+	return tn.parentOfPath(path)
+}
+
+// parentOfPath returns the parent of what the provisional path describes:
+// the type whose id begins it, or for a name appended to an id (a union's
+// variant, a tuple's position) that type's parent; a type that was dropped
+// is skipped.
+func (tn *typeNamer) parentOfPath(path string) string {
+	first, _, _ := strings.Cut(path, nameSep)
+	id, rest, ok := cutID(first)
+	switch {
+	case !ok:
+		return first
+	case rest == "" && tn.byProv[id] != nil:
+		return id
+	}
+	return tn.parent(id)
 }
 
 // local returns the own local name of the type (or would-be type) prov:
-// its schema's title, else what its last segments say.
+// its schema's title, else what its path says; a tool type's name as it
+// is.
 func (tn *typeNamer) local(prov string) string {
 	if l, ok := tn.locals[prov]; ok {
 		return l
@@ -255,31 +328,32 @@ func (tn *typeNamer) local(prov string) string {
 			l = tn.namer.Exported(n.title)
 		}
 	}
-	if l == "" {
-		l = tn.segmentsLocal(prov)
+	if path, ok := tn.pv.paths[prov]; l == "" && ok {
+		l = tn.pathLocal(path)
+	} else if l == "" {
+		l = prov
 	}
 	tn.locals[prov] = l
 	return l
 }
 
-// segmentsLocal derives a local name from the segments of prov after its
-// parent's: a field name as it is, items and values as the singular of the
-// name before them, a "$defs" entry as its key.
-func (tn *typeNamer) segmentsLocal(prov string) string {
-	par := tn.parent(prov)
-	cur, rest := "", prov
-	if par != "" {
-		cur, rest = tn.local(par), strings.TrimPrefix(prov[len(par):], nameSep)
-	}
-	for seg := range strings.SplitSeq(rest, nameSep) {
+// pathLocal derives a local name from a provisional path: a field name as
+// it is, items and values as the singular of the name before them, a
+// "$defs" entry as its key, a name appended to an id as that id's local
+// name followed by it (ShapeCircle).
+func (tn *typeNamer) pathLocal(path string) string {
+	cur := ""
+	for i, seg := range strings.Split(path, nameSep) {
+		id, rest, isID := cutID(seg)
 		switch {
+		case i == 0 && isID:
+			cur = tn.local(id) + rest
 		case strings.HasPrefix(seg, itemMark):
 			cur = tn.namer.singular(cur, "Item") + seg[len(itemMark):]
 		case strings.HasPrefix(seg, valueMark):
 			cur = tn.namer.singular(cur, "Value") + seg[len(valueMark):]
 		case strings.HasPrefix(seg, defsMark):
 			cur = seg[len(defsMark):]
-		case strings.HasPrefix(seg, dupMark):
 		default:
 			cur = seg
 		}
@@ -343,7 +417,7 @@ func (tn *typeNamer) resolve(cands []*nameCandidate) {
 		if a.fixed {
 			return a.ordinal - b.ordinal
 		}
-		return strings.Compare(a.prov, b.prov)
+		return strings.Compare(a.key(), b.key())
 	})
 }
 
@@ -376,7 +450,9 @@ func (tn *typeNamer) rewriteDoc(line string, final map[string]string) string {
 }
 
 // finalOf returns the final name of the token tok (itself when it names
-// nothing).
+// nothing); a provisional path that is not a type's reads as the final
+// name of the type it starts at followed by its fields
+// ("DescribeTableResult.Columns", "Shape.Array").
 func (tn *typeNamer) finalOf(tok string, final map[string]string) string {
 	if f, ok := final[tok]; ok {
 		return f
@@ -384,18 +460,25 @@ func (tn *typeNamer) finalOf(tok string, final map[string]string) string {
 	if !provisional(tok) {
 		return tok
 	}
-	par := tn.parent(tok)
-	head := final[par]
-	if head == "" {
-		head = par
+	if path, ok := tn.pv.paths[tok]; ok {
+		return tn.finalOf(path, final) // a type that was dropped
 	}
 	var b strings.Builder
-	b.WriteString(head)
-	for seg := range strings.SplitSeq(strings.TrimPrefix(tok[len(par):], nameSep), nameSep) {
+	for i, seg := range strings.Split(tok, nameSep) {
+		id, rest, isID := cutID(seg)
 		switch {
+		case i == 0 && isID:
+			b.WriteString(tn.finalOf(id, final))
+			if rest != "" {
+				b.WriteString("." + rest)
+			}
+		case i == 0 && final[seg] != "":
+			b.WriteString(final[seg])
+		case i == 0:
+			b.WriteString(seg)
 		case strings.HasPrefix(seg, itemMark), strings.HasPrefix(seg, valueMark):
 			b.WriteString("[]")
-		case strings.HasPrefix(seg, defsMark), strings.HasPrefix(seg, dupMark):
+		case strings.HasPrefix(seg, defsMark):
 		default:
 			b.WriteString("." + seg)
 		}
