@@ -24,6 +24,7 @@ require (
 
 require (
 	github.com/danieljoos/wincred v1.2.3 // indirect
+	github.com/gertd/go-pluralize v0.2.1 // indirect
 	github.com/godbus/dbus/v5 v5.2.2 // indirect
 )
 

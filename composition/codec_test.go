@@ -2,6 +2,7 @@ package composition_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -115,5 +116,35 @@ func TestTypesReadAnyValidJSON(t *testing.T) {
 	}
 	if err := ty.Unmarshal([]byte(`[1]`), &x); err == nil || !strings.Contains(err.Error(), "want a JSON object") {
 		t.Errorf("array into an object: %v", err)
+	}
+}
+
+// TestRelativePointers: a TypeInfo whose Pointer is relative to its Base's
+// (as generated code writes nested types, issue 17) validates against the
+// whole pointer, through a chain of Bases.
+func TestRelativePointers(t *testing.T) {
+	type inner struct {
+		N int64 `json:"n"`
+	}
+	type middle struct {
+		B inner `json:"b"`
+	}
+	type outer struct {
+		A middle `json:"a"`
+	}
+	schemas := composition.NewSchemaSet(map[string]string{"d": `{"type":"object","properties":{"a":{"type":"object","properties":{
+		"b":{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}}}}}`})
+	ty := composition.NewTypes(schemas,
+		composition.Describe[inner](composition.TypeInfo{Doc: "d", Base: composition.TypeOf[middle](), Pointer: "/properties/b"}),
+		composition.Describe[middle](composition.TypeInfo{Doc: "d", Base: composition.TypeOf[outer](), Pointer: "/properties/a"}),
+		composition.Describe[outer](composition.TypeInfo{Doc: "d"}),
+	)
+	if err := ty.Validate(inner{N: 2}); err != nil {
+		t.Errorf("valid inner value: %v", err)
+	}
+	err := ty.Validate(inner{N: 0})
+	var ve *composition.ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(ve.Message, "minimum") {
+		t.Errorf("inner value below the minimum: %v, want a ValidationError about the minimum (pointer /properties/a/properties/b)", err)
 	}
 }

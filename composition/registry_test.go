@@ -155,7 +155,7 @@ func TestRegistryServers(t *testing.T) {
 			if want := fmt.Sprint(i + 40); !strings.Contains(res.Text(), want) {
 				return fmt.Errorf("get-sum: %q lacks %s", res.Text(), want)
 			}
-			sc, err := ev.GetStructuredContent(ctx, everything.GetStructuredContentArgs{Location: everything.GetStructuredContentArgsLocationChicago})
+			sc, err := ev.GetStructuredContent(ctx, everything.GetStructuredContentArgs{Location: everything.LocationChicago})
 			if err != nil || sc == nil {
 				return fmt.Errorf("get-structured-content = %+v, %v", sc, err)
 			}

@@ -26,6 +26,7 @@ import (
 const compositionStub = `package composition
 import (
 	"context"
+	"reflect"
 	"github.com/mark3labs/mcp-go/server"
 )
 const SupportPackageIsVersion1 = true
@@ -41,10 +42,11 @@ type Caller interface { CallTool(ctx context.Context, tool Tool, args any) (*Res
 type Registry struct{}
 func (r *Registry) Server(id string) Caller { return nil }
 func CallAs[T any](ctx context.Context, c Caller, tool Tool, args any) (T, error) { var zero T; return zero, nil }
-type TypeInfo struct { Doc, Pointer string; Required []string; Closed bool; Extra string; Defaults map[string]string; Tag, TagValue string; Union UnionBy; UnionTag string; Cases []string; Tuple, MinItems int; Raw bool }
+type TypeInfo struct { Doc, Pointer string; Base reflect.Type; Required []string; Closed bool; Extra string; Defaults map[string]string; Tag, TagValue string; Union UnionBy; UnionTag string; Cases []string; Tuple, MinItems int; Raw bool }
 type UnionBy uint8
 const ( NotUnion UnionBy = iota; UnionByTag; UnionByKind; UnionByRequired )
 func Describe[T any](info TypeInfo) TypeInfo { return info }
+func TypeOf[T any]() reflect.Type { return nil }
 type Types struct{}
 func NewTypes(schemas *SchemaSet, infos ...TypeInfo) *Types { return nil }
 func (t *Types) Marshal(v any) ([]byte, error) { return nil, nil }

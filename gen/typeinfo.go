@@ -17,7 +17,12 @@ func typeInfo(t *ir.Type) string {
 	if t.SchemaDoc != "" {
 		add("Doc", strconv.Quote(t.SchemaDoc))
 	}
-	if t.Pointer != "" {
+	switch {
+	case t.PointerBase != nil:
+		// Relative: pointers of deeply nested types stay short.
+		add("Base", "composition.TypeOf["+t.PointerBase.Name+"]()")
+		add("Pointer", strconv.Quote(strings.TrimPrefix(t.Pointer, t.PointerBase.Pointer)))
+	case t.Pointer != "":
 		add("Pointer", strconv.Quote(t.Pointer))
 	}
 	switch t.Kind {

@@ -291,7 +291,7 @@ func TestServerEverythingClient(t *testing.T) {
 	if !strings.Contains(sum.Text(), "5.5") {
 		t.Fatalf("get-sum text = %q", sum.Text())
 	}
-	weather, err := c.GetStructuredContent(ctx, everything.GetStructuredContentArgs{Location: everything.GetStructuredContentArgsLocationNewYork})
+	weather, err := c.GetStructuredContent(ctx, everything.GetStructuredContentArgs{Location: everything.LocationNewYork})
 	if err != nil {
 		t.Fatal(err)
 	}

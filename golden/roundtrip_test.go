@@ -51,14 +51,14 @@ func TestHostileUnionsRejectWhatMatchesNoVariant(t *testing.T) {
 			t.Errorf("unmarshal %s: no error", in)
 		}
 	}
-	var empty hostile.ReadNote2ArgsShape
+	var empty hostile.Shape
 	if _, err := hostile.Marshal(empty); err == nil || !strings.Contains(err.Error(), "no variant is set") {
 		t.Errorf("marshal of an empty union: %v", err)
 	}
 }
 
 func TestHostileTaggedUnionWritesItsTag(t *testing.T) {
-	s := hostile.ReadNote2ArgsShape{Circle: &hostile.ReadNote2ArgsShapeCircle{Radius: 1}}
+	s := hostile.Shape{Circle: &hostile.ShapeCircle{Radius: 1}}
 	b, err := hostile.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestHostileDefaults(t *testing.T) {
 // TestHostileValidate checks generated Validate methods against the
 // schemas' constraints, with JSON pointers in the errors.
 func TestHostileValidate(t *testing.T) {
-	ok := hostile.ReadNote2Args{ID: "n1", Type: hostile.ReadNote2ArgsTypeA}
+	ok := hostile.ReadNote2Args{ID: "n1", Type: hostile.TypeA}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid args: %v", err)
 	}
@@ -111,13 +111,13 @@ func TestHostileValidate(t *testing.T) {
 		v    interface{ Validate() error }
 		ptr  string
 	}{
-		{"pattern", hostile.ReadNote2Args{ID: "x1", Type: hostile.ReadNote2ArgsTypeA}, "/id"},
-		{"minimum", hostile.ReadNote2Args{ID: "n1", Type: hostile.ReadNote2ArgsTypeA, MaxLines: &zero}, "/maxLines"},
+		{"pattern", hostile.ReadNote2Args{ID: "x1", Type: hostile.TypeA}, "/id"},
+		{"minimum", hostile.ReadNote2Args{ID: "n1", Type: hostile.TypeA, MaxLines: &zero}, "/maxLines"},
 		{"enum", hostile.ReadNote2Args{ID: "n1", Type: "c"}, "/type"},
 		{"minLength", hostile.StrictArgs{Name: "x"}, "/name"},
 		{"maxItems", hostile.StrictResult{"a", "b", "c"}, ""},
 		{"items maxLength", hostile.StrictResult{"abcd"}, "/0"},
-		{"enum type alone", hostile.ReadNote2ArgsType("c"), ""},
+		{"enum type alone", hostile.Type("c"), ""},
 	} {
 		err := tc.v.Validate()
 		var ve *composition.ValidationError
@@ -236,7 +236,7 @@ func TestStyles(t *testing.T) {
 		t.Errorf("draft-04 exclusiveMaximum: true must reject 100 at /high: %v", err)
 	}
 	var dm styles.DirectMapArgs
-	if err := styles.Unmarshal([]byte(`{"amount":1.5,"currency":"EUR","tags":["a"]}`), &dm); err != nil || dm.Currency != styles.DirectMapArgsCurrencyEUR {
+	if err := styles.Unmarshal([]byte(`{"amount":1.5,"currency":"EUR","tags":["a"]}`), &dm); err != nil || dm.Currency != styles.CurrencyEUR {
 		t.Errorf("direct map: %+v %v", dm, err)
 	}
 	if err := styles.Unmarshal([]byte(`{"currency":"EUR"}`), &dm); err == nil {
@@ -297,8 +297,8 @@ func TestHostileUnionByRequiredProperty(t *testing.T) {
 // through the package's Marshal and Unmarshal.
 func TestUnionsAndTuplesThroughEncodingJSON(t *testing.T) {
 	type wrapper struct {
-		Shape hostile.ReadNote2ArgsShape `json:"shape"`
-		At    hostile.PointArgsAt        `json:"at"`
+		Shape hostile.Shape `json:"shape"`
+		At    hostile.At    `json:"at"`
 	}
 	for _, in := range []string{
 		`{"shape":{"kind":"circle","radius":2},"at":[1,2,"z"]}`,

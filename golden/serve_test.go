@@ -293,7 +293,7 @@ func (legacyFake) CountRows(_ context.Context, a legacy.CountRowsArgs) (int64, e
 }
 
 func (legacyFake) DescribeTable(context.Context, legacy.DescribeTableArgs) (*legacy.DescribeTableResult, error) {
-	return &legacy.DescribeTableResult{Table: "books", Columns: []legacy.DescribeTableResultColumnsItem{{Name: "id", Type: "INTEGER", PrimaryKey: true}}}, nil
+	return &legacy.DescribeTableResult{Table: "books", Columns: []legacy.Column{{Name: "id", Type: "INTEGER", PrimaryKey: true}}}, nil
 }
 
 func (legacyFake) FindRow(_ context.Context, a legacy.FindRowArgs) (map[string]json.RawMessage, error) {

@@ -79,7 +79,7 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 	facts, _ := srv.Facts() // decoded once: read for every tool
 	p.ServerDigest = facts.Digest
 
-	b := &builder{srv: srv, facts: facts, cfg: cfg, pkg: p, types: newScope(ReservedPackageNames()...), methods: newScope(), used: map[string]bool{}}
+	b := &builder{srv: srv, facts: facts, cfg: cfg, pkg: p, types: newScope(ReservedPackageNames()...), prov: newProvisionals(), methods: newScope(), used: map[string]bool{}}
 	// By name, whatever order the server listed them in: names given to
 	// colliding identifiers and to merged types follow this order, and the
 	// Go API of a contract must not depend on how the tools are listed.
@@ -97,7 +97,9 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 		tool.Raw = t.Raw
 		p.Tools = append(p.Tools, tool)
 	}
-	dedupTypes(p, b.cfg.Namer, b.types)
+	d, aliases := dedupTypes(p)
+	nameTypes(p, b.cfg.Namer, d, b.prov, aliases, b.cfg.TypeNames, b.used)
+	setPointerBases(p)
 	slices.SortFunc(p.Schemas, func(a, b SchemaDoc) int { return strings.Compare(a.Key, b.Key) })
 	shared, err := sharedMembers(p, b.cfg.Namer, b.types)
 	if err != nil {
@@ -125,6 +127,7 @@ type builder struct {
 	cfg     Config
 	pkg     *Package
 	types   *scope // package-level identifiers
+	prov    *provisionals
 	methods *scope // Client method names
 	// used records the Config entries that applied ("format:<name>",
 	// "type:<name>"), so unused overrides can be reported.
@@ -132,11 +135,12 @@ type builder struct {
 }
 
 // typeName claims a package-level name for a generated type whose default
-// name is name, applying Config.TypeNames.
+// name is name: a nested type's provisional name (memberName, itemName, …)
+// as it is, a tool's own type's as a Go identifier. nameTypes gives the
+// final names and applies Config.TypeNames.
 func (b *builder) typeName(name string) string {
-	if to, ok := b.cfg.TypeNames[name]; ok && to != "" {
-		b.used["type:"+name] = true
-		name = to
+	if provisional(name) {
+		return b.prov.add(name)
 	}
 	return b.types.claim(b.cfg.Namer.TypeName(name))
 }
@@ -634,7 +638,7 @@ func (ts *typeSession) single(n *schema.Node, typ, name string) (*Type, error) {
 		if of, ok := ts.hints[n.Ptr]; ok {
 			ts.hint(jsonpointer.Append(n.Ptr, "items"), itemsHint(of))
 		}
-		elem, nullable, err := ts.typeOf(jsonpointer.Append(n.Ptr, "items"), name+"Item")
+		elem, nullable, err := ts.typeOf(jsonpointer.Append(n.Ptr, "items"), itemName(name))
 		if err != nil {
 			return nil, err
 		}
@@ -653,7 +657,7 @@ func (ts *typeSession) single(n *schema.Node, typ, name string) (*Type, error) {
 				return nil, ts.fail(n.Ptr, "%v", err)
 			}
 			if sub.Boolean == nil {
-				e, nullable, err := ts.typeOf(sub.Ptr, name+"Value")
+				e, nullable, err := ts.typeOf(sub.Ptr, valueName(name))
 				if err != nil {
 					return nil, err
 				}
@@ -718,7 +722,7 @@ func (ts *typeSession) tuple(n *schema.Node, name string) (*Type, error) {
 		case items.Boolean != nil && !*items.Boolean:
 			t.Elem = nil
 		case items.Boolean == nil:
-			e, nullable, err := ts.typeOf(items.Ptr, t.Name+"Item")
+			e, nullable, err := ts.typeOf(items.Ptr, itemName(t.Name))
 			if err != nil {
 				return nil, err
 			}
@@ -781,7 +785,7 @@ func (ts *typeSession) objectOf(n *schema.Node, parts []*schema.Node, name, skip
 			goName = fields.claim(goName)
 			ptr := jsonpointer.Append(part.Ptr, "properties", prop)
 			ts.hint(ptr, fmt.Sprintf("the type of %s.%s", t.Name, goName))
-			ft, nullable, err := ts.typeOf(ptr, t.Name+goName)
+			ft, nullable, err := ts.typeOf(ptr, memberName(t.Name, goName))
 			if err != nil {
 				return nil, err
 			}
@@ -916,7 +920,7 @@ func (ts *typeSession) extras(n *schema.Node, t *Type, fields *scope) error {
 			return nil
 		}
 	case ap.Boolean == nil && n.S.PatternProperties == nil:
-		e, nullable, err := ts.typeOf(ap.Ptr, t.Name+"Value")
+		e, nullable, err := ts.typeOf(ap.Ptr, valueName(t.Name))
 		if err != nil {
 			return err
 		}
@@ -970,7 +974,7 @@ func (ts *typeSession) ref(n *schema.Node, name string) (t *Type, nullable bool,
 	if target != "" {
 		toks := strings.Split(target, "/")
 		if defName := ts.b.cfg.Namer.Exported(jsonpointer.Unescape(toks[len(toks)-1])); defName != "" && (len(toks) >= 2 && (toks[len(toks)-2] == "$defs" || toks[len(toks)-2] == "definitions")) {
-			name = defName
+			name = defsName(ts.b.prov.root(name), defName)
 		}
 	}
 	return ts.typeOf(target, name)

@@ -13,19 +13,20 @@ import (
 
 // dedupTypes declares structurally identical named types once per package:
 // types with the same canonical sub-schema (the schema text at SchemaDoc#
-// Pointer with its keys sorted) and the same Go shape (kind, fields, tags,
-// wrappers, enum values, variants, and, recursively, the types they use)
-// become the first of them, in declaration order, and every reference
+// Pointer with its keys sorted, without its descriptions) and the same Go
+// shape (kind, fields, tags, wrappers, enum values, variants, and,
+// recursively, the types they use) become one type, and every reference
 // points there. A tool's argument and result types are never merged: they
 // are the tool's own API.
 //
-// The merged type is renamed after the schema's "title" when the members
-// share one, else after the property name every member is the type of
-// ("country" → Country), when that name (and its enum constants) is free in
-// the package; otherwise it keeps the first member's name. Names depend
-// only on the types involved, so adding an unrelated tool renames nothing.
-// Doc comments that named a merged-away type name the survivor.
-func dedupTypes(p *Package, namer *Namer, names *scope) {
+// The survivor is the group's first member in declaration order; its doc
+// comment keeps that member's description (descriptions do not keep types
+// apart) and its first line names every use. It returns, for each
+// survivor, the provisional names of the members merged into it, from
+// which nameTypes chooses the name (the shortest), so that the name does
+// not depend on which member came first; and the dedup state, whose schema
+// trees nameTypes reads titles from.
+func dedupTypes(p *Package) (*dedup, map[*Type][]string) {
 	roots := map[*Type]bool{}
 	for _, t := range p.Tools {
 		roots[t.Args], roots[t.Result] = true, true
@@ -43,27 +44,22 @@ func dedupTypes(p *Package, namer *Namer, names *scope) {
 		}
 		groups[s] = append(groups[s], t)
 	}
-	into := map[*Type]*Type{}      // merged-away type → survivor
-	renamed := map[string]string{} // old name → new name
+	into := map[*Type]*Type{} // merged-away type → survivor
+	aliases := map[*Type][]string{}
 	for _, s := range order {
 		g := groups[s]
 		if len(g) < 2 {
 			continue
 		}
 		keep := g[0]
-		old := keep.Name
-		if name := d.groupName(g, namer); name != "" && name != old && d.free(name, g, names) {
-			d.rename(keep, name)
-			renamed[old] = name
-		}
+		keep.Doc = d.mergedDoc(g)
 		for _, t := range g[1:] {
 			into[t] = keep
-			renamed[t.Name] = keep.Name
+			aliases[keep] = append(aliases[keep], t.Name)
 		}
-		keep.Doc = d.mergedDoc(g, old)
 	}
-	if len(into) == 0 && len(renamed) == 0 {
-		return
+	if len(into) == 0 {
+		return d, aliases
 	}
 	p.Types = slices.DeleteFunc(p.Types, func(t *Type) bool { return into[t] != nil })
 	sub := func(t **Type) {
@@ -97,9 +93,6 @@ func dedupTypes(p *Package, namer *Namer, names *scope) {
 	seen := map[*Type]bool{}
 	for _, t := range p.Types {
 		walk(t, seen)
-		if len(t.Doc) > 0 {
-			t.Doc[0] = renameInLine(t.Doc[0], renamed)
-		}
 	}
 	for _, tool := range p.Tools {
 		for _, x := range []**Type{&tool.Args, &tool.Result} {
@@ -109,6 +102,7 @@ func dedupTypes(p *Package, namer *Namer, names *scope) {
 			}
 		}
 	}
+	return d, aliases
 }
 
 // dedup holds the state of one dedupTypes pass.
@@ -127,7 +121,6 @@ type dedup struct {
 	ids      map[string]int         // local description → signature
 	sigs     map[*Type]int
 	visiting map[*Type]bool
-	props    map[*Type]string // type → the first property whose type it is
 }
 
 // schemaNode is one JSON value of a schema document, shared by every
@@ -219,6 +212,9 @@ func (d *dedup) tree(v any) *schemaNode {
 			c := kids[i]
 			n.obj[k] = c
 			n.hasRef = n.hasRef || c.hasRef || k == "$ref" || k == "$dynamicRef"
+			if annotation(k, x[k]) {
+				continue // descriptions do not keep types apart (issue 17)
+			}
 			id := c.id
 			if (k == "anyOf" || k == "oneOf") && c.arr != nil {
 				id = c.setID // alternatives in any order are the same union
@@ -267,6 +263,20 @@ func (d *dedup) tree(v any) *schemaNode {
 	}
 }
 
+// annotation reports whether the key k with the value v of a schema object
+// is text for readers only: a string "description" or "$comment", or an
+// "examples" array. (A property called "description" is an object or a
+// boolean, so it still counts.)
+func annotation(k string, v any) bool {
+	switch v.(type) {
+	case string:
+		return k == "description" || k == "$comment"
+	case []any:
+		return k == "examples"
+	}
+	return false
+}
+
 // sig returns the structural signature of t: equal signatures mean the
 // same canonical schema and the same Go shape. A type met again while its
 // own signature is being built (recursion) signs as its unique name, so
@@ -297,28 +307,34 @@ func (d *dedup) sig(t *Type) int {
 		if n != nil {
 			fmt.Fprintf(&b, " schema=%d", n.id)
 		}
-		if len(t.Doc) > 1 {
-			fmt.Fprintf(&b, " docs=%q", t.Doc[1:])
-		}
 	}
 	if t.Go != nil {
 		fmt.Fprintf(&b, " go=%q", t.Go.Expr)
 	}
 	for _, f := range t.Fields {
-		fmt.Fprintf(&b, " field(%s %q %d %v %v %q %q %d)", f.Name, f.JSONName, f.Wrap, f.Required, f.Nullable, f.Default, f.Doc, d.sig(f.Type))
+		fmt.Fprintf(&b, " field(%s %q %d %v %v %q %d)", f.Name, f.JSONName, f.Wrap, f.Required, f.Nullable, f.Default, d.sig(f.Type))
 	}
 	if t.Enum != nil {
-		fmt.Fprintf(&b, " enum(%d", t.Enum.Base)
-		for _, v := range t.Enum.Values {
-			fmt.Fprintf(&b, " %s=%s", strings.TrimPrefix(v.Const, t.Name), v.Literal)
+		// In any order too: an enum is a set of values (JSON Schema
+		// "enum"), and one made of anyOf's consts lists them in the
+		// alternatives' order.
+		vs := make([]string, len(t.Enum.Values))
+		for i, v := range t.Enum.Values {
+			vs[i] = fmt.Sprintf(" %s=%s", strings.TrimPrefix(v.Const, t.Name), v.Literal)
 		}
-		b.WriteString(")")
+		slices.Sort(vs)
+		fmt.Fprintf(&b, " enum(%d%s)", t.Enum.Base, strings.Join(vs, ""))
 	}
 	if t.Union != nil {
 		fmt.Fprintf(&b, " union(%d %q", t.Union.By, t.Union.Tag)
-		for _, v := range t.Union.Variants {
-			fmt.Fprintf(&b, " %s %q %q %q %d", v.Name, v.TagValue, v.JSONKind, v.UniqueProperty, d.sig(v.Type))
+		// In any order: alternatives the schema lists in another order
+		// make the same union.
+		vs := make([]string, len(t.Union.Variants))
+		for i, v := range t.Union.Variants {
+			vs[i] = fmt.Sprintf(" %s %q %q %q %d", v.Name, v.TagValue, v.JSONKind, v.UniqueProperty, d.sig(v.Type))
 		}
+		slices.Sort(vs)
+		b.WriteString(strings.Join(vs, ""))
 		b.WriteString(")")
 	}
 	b.WriteString("}")
@@ -327,108 +343,24 @@ func (d *dedup) sig(t *Type) int {
 	return s
 }
 
-// groupName is the name a merged group would like: the schemas' shared
-// "title", else the property name all members are the type of, else "".
-func (d *dedup) groupName(g []*Type, namer *Namer) string {
-	title := ""
-	if n := d.node(g[0].SchemaDoc, g[0].Pointer); n != nil {
-		title = n.title
-	}
-	if n := namer.Exported(title); n != "" {
-		return n
-	}
-	prop := ""
-	for _, t := range g {
-		name := d.propertyOf(t)
-		if name == "" || (prop != "" && name != prop) {
-			return ""
-		}
-		prop = name
-	}
-	return namer.Exported(prop)
-}
-
-// propertyOf returns the JSON name of the first struct field, in
-// declaration order, whose type is t ("" when none).
-func (d *dedup) propertyOf(t *Type) string {
-	if d.props == nil {
-		d.props = map[*Type]string{}
-		for _, owner := range d.p.Types {
-			for _, f := range owner.Fields {
-				for _, x := range []*Type{f.Type, f.Type.Elem} {
-					if _, ok := d.props[x]; x != nil && !ok && (x == f.Type || !f.Type.Named()) {
-						d.props[x] = f.JSONName
-					}
-				}
-			}
-		}
-	}
-	return d.props[t]
-}
-
-// free reports whether name, and the enum constants the group's survivor
-// would get under it, are not taken by any package-level identifier other
-// than the group's own.
-func (d *dedup) free(name string, g []*Type, names *scope) bool {
-	own := map[string]bool{}
-	for _, t := range g {
-		own[t.Name] = true
-		if t.Enum != nil {
-			for _, v := range t.Enum.Values {
-				own[v.Const] = true
-			}
-		}
-	}
-	want := []string{name}
-	if e := g[0].Enum; e != nil {
-		for _, v := range e.Values {
-			want = append(want, name+strings.TrimPrefix(v.Const, g[0].Name))
-		}
-	}
-	for _, w := range want {
-		if names.taken[w] && !own[w] {
-			return false
-		}
-	}
-	for _, w := range want {
-		names.taken[w] = true
-	}
-	return true
-}
-
-// rename gives t the name name, with its enum constants renamed alike.
-func (d *dedup) rename(t *Type, name string) {
-	if t.Enum != nil {
-		for i, v := range t.Enum.Values {
-			t.Enum.Values[i].Const = name + strings.TrimPrefix(v.Const, t.Name)
-		}
-	}
-	t.Name = name
-}
-
 // mergedDoc is the survivor's doc comment: its first line names every
-// member it stands for ("Country is the type of AArgs.Country and
-// BArgs.Country."); the rest is the members' shared schema text.
-func (d *dedup) mergedDoc(g []*Type, old string) []string {
+// use of the members ("Country is the type of AArgs.Country and
+// BArgs.Country.", sorted, so that it does not follow the members' order);
+// the rest is the first member's.
+func (d *dedup) mergedDoc(g []*Type) []string {
 	var uses []string
 	for _, t := range g {
 		if len(t.Doc) == 0 {
 			continue
 		}
-		if u, ok := strings.CutPrefix(t.Doc[0], t.Name+" is the type of "); ok && t != g[0] {
-			uses = append(uses, strings.TrimSuffix(u, "."))
-		} else if u, ok := strings.CutPrefix(t.Doc[0], old+" is the type of "); ok && t == g[0] {
+		if u, ok := strings.CutPrefix(t.Doc[0], t.Name+" is the type of "); ok {
 			uses = append(uses, strings.TrimSuffix(u, "."))
 		}
 	}
 	doc := slices.Clone(g[0].Doc)
-	if len(doc) == 0 {
-		return doc
-	}
-	if len(uses) == len(g) {
-		doc[0] = g[0].Name + " is the type of " + joinAnd(uses) + "."
-	} else {
-		doc[0] = strings.Replace(doc[0], old+" is ", g[0].Name+" is ", 1)
+	if len(doc) > 0 && len(uses) == len(g) {
+		slices.Sort(uses)
+		doc[0] = g[0].Name + " is the type of " + joinAnd(slices.Compact(uses)) + "."
 	}
 	return doc
 }
@@ -439,23 +371,4 @@ func joinAnd(items []string) string {
 		return items[0]
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}
-
-// renameInLine replaces, in a doc comment's first line, each type name
-// that dedupTypes merged away or renamed by its survivor's name, where it
-// is followed by "." (as in "X is the type of Parent.Field.").
-func renameInLine(line string, renamed map[string]string) string {
-	if !strings.Contains(line, " is the type of ") {
-		return line
-	}
-	head, tail, _ := strings.Cut(line, " is the type of ")
-	parts := strings.Split(tail, " ")
-	for i, p := range parts {
-		if parent, rest, ok := strings.Cut(p, "."); ok {
-			if n, ok := renamed[parent]; ok {
-				parts[i] = n + "." + rest
-			}
-		}
-	}
-	return head + " is the type of " + strings.Join(parts, " ")
 }

@@ -59,7 +59,7 @@ func TestDedupMergesIdenticalTypes(t *testing.T) {
 func TestDedupStableWhenAnUnrelatedToolIsAdded(t *testing.T) {
 	before := typeNames(build(t, countryTool("a"), countryTool("b")))
 	after := typeNames(build(t, countryTool("a"), countryTool("b"),
-		`{"name":"c","inputSchema":{"type":"object","properties":{"country":{"type":"string","enum":["JP"]}}}}`))
+		`{"name":"c","inputSchema":{"type":"object","properties":{"region":{"type":"string","enum":["JP"]}}}}`))
 	for _, n := range before {
 		if !slices.Contains(after, n) {
 			t.Errorf("adding an unrelated tool removed %s: %v → %v", n, before, after)
@@ -67,8 +67,8 @@ func TestDedupStableWhenAnUnrelatedToolIsAdded(t *testing.T) {
 	}
 }
 
-// TestDedupKeepsDifferentTypesApart: a different description or value set
-// is a different type.
+// TestDedupKeepsDifferentTypesApart: a different value set is a different
+// type.
 func TestDedupKeepsDifferentTypesApart(t *testing.T) {
 	p := build(t, countryTool("a"),
 		`{"name":"b","inputSchema":{"type":"object","properties":{"country":{"type":"string","enum":["US","DE"],"description":"Country code"}}}}`)
@@ -147,5 +147,25 @@ func TestDedupAlternativesInAnyOrder(t *testing.T) {
 	p := build(t, tool("a", `{"type":"string"},{"type":"null"}`), tool("b", `{"type":"null"},{"type":"string"}`))
 	if names := typeNames(p); len(names) != 3 || !slices.Contains(names, "Filter") {
 		t.Errorf("types = %v, want AArgs, BArgs and one Filter", names)
+	}
+}
+
+// TestDedupMergesWhateverTheDescriptions: enums with the same values and
+// Go shape are one type although each property describes it in its own
+// words (gitlab's visibility enums); the doc keeps the first description
+// in declaration order, and each field keeps its own.
+func TestDedupMergesWhateverTheDescriptions(t *testing.T) {
+	tool := func(name, desc string) string {
+		return `{"name":"` + name + `","inputSchema":{"type":"object","properties":{
+			"visibility":{"type":"string","enum":["internal","private","public"],"description":"` + desc + `"}}}}`
+	}
+	p := build(t, tool("create_group", "The group's visibility."), tool("create_repository", "Repository visibility level."))
+	if names := typeNames(p); !slices.Equal(names, []string{"CreateGroupArgs", "Visibility", "CreateRepositoryArgs"}) {
+		t.Fatalf("types = %v, want one Visibility", names)
+	}
+	for i, want := range []string{"The group's visibility.", "Repository visibility level."} {
+		if f := p.Tools[i].Args.Fields[0]; f.Type.Name != "Visibility" || !slices.Contains(f.Doc, want) {
+			t.Errorf("%s.Visibility: type %s, doc %q; want Visibility, %q", p.Tools[i].Name, f.Type.Name, f.Doc, want)
+		}
 	}
 }

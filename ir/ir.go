@@ -115,6 +115,11 @@ type Type struct {
 	// encodes the variant with the property Tag set to TagValue (compact
 	// JSON).
 	Tag, TagValue string
+	// PointerBase is the named type, of the same schema document, whose
+	// schema holds this one's nearest (nil when none): generated code
+	// writes Pointer relative to PointerBase's, so that a schema nested n
+	// deep costs O(n) bytes of pointers, not O(n²).
+	PointerBase *Type
 }
 
 // HasDefaults reports whether any field of a struct has a Default.

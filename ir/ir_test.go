@@ -176,7 +176,7 @@ func TestEnumsKeepCaseDistinctValues(t *testing.T) {
 	if c.Kind != KindEnum || len(c.Enum.Values) != 2 || c.Enum.Values[0].Const == c.Enum.Values[1].Const {
 		t.Fatalf("string enum %+v", c.Enum)
 	}
-	if n.Enum.Base != KindInt || n.Enum.Values[2].Const != "AArgsNMinus3" || n.Enum.Values[2].Literal != "-3" {
+	if n.Enum.Base != KindInt || n.Enum.Values[2].Const != "NMinus3" || n.Enum.Values[2].Literal != "-3" {
 		t.Fatalf("int enum %+v", n.Enum)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/gertd/go-pluralize"
 	"github.com/iancoleman/strcase"
 )
 
@@ -28,6 +29,10 @@ func DefaultInitialisms() []string {
 // different initialisms can run side by side.
 type Namer struct {
 	initialisms map[string]string
+	// plural singularises the last word of an array's or map's name to
+	// name its items (gertd/go-pluralize, a port of the pluralize
+	// library: "entities" → "entity", "children" → "child").
+	plural *pluralize.Client
 }
 
 // NewNamer returns a Namer that upper-cases the given initialisms (matched
@@ -37,7 +42,37 @@ func NewNamer(initialisms []string) *Namer {
 	for _, w := range initialisms {
 		m[strings.ToLower(w)] = strings.ToUpper(w)
 	}
-	return &Namer{initialisms: m}
+	plural := pluralize.NewClient()
+	for _, w := range []string{"data", "metadata"} {
+		plural.AddUncountableRule(w) // "Datum" is not what a Go reader expects
+	}
+	return &Namer{initialisms: m, plural: plural}
+}
+
+// Singular returns the name of one item of a collection called name (a Go
+// identifier): its last word in the singular ("Columns" → "Column",
+// "UserIDs" → "UserID", "Entries" → "Entry"), or name with "Item" appended
+// when that word has no singular of its own ("Data" → "DataItem", "List"
+// → "ListItem").
+func (n *Namer) Singular(name string) string { return n.singular(name, "Item") }
+
+// singular is Singular with the suffix for a word without a singular
+// ("Item" for an array's items, "Value" for a map's values).
+func (n *Namer) singular(name, suffix string) string {
+	words := n.words(name)
+	if len(words) == 0 {
+		return name + suffix
+	}
+	last := words[len(words)-1]
+	one := n.plural.Singular(last)
+	if one == last || one == "" {
+		return name + suffix
+	}
+	words[len(words)-1] = one
+	if id := n.Exported(strings.Join(words, "_")); id != "" {
+		return id
+	}
+	return name + suffix
 }
 
 // Exported returns the exported Go identifier for a JSON name: words are

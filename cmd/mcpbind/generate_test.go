@@ -84,7 +84,8 @@ func TestGenerateDumpIR(t *testing.T) {
 func TestGenerateOverrides(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join("..", "..", "golden", "sqlite-explorer", "bundle.json")
-	_, stderr, code := runInProcess([]string{"generate", good, "-o", dir, "--type-name", "QueryResult=Rows", "--type-name", "NoSuchType=X"}, nil)
+	_, stderr, code := runInProcess([]string{"generate", good, "-o", dir, "--type-name", "QueryResult=Rows", "--type-name", "NoSuchType=X",
+		"--type-name", "Column=TableColumn"}, nil)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -97,6 +98,11 @@ func TestGenerateOverrides(t *testing.T) {
 	}
 	if !strings.Contains(string(src), "type Rows struct") || strings.Contains(string(src), "type QueryResult struct") {
 		t.Errorf("--type-name QueryResult=Rows not applied")
+	}
+	// A nested type is renamed by the name show lists for it.
+	if !strings.Contains(string(src), "type TableColumn struct") || !strings.Contains(string(src), "Columns []TableColumn ") ||
+		strings.Contains(stderr, "Column matched nothing") {
+		t.Errorf("--type-name Column=TableColumn not applied: %s", stderr)
 	}
 }
 

@@ -107,6 +107,10 @@ type toolSummary struct {
 	// Method and Signature are the generated Client method (from the IR).
 	Method    string `json:"method"`
 	Signature string `json:"signature"`
+	// Types are the named Go types the tool's arguments and result use, in
+	// declaration order: the names "mcpbind generate --type-name" can
+	// rename (a type shared by several tools is listed under each).
+	Types []string `json:"types,omitempty"`
 }
 
 // summarize builds the summary of b, limited to the tools named tool when
@@ -161,7 +165,7 @@ func toolSummaryOf(t *ir.Tool, raw json.RawMessage) toolSummary {
 	}
 	_ = json.Unmarshal(obj.Annotations, &ann) // a malformed annotations object says nothing
 	ts := toolSummary{Name: printable(t.Name), Title: printable(obj.Title), Description: printable(firstParagraph(obj.Description)),
-		Method: t.Method, Signature: signature(t)}
+		Method: t.Method, Signature: signature(t), Types: typeNames(t)}
 	if ts.Title == "" {
 		ts.Title = printable(ann.Title)
 	}
@@ -200,6 +204,36 @@ func signature(t *ir.Tool) string {
 		args = ", args " + t.Args.GoType()
 	}
 	return "func (c *Client) " + t.Method + "(ctx context.Context" + args + ") (" + t.ResultGoType() + ", error)"
+}
+
+// typeNames lists the named types t's arguments and result use, each once,
+// in the order a walk from the arguments, then the result, meets them.
+func typeNames(t *ir.Tool) []string {
+	var names []string
+	seen := map[*ir.Type]bool{}
+	var walk func(x *ir.Type)
+	walk = func(x *ir.Type) {
+		if x == nil || seen[x] {
+			return
+		}
+		seen[x] = true
+		if x.Named() {
+			names = append(names, x.Name)
+		}
+		walk(x.Elem)
+		walk(x.Extra)
+		for _, f := range x.Fields {
+			walk(f.Type)
+		}
+		if x.Union != nil {
+			for _, v := range x.Union.Variants {
+				walk(v.Type)
+			}
+		}
+	}
+	walk(t.Args)
+	walk(t.Result)
+	return names
 }
 
 // printable replaces the control and format characters of server text
@@ -267,6 +301,9 @@ func (s *summary) text() []byte {
 				fmt.Fprintf(&b, "    %s\n", t.Description)
 			}
 			fmt.Fprintf(&b, "    %s\n", t.Signature)
+			if len(t.Types) > 0 {
+				fmt.Fprintf(&b, "    types: %s\n", strings.Join(t.Types, ", "))
+			}
 		}
 	}
 	return []byte(b.String())
@@ -295,6 +332,9 @@ func (s *summary) markdown() []byte {
 				fmt.Fprintf(&b, "Hints: %s.\n\n", mdText(strings.Join(t.Hints, ", ")))
 			}
 			fmt.Fprintf(&b, "```go\n%s\n```\n", t.Signature)
+			if len(t.Types) > 0 {
+				fmt.Fprintf(&b, "\nTypes (`--type-name` renames them): %s.\n", "`"+strings.Join(t.Types, "`, `")+"`")
+			}
 		}
 	}
 	return []byte(b.String())

@@ -70,9 +70,19 @@ func TestShowGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				types, err := os.ReadFile(filepath.Join(filepath.Dir(path), srv.Package, "types.go"))
+				if err != nil {
+					t.Fatal(err)
+				}
 				for _, tl := range srv.Tools {
 					if !strings.Contains(string(client), "\n"+tl.Signature+" {\n") {
 						t.Errorf("tool %s: %s is not declared in the golden %s/client.go", tl.Name, tl.Signature, srv.Package)
+					}
+					// Every type listed is one generate declares.
+					for _, name := range tl.Types {
+						if !strings.Contains(string(types), "\ntype "+name+" ") {
+							t.Errorf("tool %s: type %s is not declared in the golden %s/types.go", tl.Name, name, srv.Package)
+						}
 					}
 				}
 			}

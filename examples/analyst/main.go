@@ -18,7 +18,7 @@
 // downstream servers too):
 //
 //go:generate go run github.com/mcpbind/mcpbind/cmd/mcpbind export --probe-eras --timeout 5m -o insights.json -- go run github.com/mcpbind/mcpbind/examples/insights --config ../insights/servers.yaml
-//go:generate go run github.com/mcpbind/mcpbind/cmd/mcpbind generate --type-name FindingsResultFindingsItem=Finding --type-name TableReportResultTablesItem=TableSummary insights.json -o .
+//go:generate go run github.com/mcpbind/mcpbind/cmd/mcpbind generate --type-name Table=TableSummary insights.json -o .
 package main
 
 import (

@@ -114,7 +114,7 @@ func TestInsightsContractUpToDate(t *testing.T) {
 		}
 	}
 	mcpbindRun("export", "--probe-eras", "--timeout", "5m", "-q", "-o", bundle, "--", bin, "--config", config)
-	mcpbindRun("generate", "--type-name", "FindingsResultFindingsItem=Finding", "--type-name", "TableReportResultTablesItem=TableSummary", bundle, "-o", dir)
+	mcpbindRun("generate", "--type-name", "Table=TableSummary", bundle, "-o", dir)
 	for _, f := range []string{"insights.json", "insights/client.go", "insights/schemas.go", "insights/types.go"} {
 		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
 		if err != nil {

@@ -5,6 +5,9 @@ package synth
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/mcpbind/mcpbind/bundle"
@@ -95,4 +98,30 @@ func Tools(n int) []string {
 // inputSchema.
 func OneTool(inputSchema string) string {
 	return `{"name":"deep","inputSchema":` + inputSchema + `}`
+}
+
+// ShuffleAlternatives returns the decoded JSON value v with the
+// alternatives of every anyOf and oneOf in a random order drawn from r (a
+// copy; v is not changed). Keys are visited in sorted order, so a seed
+// gives one result.
+func ShuffleAlternatives(r *rand.Rand, v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			e := ShuffleAlternatives(r, x[k])
+			if alts, ok := e.([]any); ok && (k == "anyOf" || k == "oneOf") {
+				r.Shuffle(len(alts), func(i, j int) { alts[i], alts[j] = alts[j], alts[i] })
+			}
+			out[k] = e
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = ShuffleAlternatives(r, e)
+		}
+		return out
+	}
+	return v
 }

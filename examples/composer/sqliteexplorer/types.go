@@ -35,7 +35,7 @@ type DescribeTableResult struct {
 	// The table's name.
 	Table string `json:"table"`
 	// The columns, in declaration order.
-	Columns []DescribeTableResultColumnsItem `json:"columns"`
+	Columns []Column `json:"columns"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -43,8 +43,8 @@ func (v DescribeTableResult) MarshalJSON() ([]byte, error)     { return types.Ma
 func (v *DescribeTableResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v DescribeTableResult) Validate() error                  { return types.Validate(v) }
 
-// DescribeTableResultColumnsItem is the type of the items of DescribeTableResult.Columns.
-type DescribeTableResultColumnsItem struct {
+// Column is the type of the items of DescribeTableResult.Columns.
+type Column struct {
 	// The column's name.
 	Name string `json:"name"`
 	// The declared SQL type, e.g. INTEGER or TEXT; empty when undeclared.
@@ -56,11 +56,9 @@ type DescribeTableResultColumnsItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v DescribeTableResultColumnsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *DescribeTableResultColumnsItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v DescribeTableResultColumnsItem) Validate() error { return types.Validate(v) }
+func (v Column) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Column) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Column) Validate() error                  { return types.Validate(v) }
 
 // FindRowArgs is the argument object of the tool "find_row".
 type FindRowArgs struct {
@@ -134,7 +132,7 @@ var types = composition.NewTypes(schemas,
 	composition.Describe[CountRowsArgs](composition.TypeInfo{Doc: "count_rows#inputSchema", Required: []string{"table"}, Closed: true}),
 	composition.Describe[DescribeTableArgs](composition.TypeInfo{Doc: "describe_table#inputSchema", Required: []string{"table"}, Closed: true}),
 	composition.Describe[DescribeTableResult](composition.TypeInfo{Doc: "describe_table#outputSchema", Required: []string{"table", "columns"}, Closed: true}),
-	composition.Describe[DescribeTableResultColumnsItem](composition.TypeInfo{Doc: "describe_table#outputSchema", Pointer: "/properties/columns/items", Required: []string{"name", "type", "not_null", "primary_key"}, Closed: true}),
+	composition.Describe[Column](composition.TypeInfo{Doc: "describe_table#outputSchema", Pointer: "/properties/columns/items", Required: []string{"name", "type", "not_null", "primary_key"}, Closed: true}),
 	composition.Describe[FindRowArgs](composition.TypeInfo{Doc: "find_row#inputSchema", Required: []string{"table", "id"}, Closed: true}),
 	composition.Describe[InsertRowArgs](composition.TypeInfo{Doc: "insert_row#inputSchema", Required: []string{"table", "values"}, Closed: true}),
 	composition.Describe[InsertRowResult](composition.TypeInfo{Doc: "insert_row#outputSchema", Required: []string{"id"}, Closed: true}),

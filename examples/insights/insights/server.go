@@ -235,14 +235,14 @@ func (d Downstream) rememberFinding(ctx context.Context, _ mcp.CallToolRequest, 
 	}
 	name := EntityPrefix + a.Table
 	created, err := d.Memory.CreateEntities(ctx, memory.CreateEntitiesArgs{
-		Entities: []memory.CreateEntitiesArgsEntitiesItem{{Name: name, EntityType: EntityType, Observations: []string{obs}}},
+		Entities: []memory.Entity{{Name: name, EntityType: EntityType, Observations: []string{obs}}},
 	})
 	if err != nil {
 		return Finding{}, fmt.Errorf("storing the finding in server-memory: %w", err)
 	}
 	if len(created.Entities) == 0 { // the entity existed: add to it
 		_, err := d.Memory.AddObservations(ctx, memory.AddObservationsArgs{
-			Observations: []memory.AddObservationsArgsObservationsItem{{EntityName: name, Contents: []string{obs}}},
+			Observations: []memory.Observation{{EntityName: name, Contents: []string{obs}}},
 		})
 		if err != nil {
 			return Finding{}, fmt.Errorf("storing the finding in server-memory: %w", err)
@@ -252,7 +252,7 @@ func (d Downstream) rememberFinding(ctx context.Context, _ mcp.CallToolRequest, 
 	if err != nil {
 		return Finding{}, fmt.Errorf("reading the finding back from server-memory: %w", err)
 	}
-	i := slices.IndexFunc(graph.Entities, func(e memory.Entities) bool { return e.Name == name })
+	i := slices.IndexFunc(graph.Entities, func(e memory.EntityResult) bool { return e.Name == name })
 	if i < 0 {
 		return Finding{}, fmt.Errorf("server-memory did not return the entity %q just stored", name)
 	}
@@ -266,7 +266,7 @@ func (d Downstream) rememberFinding(ctx context.Context, _ mcp.CallToolRequest, 
 // findings reads the findings entities from server-memory and joins each
 // with its table's live row count from sqlite-explorer.
 func (d Downstream) findings(ctx context.Context, _ mcp.CallToolRequest, a FindingsArgs) (Findings, error) {
-	var entities []memory.Entities
+	var entities []memory.EntityResult
 	if a.Table != "" {
 		g, err := d.Memory.OpenNodes(ctx, memory.OpenNodesArgs{Names: []string{EntityPrefix + a.Table}})
 		if err != nil {

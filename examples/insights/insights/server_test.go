@@ -125,22 +125,22 @@ func (f *fakeDB) InsertRow(ctx context.Context, a sqliteexplorer.InsertRowArgs) 
 // of a knowledge graph, with server-memory's rules for duplicates.
 type fakeMemory struct {
 	mu       sync.Mutex
-	entities []memory.Entities
+	entities []memory.EntityResult
 }
 
 func (f *fakeMemory) find(name string) int {
-	return slices.IndexFunc(f.entities, func(e memory.Entities) bool { return e.Name == name })
+	return slices.IndexFunc(f.entities, func(e memory.EntityResult) bool { return e.Name == name })
 }
 
 func (f *fakeMemory) CreateEntities(ctx context.Context, a memory.CreateEntitiesArgs) (*memory.CreateEntitiesResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	res := &memory.CreateEntitiesResult{Entities: []memory.Entities{}}
+	res := &memory.CreateEntitiesResult{Entities: []memory.EntityResult{}}
 	for _, e := range a.Entities {
 		if f.find(e.Name) >= 0 {
 			continue
 		}
-		ent := memory.Entities{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)}
+		ent := memory.EntityResult{Name: e.Name, EntityType: e.EntityType, Observations: slices.Clone(e.Observations)}
 		f.entities = append(f.entities, ent)
 		res.Entities = append(res.Entities, ent)
 	}
@@ -150,7 +150,7 @@ func (f *fakeMemory) CreateEntities(ctx context.Context, a memory.CreateEntities
 func (f *fakeMemory) AddObservations(ctx context.Context, a memory.AddObservationsArgs) (*memory.AddObservationsResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	res := &memory.AddObservationsResult{Results: []memory.AddObservationsResultResultsItem{}}
+	res := &memory.AddObservationsResult{Results: []memory.Result{}}
 	for _, o := range a.Observations {
 		i := f.find(o.EntityName)
 		if i < 0 {
@@ -163,7 +163,7 @@ func (f *fakeMemory) AddObservations(ctx context.Context, a memory.AddObservatio
 				added = append(added, c)
 			}
 		}
-		res.Results = append(res.Results, memory.AddObservationsResultResultsItem{EntityName: o.EntityName, AddedObservations: added})
+		res.Results = append(res.Results, memory.Result{EntityName: o.EntityName, AddedObservations: added})
 	}
 	return res, nil
 }
@@ -171,7 +171,7 @@ func (f *fakeMemory) AddObservations(ctx context.Context, a memory.AddObservatio
 func (f *fakeMemory) OpenNodes(ctx context.Context, a memory.OpenNodesArgs) (*memory.OpenNodesResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	res := &memory.OpenNodesResult{Entities: []memory.Entities{}, Relations: []memory.CreateRelationsResultRelationsItem{}}
+	res := &memory.OpenNodesResult{Entities: []memory.EntityResult{}, Relations: []memory.RelationResult{}}
 	for _, e := range f.entities {
 		if slices.Contains(a.Names, e.Name) {
 			res.Entities = append(res.Entities, e)
@@ -183,7 +183,7 @@ func (f *fakeMemory) OpenNodes(ctx context.Context, a memory.OpenNodesArgs) (*me
 func (f *fakeMemory) ReadGraph(ctx context.Context) (*memory.ReadGraphResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return &memory.ReadGraphResult{Entities: slices.Clone(f.entities), Relations: []memory.CreateRelationsResultRelationsItem{}}, nil
+	return &memory.ReadGraphResult{Entities: slices.Clone(f.entities), Relations: []memory.RelationResult{}}, nil
 }
 
 func (f *fakeMemory) CreateRelations(ctx context.Context, a memory.CreateRelationsArgs) (*memory.CreateRelationsResult, error) {
@@ -374,7 +374,7 @@ func TestFindings(t *testing.T) {
 		}
 	}
 	// An entity of another kind in the same graph is left alone.
-	h.mem.entities = append(h.mem.entities, memory.Entities{Name: "sqlite-explorer:books2", EntityType: "person", Observations: []string{"not a table"}})
+	h.mem.entities = append(h.mem.entities, memory.EntityResult{Name: "sqlite-explorer:books2", EntityType: "person", Observations: []string{"not a table"}})
 	// A table dropped since: still listed, with exists false.
 	h.db.dropTable("empty")
 

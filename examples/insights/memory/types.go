@@ -8,7 +8,7 @@ import (
 
 // AddObservationsArgs is the argument object of the tool "add_observations".
 type AddObservationsArgs struct {
-	Observations []AddObservationsArgsObservationsItem `json:"observations"`
+	Observations []Observation `json:"observations"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -16,8 +16,8 @@ func (v AddObservationsArgs) MarshalJSON() ([]byte, error)     { return types.Ma
 func (v *AddObservationsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v AddObservationsArgs) Validate() error                  { return types.Validate(v) }
 
-// AddObservationsArgsObservationsItem is the type of the items of AddObservationsArgs.Observations.
-type AddObservationsArgsObservationsItem struct {
+// Observation is the type of the items of AddObservationsArgs.Observations.
+type Observation struct {
 	// The name of the entity to add the observations to
 	EntityName string `json:"entityName"`
 	// An array of observation contents to add
@@ -25,15 +25,13 @@ type AddObservationsArgsObservationsItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v AddObservationsArgsObservationsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *AddObservationsArgsObservationsItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v AddObservationsArgsObservationsItem) Validate() error { return types.Validate(v) }
+func (v Observation) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Observation) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Observation) Validate() error                  { return types.Validate(v) }
 
 // AddObservationsResult is the result of the tool "add_observations".
 type AddObservationsResult struct {
-	Results []AddObservationsResultResultsItem `json:"results"`
+	Results []Result `json:"results"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -41,22 +39,20 @@ func (v AddObservationsResult) MarshalJSON() ([]byte, error)     { return types.
 func (v *AddObservationsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v AddObservationsResult) Validate() error                  { return types.Validate(v) }
 
-// AddObservationsResultResultsItem is the type of the items of AddObservationsResult.Results.
-type AddObservationsResultResultsItem struct {
+// Result is the type of the items of AddObservationsResult.Results.
+type Result struct {
 	EntityName        string   `json:"entityName"`
 	AddedObservations []string `json:"addedObservations"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v AddObservationsResultResultsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *AddObservationsResultResultsItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v AddObservationsResultResultsItem) Validate() error { return types.Validate(v) }
+func (v Result) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Result) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Result) Validate() error                  { return types.Validate(v) }
 
 // CreateEntitiesArgs is the argument object of the tool "create_entities".
 type CreateEntitiesArgs struct {
-	Entities []CreateEntitiesArgsEntitiesItem `json:"entities"`
+	Entities []Entity `json:"entities"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -64,8 +60,8 @@ func (v CreateEntitiesArgs) MarshalJSON() ([]byte, error)     { return types.Mar
 func (v *CreateEntitiesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v CreateEntitiesArgs) Validate() error                  { return types.Validate(v) }
 
-// CreateEntitiesArgsEntitiesItem is the type of the items of CreateEntitiesArgs.Entities.
-type CreateEntitiesArgsEntitiesItem struct {
+// Entity is the type of the items of CreateEntitiesArgs.Entities.
+type Entity struct {
 	// The name of the entity
 	Name string `json:"name"`
 	// The type of the entity
@@ -75,15 +71,13 @@ type CreateEntitiesArgsEntitiesItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v CreateEntitiesArgsEntitiesItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *CreateEntitiesArgsEntitiesItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v CreateEntitiesArgsEntitiesItem) Validate() error { return types.Validate(v) }
+func (v Entity) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Entity) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Entity) Validate() error                  { return types.Validate(v) }
 
 // CreateEntitiesResult is the result of the tool "create_entities".
 type CreateEntitiesResult struct {
-	Entities []Entities `json:"entities"`
+	Entities []EntityResult `json:"entities"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -91,8 +85,8 @@ func (v CreateEntitiesResult) MarshalJSON() ([]byte, error)     { return types.M
 func (v *CreateEntitiesResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v CreateEntitiesResult) Validate() error                  { return types.Validate(v) }
 
-// Entities is the type of the items of CreateEntitiesResult.Entities, the items of OpenNodesResult.Entities, the items of ReadGraphResult.Entities and the items of SearchNodesResult.Entities.
-type Entities struct {
+// EntityResult is the type of the items of CreateEntitiesResult.Entities, the items of OpenNodesResult.Entities, the items of ReadGraphResult.Entities and the items of SearchNodesResult.Entities.
+type EntityResult struct {
 	// The name of the entity
 	Name string `json:"name"`
 	// The type of the entity
@@ -102,13 +96,13 @@ type Entities struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v Entities) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *Entities) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v Entities) Validate() error                  { return types.Validate(v) }
+func (v EntityResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *EntityResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v EntityResult) Validate() error                  { return types.Validate(v) }
 
 // CreateRelationsArgs is the argument object of the tool "create_relations".
 type CreateRelationsArgs struct {
-	Relations []Relations `json:"relations"`
+	Relations []Relation `json:"relations"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -116,8 +110,8 @@ func (v CreateRelationsArgs) MarshalJSON() ([]byte, error)     { return types.Ma
 func (v *CreateRelationsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v CreateRelationsArgs) Validate() error                  { return types.Validate(v) }
 
-// Relations is the type of the items of CreateRelationsArgs.Relations and the items of DeleteRelationsArgs.Relations.
-type Relations struct {
+// Relation is the type of the items of CreateRelationsArgs.Relations and the items of DeleteRelationsArgs.Relations.
+type Relation struct {
 	// The name of the entity where the relation starts
 	From string `json:"from"`
 	// The name of the entity where the relation ends
@@ -127,13 +121,13 @@ type Relations struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v Relations) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *Relations) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v Relations) Validate() error                  { return types.Validate(v) }
+func (v Relation) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Relation) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Relation) Validate() error                  { return types.Validate(v) }
 
 // CreateRelationsResult is the result of the tool "create_relations".
 type CreateRelationsResult struct {
-	Relations []CreateRelationsResultRelationsItem `json:"relations"`
+	Relations []RelationResult `json:"relations"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -141,8 +135,8 @@ func (v CreateRelationsResult) MarshalJSON() ([]byte, error)     { return types.
 func (v *CreateRelationsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v CreateRelationsResult) Validate() error                  { return types.Validate(v) }
 
-// CreateRelationsResultRelationsItem is the type of the items of CreateRelationsResult.Relations, the items of OpenNodesResult.Relations, the items of ReadGraphResult.Relations and the items of SearchNodesResult.Relations.
-type CreateRelationsResultRelationsItem struct {
+// RelationResult is the type of the items of CreateRelationsResult.Relations, the items of OpenNodesResult.Relations, the items of ReadGraphResult.Relations and the items of SearchNodesResult.Relations.
+type RelationResult struct {
 	// The name of the entity where the relation starts
 	From string `json:"from"`
 	// The name of the entity where the relation ends
@@ -152,11 +146,9 @@ type CreateRelationsResultRelationsItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v CreateRelationsResultRelationsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *CreateRelationsResultRelationsItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v CreateRelationsResultRelationsItem) Validate() error { return types.Validate(v) }
+func (v RelationResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *RelationResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v RelationResult) Validate() error                  { return types.Validate(v) }
 
 // DeleteEntitiesArgs is the argument object of the tool "delete_entities".
 type DeleteEntitiesArgs struct {
@@ -182,7 +174,7 @@ func (v DeleteEntitiesResult) Validate() error                  { return types.V
 
 // DeleteObservationsArgs is the argument object of the tool "delete_observations".
 type DeleteObservationsArgs struct {
-	Deletions []DeleteObservationsArgsDeletionsItem `json:"deletions"`
+	Deletions []Deletion `json:"deletions"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -190,8 +182,8 @@ func (v DeleteObservationsArgs) MarshalJSON() ([]byte, error)     { return types
 func (v *DeleteObservationsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v DeleteObservationsArgs) Validate() error                  { return types.Validate(v) }
 
-// DeleteObservationsArgsDeletionsItem is the type of the items of DeleteObservationsArgs.Deletions.
-type DeleteObservationsArgsDeletionsItem struct {
+// Deletion is the type of the items of DeleteObservationsArgs.Deletions.
+type Deletion struct {
 	// The name of the entity containing the observations
 	EntityName string `json:"entityName"`
 	// An array of observations to delete
@@ -199,11 +191,9 @@ type DeleteObservationsArgsDeletionsItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v DeleteObservationsArgsDeletionsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *DeleteObservationsArgsDeletionsItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v DeleteObservationsArgsDeletionsItem) Validate() error { return types.Validate(v) }
+func (v Deletion) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Deletion) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Deletion) Validate() error                  { return types.Validate(v) }
 
 // DeleteObservationsResult is the result of the tool "delete_observations".
 type DeleteObservationsResult struct {
@@ -219,7 +209,7 @@ func (v DeleteObservationsResult) Validate() error                  { return typ
 // DeleteRelationsArgs is the argument object of the tool "delete_relations".
 type DeleteRelationsArgs struct {
 	// An array of relations to delete
-	Relations []Relations `json:"relations"`
+	Relations []Relation `json:"relations"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -251,8 +241,8 @@ func (v OpenNodesArgs) Validate() error                  { return types.Validate
 
 // OpenNodesResult is the result of the tool "open_nodes".
 type OpenNodesResult struct {
-	Entities  []Entities                           `json:"entities"`
-	Relations []CreateRelationsResultRelationsItem `json:"relations"`
+	Entities  []EntityResult   `json:"entities"`
+	Relations []RelationResult `json:"relations"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -262,8 +252,8 @@ func (v OpenNodesResult) Validate() error                  { return types.Valida
 
 // ReadGraphResult is the result of the tool "read_graph".
 type ReadGraphResult struct {
-	Entities  []Entities                           `json:"entities"`
-	Relations []CreateRelationsResultRelationsItem `json:"relations"`
+	Entities  []EntityResult   `json:"entities"`
+	Relations []RelationResult `json:"relations"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -284,8 +274,8 @@ func (v SearchNodesArgs) Validate() error                  { return types.Valida
 
 // SearchNodesResult is the result of the tool "search_nodes".
 type SearchNodesResult struct {
-	Entities  []Entities                           `json:"entities"`
-	Relations []CreateRelationsResultRelationsItem `json:"relations"`
+	Entities  []EntityResult   `json:"entities"`
+	Relations []RelationResult `json:"relations"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -298,21 +288,21 @@ func (v SearchNodesResult) Validate() error                  { return types.Vali
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
 var types = composition.NewTypes(schemas,
 	composition.Describe[AddObservationsArgs](composition.TypeInfo{Doc: "add_observations#inputSchema", Required: []string{"observations"}}),
-	composition.Describe[AddObservationsArgsObservationsItem](composition.TypeInfo{Doc: "add_observations#inputSchema", Pointer: "/properties/observations/items", Required: []string{"entityName", "contents"}}),
+	composition.Describe[Observation](composition.TypeInfo{Doc: "add_observations#inputSchema", Pointer: "/properties/observations/items", Required: []string{"entityName", "contents"}}),
 	composition.Describe[AddObservationsResult](composition.TypeInfo{Doc: "add_observations#outputSchema", Required: []string{"results"}, Closed: true}),
-	composition.Describe[AddObservationsResultResultsItem](composition.TypeInfo{Doc: "add_observations#outputSchema", Pointer: "/properties/results/items", Required: []string{"entityName", "addedObservations"}, Closed: true}),
+	composition.Describe[Result](composition.TypeInfo{Doc: "add_observations#outputSchema", Pointer: "/properties/results/items", Required: []string{"entityName", "addedObservations"}, Closed: true}),
 	composition.Describe[CreateEntitiesArgs](composition.TypeInfo{Doc: "create_entities#inputSchema", Required: []string{"entities"}}),
-	composition.Describe[CreateEntitiesArgsEntitiesItem](composition.TypeInfo{Doc: "create_entities#inputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}}),
+	composition.Describe[Entity](composition.TypeInfo{Doc: "create_entities#inputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}}),
 	composition.Describe[CreateEntitiesResult](composition.TypeInfo{Doc: "create_entities#outputSchema", Required: []string{"entities"}, Closed: true}),
-	composition.Describe[Entities](composition.TypeInfo{Doc: "create_entities#outputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}, Closed: true}),
+	composition.Describe[EntityResult](composition.TypeInfo{Doc: "create_entities#outputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}, Closed: true}),
 	composition.Describe[CreateRelationsArgs](composition.TypeInfo{Doc: "create_relations#inputSchema", Required: []string{"relations"}}),
-	composition.Describe[Relations](composition.TypeInfo{Doc: "create_relations#inputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}}),
+	composition.Describe[Relation](composition.TypeInfo{Doc: "create_relations#inputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}}),
 	composition.Describe[CreateRelationsResult](composition.TypeInfo{Doc: "create_relations#outputSchema", Required: []string{"relations"}, Closed: true}),
-	composition.Describe[CreateRelationsResultRelationsItem](composition.TypeInfo{Doc: "create_relations#outputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}, Closed: true}),
+	composition.Describe[RelationResult](composition.TypeInfo{Doc: "create_relations#outputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}, Closed: true}),
 	composition.Describe[DeleteEntitiesArgs](composition.TypeInfo{Doc: "delete_entities#inputSchema", Required: []string{"entityNames"}}),
 	composition.Describe[DeleteEntitiesResult](composition.TypeInfo{Doc: "delete_entities#outputSchema", Required: []string{"success", "message"}, Closed: true}),
 	composition.Describe[DeleteObservationsArgs](composition.TypeInfo{Doc: "delete_observations#inputSchema", Required: []string{"deletions"}}),
-	composition.Describe[DeleteObservationsArgsDeletionsItem](composition.TypeInfo{Doc: "delete_observations#inputSchema", Pointer: "/properties/deletions/items", Required: []string{"entityName", "observations"}}),
+	composition.Describe[Deletion](composition.TypeInfo{Doc: "delete_observations#inputSchema", Pointer: "/properties/deletions/items", Required: []string{"entityName", "observations"}}),
 	composition.Describe[DeleteObservationsResult](composition.TypeInfo{Doc: "delete_observations#outputSchema", Required: []string{"success", "message"}, Closed: true}),
 	composition.Describe[DeleteRelationsArgs](composition.TypeInfo{Doc: "delete_relations#inputSchema", Required: []string{"relations"}}),
 	composition.Describe[DeleteRelationsResult](composition.TypeInfo{Doc: "delete_relations#outputSchema", Required: []string{"success", "message"}, Closed: true}),

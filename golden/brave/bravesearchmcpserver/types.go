@@ -54,9 +54,9 @@ func (v BraveImageSearchArgsSafesearch) Validate() error { return types.Validate
 
 // BraveImageSearchResult is the result of the tool "brave_image_search".
 type BraveImageSearchResult struct {
-	Type  BraveImageSearchResultType        `json:"type"`
-	Items []BraveImageSearchResultItemsItem `json:"items"`
-	Count int64                             `json:"count"`
+	Type  BraveImageSearchResultType `json:"type"`
+	Items []Item                     `json:"items"`
+	Count int64                      `json:"count"`
 	// Whether the image might be offensive.
 	MightBeOffensive bool `json:"might_be_offensive"`
 }
@@ -77,40 +77,38 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v BraveImageSearchResultType) Validate() error { return types.Validate(v) }
 
-// BraveImageSearchResultItemsItem is the type of the items of BraveImageSearchResult.Items.
-type BraveImageSearchResultItemsItem struct {
+// Item is the type of the items of BraveImageSearchResult.Items.
+type Item struct {
 	Title string `json:"title"`
 	// Format: uri.
 	URL string `json:"url"`
 	// Format: date-time.
 	PageFetched time.Time `json:"page_fetched"`
 	// The confidence level of the result.
-	Confidence BraveImageSearchResultItemsItemConfidence `json:"confidence"`
-	Properties BraveImageSearchResultItemsItemProperties `json:"properties"`
+	Confidence Confidence `json:"confidence"`
+	Properties Properties `json:"properties"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BraveImageSearchResultItemsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *BraveImageSearchResultItemsItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BraveImageSearchResultItemsItem) Validate() error { return types.Validate(v) }
+func (v Item) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Item) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Item) Validate() error                  { return types.Validate(v) }
 
-// BraveImageSearchResultItemsItemConfidence is the type of BraveImageSearchResultItemsItem.Confidence.
-type BraveImageSearchResultItemsItemConfidence string
+// Confidence is the type of Item.Confidence.
+type Confidence string
 
-// The values of BraveImageSearchResultItemsItemConfidence.
+// The values of Confidence.
 const (
-	BraveImageSearchResultItemsItemConfidenceLow    BraveImageSearchResultItemsItemConfidence = "low"
-	BraveImageSearchResultItemsItemConfidenceMedium BraveImageSearchResultItemsItemConfidence = "medium"
-	BraveImageSearchResultItemsItemConfidenceHigh   BraveImageSearchResultItemsItemConfidence = "high"
+	ConfidenceLow    Confidence = "low"
+	ConfidenceMedium Confidence = "medium"
+	ConfidenceHigh   Confidence = "high"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v BraveImageSearchResultItemsItemConfidence) Validate() error { return types.Validate(v) }
+func (v Confidence) Validate() error { return types.Validate(v) }
 
-// BraveImageSearchResultItemsItemProperties is the type of BraveImageSearchResultItemsItem.Properties.
-type BraveImageSearchResultItemsItemProperties struct {
+// Properties is the type of Item.Properties.
+type Properties struct {
 	// Format: uri.
 	URL    string `json:"url"`
 	Width  int64  `json:"width"`
@@ -118,13 +116,9 @@ type BraveImageSearchResultItemsItemProperties struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BraveImageSearchResultItemsItemProperties) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BraveImageSearchResultItemsItemProperties) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BraveImageSearchResultItemsItemProperties) Validate() error { return types.Validate(v) }
+func (v Properties) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Properties) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Properties) Validate() error                  { return types.Validate(v) }
 
 // BraveLlmContextArgs is the argument object of the tool "brave_llm_context".
 type BraveLlmContextArgs struct {
@@ -145,7 +139,7 @@ type BraveLlmContextArgs struct {
 	// Maximum number of different snippets (or chunks of text) to include in LLM context. The default is 50 and maximum is 256.
 	MaximumNumberOfSnippets *int64 `json:"maximum_number_of_snippets,omitzero"`
 	// The mode to use to determine the threshold for including content in context. Default is balanced.
-	ContextThresholdMode *BraveLlmContextArgsContextThresholdMode `json:"context_threshold_mode,omitzero"`
+	ContextThresholdMode *ContextThresholdMode `json:"context_threshold_mode,omitzero"`
 	// Maximum number of tokens to include per URL. The default is 4096 and maximum is 8192.
 	MaximumNumberOfTokensPerURL *int64 `json:"maximum_number_of_tokens_per_url,omitzero"`
 	// Maximum number of snippets to include per URL. The default is 50 and maximum is 100.
@@ -235,7 +229,7 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v BraveLlmContextArgsCountry) Validate() error { return types.Validate(v) }
 
-// BraveLlmContextArgsSearchLang is the type of BraveLlmContextArgs.SearchLang.
+// BraveLlmContextArgsSearchLang is the type of BraveLlmContextArgs.SearchLang and BravePlaceSearchArgs.SearchLang.
 type BraveLlmContextArgsSearchLang string
 
 // The values of BraveLlmContextArgsSearchLang.
@@ -296,19 +290,19 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v BraveLlmContextArgsSearchLang) Validate() error { return types.Validate(v) }
 
-// BraveLlmContextArgsContextThresholdMode is the type of BraveLlmContextArgs.ContextThresholdMode.
-type BraveLlmContextArgsContextThresholdMode string
+// ContextThresholdMode is the type of BraveLlmContextArgs.ContextThresholdMode.
+type ContextThresholdMode string
 
-// The values of BraveLlmContextArgsContextThresholdMode.
+// The values of ContextThresholdMode.
 const (
-	BraveLlmContextArgsContextThresholdModeDisabled BraveLlmContextArgsContextThresholdMode = "disabled"
-	BraveLlmContextArgsContextThresholdModeStrict   BraveLlmContextArgsContextThresholdMode = "strict"
-	BraveLlmContextArgsContextThresholdModeLenient  BraveLlmContextArgsContextThresholdMode = "lenient"
-	BraveLlmContextArgsContextThresholdModeBalanced BraveLlmContextArgsContextThresholdMode = "balanced"
+	ContextThresholdModeDisabled ContextThresholdMode = "disabled"
+	ContextThresholdModeStrict   ContextThresholdMode = "strict"
+	ContextThresholdModeLenient  ContextThresholdMode = "lenient"
+	ContextThresholdModeBalanced ContextThresholdMode = "balanced"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v BraveLlmContextArgsContextThresholdMode) Validate() error { return types.Validate(v) }
+func (v ContextThresholdMode) Validate() error { return types.Validate(v) }
 
 // Goggles is the type of BraveLlmContextArgs.Goggles, BraveLocalSearchArgs.Goggles, BraveNewsSearchArgs.Goggles and BraveWebSearchArgs.Goggles.
 //
@@ -348,9 +342,9 @@ func (v CacheControl) Validate() error { return types.Validate(v) }
 
 // BraveLlmContextResult is the result of the tool "brave_llm_context".
 type BraveLlmContextResult struct {
-	Grounding BraveLlmContextResultGrounding `json:"grounding"`
+	Grounding Grounding `json:"grounding"`
 	// Metadata for each referenced URL, keyed by URL. Known fields include title, hostname, and age; site_name, favicon, and thumbnail are present when enable_source_metadata is true. Unknown fields are preserved as-is.
-	Sources map[string]BraveLlmContextResultSourcesValue `json:"sources"`
+	Sources map[string]Source `json:"sources"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -358,25 +352,23 @@ func (v BraveLlmContextResult) MarshalJSON() ([]byte, error)     { return types.
 func (v *BraveLlmContextResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v BraveLlmContextResult) Validate() error                  { return types.Validate(v) }
 
-// BraveLlmContextResultGrounding is the type of BraveLlmContextResult.Grounding.
-type BraveLlmContextResultGrounding struct {
+// Grounding is the type of BraveLlmContextResult.Grounding.
+type Grounding struct {
 	// Array of LLM context items with extracted web content.
-	Generic []BraveLlmContextResultGroundingGenericItem `json:"generic"`
+	Generic []GenericItem `json:"generic"`
 	// A point of interest item returned for local recall queries.
-	Poi composition.Nullable[BraveLlmContextResultGroundingPoi] `json:"poi,omitzero"`
+	Poi composition.Nullable[Poi] `json:"poi,omitzero"`
 	// Map/place results. When enable_local is enabled, the response may include map data.
-	Map []BraveLlmContextResultGroundingMapItem `json:"map"`
+	Map []MapItem `json:"map"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BraveLlmContextResultGrounding) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *BraveLlmContextResultGrounding) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BraveLlmContextResultGrounding) Validate() error { return types.Validate(v) }
+func (v Grounding) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Grounding) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Grounding) Validate() error                  { return types.Validate(v) }
 
-// BraveLlmContextResultGroundingGenericItem is the type of the items of BraveLlmContextResultGrounding.Generic.
-type BraveLlmContextResultGroundingGenericItem struct {
+// GenericItem is the type of the items of Grounding.Generic.
+type GenericItem struct {
 	// Format: uri.
 	URL   string `json:"url"`
 	Title string `json:"title"`
@@ -385,16 +377,12 @@ type BraveLlmContextResultGroundingGenericItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BraveLlmContextResultGroundingGenericItem) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BraveLlmContextResultGroundingGenericItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BraveLlmContextResultGroundingGenericItem) Validate() error { return types.Validate(v) }
+func (v GenericItem) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *GenericItem) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v GenericItem) Validate() error                  { return types.Validate(v) }
 
-// BraveLlmContextResultGroundingPoi is the schema at #/properties/grounding/properties/poi/anyOf/0.
-type BraveLlmContextResultGroundingPoi struct {
+// Poi is the schema at #/properties/grounding/properties/poi/anyOf/0.
+type Poi struct {
 	Name string `json:"name"`
 	// Format: uri.
 	URL   string `json:"url"`
@@ -404,14 +392,12 @@ type BraveLlmContextResultGroundingPoi struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BraveLlmContextResultGroundingPoi) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *BraveLlmContextResultGroundingPoi) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BraveLlmContextResultGroundingPoi) Validate() error { return types.Validate(v) }
+func (v Poi) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Poi) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Poi) Validate() error                  { return types.Validate(v) }
 
-// BraveLlmContextResultGroundingMapItem is the type of the items of BraveLlmContextResultGrounding.Map.
-type BraveLlmContextResultGroundingMapItem struct {
+// MapItem is the type of the items of Grounding.Map.
+type MapItem struct {
 	Name  string `json:"name"`
 	URL   string `json:"url"`
 	Title string `json:"title"`
@@ -420,14 +406,12 @@ type BraveLlmContextResultGroundingMapItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BraveLlmContextResultGroundingMapItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *BraveLlmContextResultGroundingMapItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BraveLlmContextResultGroundingMapItem) Validate() error { return types.Validate(v) }
+func (v MapItem) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *MapItem) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v MapItem) Validate() error                  { return types.Validate(v) }
 
-// BraveLlmContextResultSourcesValue is the schema at #/properties/sources/additionalProperties.
-type BraveLlmContextResultSourcesValue struct {
+// Source is the schema at #/properties/sources/additionalProperties.
+type Source struct {
 	// The page title for the referenced URL.
 	Title *string `json:"title,omitzero"`
 	// The hostname extracted from the referenced URL.
@@ -439,20 +423,18 @@ type BraveLlmContextResultSourcesValue struct {
 	// Favicon URL for the source (present when enable_source_metadata is true).
 	Favicon *string `json:"favicon,omitzero"`
 	// Thumbnail image references (present when enable_source_metadata is true).
-	Thumbnail *BraveLlmContextResultSourcesValueThumbnail `json:"thumbnail,omitzero"`
+	Thumbnail *Thumbnail `json:"thumbnail,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BraveLlmContextResultSourcesValue) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *BraveLlmContextResultSourcesValue) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BraveLlmContextResultSourcesValue) Validate() error { return types.Validate(v) }
+func (v Source) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Source) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Source) Validate() error                  { return types.Validate(v) }
 
-// BraveLlmContextResultSourcesValueThumbnail is the type of BraveLlmContextResultSourcesValue.Thumbnail.
-type BraveLlmContextResultSourcesValueThumbnail struct {
+// Thumbnail is the type of Source.Thumbnail.
+type Thumbnail struct {
 	// Cached/proxied thumbnail URL served by Brave.
 	Src *string `json:"src,omitzero"`
 	// Original thumbnail URL on the source site.
@@ -462,13 +444,9 @@ type BraveLlmContextResultSourcesValueThumbnail struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BraveLlmContextResultSourcesValueThumbnail) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BraveLlmContextResultSourcesValueThumbnail) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BraveLlmContextResultSourcesValueThumbnail) Validate() error { return types.Validate(v) }
+func (v Thumbnail) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Thumbnail) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Thumbnail) Validate() error                  { return types.Validate(v) }
 
 // BraveLocalSearchArgs is the argument object of the tool "brave_local_search".
 type BraveLocalSearchArgs struct {
@@ -477,15 +455,15 @@ type BraveLocalSearchArgs struct {
 	// Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.
 	//
 	// Default: "US".
-	Country *Country `json:"country,omitzero"`
+	Country *BraveLocalSearchArgsCountry `json:"country,omitzero"`
 	// Search language preference. The 2 or more character language code for which the search results are provided.
 	//
 	// Default: "en".
-	SearchLang *SearchLang `json:"search_lang,omitzero"`
+	SearchLang *BraveLocalSearchArgsSearchLang `json:"search_lang,omitzero"`
 	// The language of the UI. The 2 or more character language code for which the search results are provided.
 	//
 	// Default: "en-US".
-	UILang *UILang `json:"ui_lang,omitzero"`
+	UILang *BraveLocalSearchArgsUILang `json:"ui_lang,omitzero"`
 	// Number of results (1-20, default 10). Applies only to web search results (i.e., has no effect on locations, news, videos, etc.)
 	//
 	// Default: 10.
@@ -497,7 +475,7 @@ type BraveLocalSearchArgs struct {
 	// Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filters explicit content (e.g., images and videos), but allows adult domains in search results. 'strict' - Drops all adult content from search results. The default value is 'moderate'.
 	//
 	// Default: "moderate".
-	Safesearch *Safesearch `json:"safesearch,omitzero"`
+	Safesearch *BraveLocalSearchArgsSafesearch `json:"safesearch,omitzero"`
 	// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30.
 	Freshness *string `json:"freshness,omitzero"`
 	// Whether display strings (e.g. result snippets) should include decoration markers (e.g. highlighting characters).
@@ -511,11 +489,11 @@ type BraveLocalSearchArgs struct {
 	// Result filter (default ['web', 'query'])
 	//
 	// Default: ["web","query"].
-	ResultFilter []ResultFilter `json:"result_filter,omitzero"`
+	ResultFilter []ResultFilterItem `json:"result_filter,omitzero"`
 	// Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart).
 	Goggles *Goggles `json:"goggles,omitzero"`
 	// The measurement units. If not provided, units are derived from search country.
-	Units *Units `json:"units,omitzero"`
+	Units *BraveLocalSearchArgsUnits `json:"units,omitzero"`
 	// A snippet is an excerpt from a page you get as a result of the query, and extra_snippets allow you to get up to 5 additional, alternative excerpts. Only available under Free AI, Base AI, Pro AI, Base Data, Pro Data and Custom plans.
 	ExtraSnippets *bool `json:"extra_snippets,omitzero"`
 	// This parameter enables summary key generation in web search results. This is required for summarizer to be enabled.
@@ -527,205 +505,205 @@ func (v BraveLocalSearchArgs) MarshalJSON() ([]byte, error)     { return types.M
 func (v *BraveLocalSearchArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v BraveLocalSearchArgs) Validate() error                  { return types.Validate(v) }
 
-// Country is the type of BraveLocalSearchArgs.Country and BraveWebSearchArgs.Country.
-type Country string
+// BraveLocalSearchArgsCountry is the type of BraveLocalSearchArgs.Country and BraveWebSearchArgs.Country.
+type BraveLocalSearchArgsCountry string
 
-// The values of Country.
+// The values of BraveLocalSearchArgsCountry.
 const (
-	CountryALL Country = "ALL"
-	CountryAR  Country = "AR"
-	CountryAU  Country = "AU"
-	CountryAT  Country = "AT"
-	CountryBE  Country = "BE"
-	CountryBR  Country = "BR"
-	CountryCA  Country = "CA"
-	CountryCL  Country = "CL"
-	CountryDK  Country = "DK"
-	CountryFI  Country = "FI"
-	CountryFR  Country = "FR"
-	CountryDE  Country = "DE"
-	CountryHK  Country = "HK"
-	CountryIN  Country = "IN"
-	CountryID  Country = "ID"
-	CountryIT  Country = "IT"
-	CountryJP  Country = "JP"
-	CountryKR  Country = "KR"
-	CountryMY  Country = "MY"
-	CountryMX  Country = "MX"
-	CountryNL  Country = "NL"
-	CountryNZ  Country = "NZ"
-	CountryNO  Country = "NO"
-	CountryCN  Country = "CN"
-	CountryPL  Country = "PL"
-	CountryPT  Country = "PT"
-	CountryPH  Country = "PH"
-	CountryRU  Country = "RU"
-	CountrySA  Country = "SA"
-	CountryZA  Country = "ZA"
-	CountryES  Country = "ES"
-	CountrySE  Country = "SE"
-	CountryCH  Country = "CH"
-	CountryTW  Country = "TW"
-	CountryTR  Country = "TR"
-	CountryGB  Country = "GB"
-	CountryUS  Country = "US"
+	BraveLocalSearchArgsCountryALL BraveLocalSearchArgsCountry = "ALL"
+	BraveLocalSearchArgsCountryAR  BraveLocalSearchArgsCountry = "AR"
+	BraveLocalSearchArgsCountryAU  BraveLocalSearchArgsCountry = "AU"
+	BraveLocalSearchArgsCountryAT  BraveLocalSearchArgsCountry = "AT"
+	BraveLocalSearchArgsCountryBE  BraveLocalSearchArgsCountry = "BE"
+	BraveLocalSearchArgsCountryBR  BraveLocalSearchArgsCountry = "BR"
+	BraveLocalSearchArgsCountryCA  BraveLocalSearchArgsCountry = "CA"
+	BraveLocalSearchArgsCountryCL  BraveLocalSearchArgsCountry = "CL"
+	BraveLocalSearchArgsCountryDK  BraveLocalSearchArgsCountry = "DK"
+	BraveLocalSearchArgsCountryFI  BraveLocalSearchArgsCountry = "FI"
+	BraveLocalSearchArgsCountryFR  BraveLocalSearchArgsCountry = "FR"
+	BraveLocalSearchArgsCountryDE  BraveLocalSearchArgsCountry = "DE"
+	BraveLocalSearchArgsCountryHK  BraveLocalSearchArgsCountry = "HK"
+	BraveLocalSearchArgsCountryIN  BraveLocalSearchArgsCountry = "IN"
+	BraveLocalSearchArgsCountryID  BraveLocalSearchArgsCountry = "ID"
+	BraveLocalSearchArgsCountryIT  BraveLocalSearchArgsCountry = "IT"
+	BraveLocalSearchArgsCountryJP  BraveLocalSearchArgsCountry = "JP"
+	BraveLocalSearchArgsCountryKR  BraveLocalSearchArgsCountry = "KR"
+	BraveLocalSearchArgsCountryMY  BraveLocalSearchArgsCountry = "MY"
+	BraveLocalSearchArgsCountryMX  BraveLocalSearchArgsCountry = "MX"
+	BraveLocalSearchArgsCountryNL  BraveLocalSearchArgsCountry = "NL"
+	BraveLocalSearchArgsCountryNZ  BraveLocalSearchArgsCountry = "NZ"
+	BraveLocalSearchArgsCountryNO  BraveLocalSearchArgsCountry = "NO"
+	BraveLocalSearchArgsCountryCN  BraveLocalSearchArgsCountry = "CN"
+	BraveLocalSearchArgsCountryPL  BraveLocalSearchArgsCountry = "PL"
+	BraveLocalSearchArgsCountryPT  BraveLocalSearchArgsCountry = "PT"
+	BraveLocalSearchArgsCountryPH  BraveLocalSearchArgsCountry = "PH"
+	BraveLocalSearchArgsCountryRU  BraveLocalSearchArgsCountry = "RU"
+	BraveLocalSearchArgsCountrySA  BraveLocalSearchArgsCountry = "SA"
+	BraveLocalSearchArgsCountryZA  BraveLocalSearchArgsCountry = "ZA"
+	BraveLocalSearchArgsCountryES  BraveLocalSearchArgsCountry = "ES"
+	BraveLocalSearchArgsCountrySE  BraveLocalSearchArgsCountry = "SE"
+	BraveLocalSearchArgsCountryCH  BraveLocalSearchArgsCountry = "CH"
+	BraveLocalSearchArgsCountryTW  BraveLocalSearchArgsCountry = "TW"
+	BraveLocalSearchArgsCountryTR  BraveLocalSearchArgsCountry = "TR"
+	BraveLocalSearchArgsCountryGB  BraveLocalSearchArgsCountry = "GB"
+	BraveLocalSearchArgsCountryUS  BraveLocalSearchArgsCountry = "US"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v Country) Validate() error { return types.Validate(v) }
+func (v BraveLocalSearchArgsCountry) Validate() error { return types.Validate(v) }
 
-// SearchLang is the type of BraveLocalSearchArgs.SearchLang and BraveWebSearchArgs.SearchLang.
-type SearchLang string
+// BraveLocalSearchArgsSearchLang is the type of BraveLocalSearchArgs.SearchLang and BraveWebSearchArgs.SearchLang.
+type BraveLocalSearchArgsSearchLang string
 
-// The values of SearchLang.
+// The values of BraveLocalSearchArgsSearchLang.
 const (
-	SearchLangAr     SearchLang = "ar"
-	SearchLangEu     SearchLang = "eu"
-	SearchLangBn     SearchLang = "bn"
-	SearchLangBg     SearchLang = "bg"
-	SearchLangCa     SearchLang = "ca"
-	SearchLangZhHans SearchLang = "zh-hans"
-	SearchLangZhHant SearchLang = "zh-hant"
-	SearchLangHr     SearchLang = "hr"
-	SearchLangCs     SearchLang = "cs"
-	SearchLangDa     SearchLang = "da"
-	SearchLangNl     SearchLang = "nl"
-	SearchLangEn     SearchLang = "en"
-	SearchLangEnGb   SearchLang = "en-gb"
-	SearchLangEt     SearchLang = "et"
-	SearchLangFi     SearchLang = "fi"
-	SearchLangFr     SearchLang = "fr"
-	SearchLangGl     SearchLang = "gl"
-	SearchLangDe     SearchLang = "de"
-	SearchLangGu     SearchLang = "gu"
-	SearchLangHe     SearchLang = "he"
-	SearchLangHi     SearchLang = "hi"
-	SearchLangHu     SearchLang = "hu"
-	SearchLangIs     SearchLang = "is"
-	SearchLangIt     SearchLang = "it"
-	SearchLangJp     SearchLang = "jp"
-	SearchLangKn     SearchLang = "kn"
-	SearchLangKo     SearchLang = "ko"
-	SearchLangLv     SearchLang = "lv"
-	SearchLangLt     SearchLang = "lt"
-	SearchLangMs     SearchLang = "ms"
-	SearchLangMl     SearchLang = "ml"
-	SearchLangMr     SearchLang = "mr"
-	SearchLangNb     SearchLang = "nb"
-	SearchLangPl     SearchLang = "pl"
-	SearchLangPtBr   SearchLang = "pt-br"
-	SearchLangPtPt   SearchLang = "pt-pt"
-	SearchLangPa     SearchLang = "pa"
-	SearchLangRo     SearchLang = "ro"
-	SearchLangRu     SearchLang = "ru"
-	SearchLangSr     SearchLang = "sr"
-	SearchLangSk     SearchLang = "sk"
-	SearchLangSl     SearchLang = "sl"
-	SearchLangEs     SearchLang = "es"
-	SearchLangSv     SearchLang = "sv"
-	SearchLangTa     SearchLang = "ta"
-	SearchLangTe     SearchLang = "te"
-	SearchLangTh     SearchLang = "th"
-	SearchLangTr     SearchLang = "tr"
-	SearchLangUk     SearchLang = "uk"
-	SearchLangVi     SearchLang = "vi"
+	BraveLocalSearchArgsSearchLangAr     BraveLocalSearchArgsSearchLang = "ar"
+	BraveLocalSearchArgsSearchLangEu     BraveLocalSearchArgsSearchLang = "eu"
+	BraveLocalSearchArgsSearchLangBn     BraveLocalSearchArgsSearchLang = "bn"
+	BraveLocalSearchArgsSearchLangBg     BraveLocalSearchArgsSearchLang = "bg"
+	BraveLocalSearchArgsSearchLangCa     BraveLocalSearchArgsSearchLang = "ca"
+	BraveLocalSearchArgsSearchLangZhHans BraveLocalSearchArgsSearchLang = "zh-hans"
+	BraveLocalSearchArgsSearchLangZhHant BraveLocalSearchArgsSearchLang = "zh-hant"
+	BraveLocalSearchArgsSearchLangHr     BraveLocalSearchArgsSearchLang = "hr"
+	BraveLocalSearchArgsSearchLangCs     BraveLocalSearchArgsSearchLang = "cs"
+	BraveLocalSearchArgsSearchLangDa     BraveLocalSearchArgsSearchLang = "da"
+	BraveLocalSearchArgsSearchLangNl     BraveLocalSearchArgsSearchLang = "nl"
+	BraveLocalSearchArgsSearchLangEn     BraveLocalSearchArgsSearchLang = "en"
+	BraveLocalSearchArgsSearchLangEnGb   BraveLocalSearchArgsSearchLang = "en-gb"
+	BraveLocalSearchArgsSearchLangEt     BraveLocalSearchArgsSearchLang = "et"
+	BraveLocalSearchArgsSearchLangFi     BraveLocalSearchArgsSearchLang = "fi"
+	BraveLocalSearchArgsSearchLangFr     BraveLocalSearchArgsSearchLang = "fr"
+	BraveLocalSearchArgsSearchLangGl     BraveLocalSearchArgsSearchLang = "gl"
+	BraveLocalSearchArgsSearchLangDe     BraveLocalSearchArgsSearchLang = "de"
+	BraveLocalSearchArgsSearchLangGu     BraveLocalSearchArgsSearchLang = "gu"
+	BraveLocalSearchArgsSearchLangHe     BraveLocalSearchArgsSearchLang = "he"
+	BraveLocalSearchArgsSearchLangHi     BraveLocalSearchArgsSearchLang = "hi"
+	BraveLocalSearchArgsSearchLangHu     BraveLocalSearchArgsSearchLang = "hu"
+	BraveLocalSearchArgsSearchLangIs     BraveLocalSearchArgsSearchLang = "is"
+	BraveLocalSearchArgsSearchLangIt     BraveLocalSearchArgsSearchLang = "it"
+	BraveLocalSearchArgsSearchLangJp     BraveLocalSearchArgsSearchLang = "jp"
+	BraveLocalSearchArgsSearchLangKn     BraveLocalSearchArgsSearchLang = "kn"
+	BraveLocalSearchArgsSearchLangKo     BraveLocalSearchArgsSearchLang = "ko"
+	BraveLocalSearchArgsSearchLangLv     BraveLocalSearchArgsSearchLang = "lv"
+	BraveLocalSearchArgsSearchLangLt     BraveLocalSearchArgsSearchLang = "lt"
+	BraveLocalSearchArgsSearchLangMs     BraveLocalSearchArgsSearchLang = "ms"
+	BraveLocalSearchArgsSearchLangMl     BraveLocalSearchArgsSearchLang = "ml"
+	BraveLocalSearchArgsSearchLangMr     BraveLocalSearchArgsSearchLang = "mr"
+	BraveLocalSearchArgsSearchLangNb     BraveLocalSearchArgsSearchLang = "nb"
+	BraveLocalSearchArgsSearchLangPl     BraveLocalSearchArgsSearchLang = "pl"
+	BraveLocalSearchArgsSearchLangPtBr   BraveLocalSearchArgsSearchLang = "pt-br"
+	BraveLocalSearchArgsSearchLangPtPt   BraveLocalSearchArgsSearchLang = "pt-pt"
+	BraveLocalSearchArgsSearchLangPa     BraveLocalSearchArgsSearchLang = "pa"
+	BraveLocalSearchArgsSearchLangRo     BraveLocalSearchArgsSearchLang = "ro"
+	BraveLocalSearchArgsSearchLangRu     BraveLocalSearchArgsSearchLang = "ru"
+	BraveLocalSearchArgsSearchLangSr     BraveLocalSearchArgsSearchLang = "sr"
+	BraveLocalSearchArgsSearchLangSk     BraveLocalSearchArgsSearchLang = "sk"
+	BraveLocalSearchArgsSearchLangSl     BraveLocalSearchArgsSearchLang = "sl"
+	BraveLocalSearchArgsSearchLangEs     BraveLocalSearchArgsSearchLang = "es"
+	BraveLocalSearchArgsSearchLangSv     BraveLocalSearchArgsSearchLang = "sv"
+	BraveLocalSearchArgsSearchLangTa     BraveLocalSearchArgsSearchLang = "ta"
+	BraveLocalSearchArgsSearchLangTe     BraveLocalSearchArgsSearchLang = "te"
+	BraveLocalSearchArgsSearchLangTh     BraveLocalSearchArgsSearchLang = "th"
+	BraveLocalSearchArgsSearchLangTr     BraveLocalSearchArgsSearchLang = "tr"
+	BraveLocalSearchArgsSearchLangUk     BraveLocalSearchArgsSearchLang = "uk"
+	BraveLocalSearchArgsSearchLangVi     BraveLocalSearchArgsSearchLang = "vi"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v SearchLang) Validate() error { return types.Validate(v) }
+func (v BraveLocalSearchArgsSearchLang) Validate() error { return types.Validate(v) }
 
-// UILang is the type of BraveLocalSearchArgs.UILang and BraveWebSearchArgs.UILang.
-type UILang string
+// BraveLocalSearchArgsUILang is the type of BraveLocalSearchArgs.UILang and BraveWebSearchArgs.UILang.
+type BraveLocalSearchArgsUILang string
 
-// The values of UILang.
+// The values of BraveLocalSearchArgsUILang.
 const (
-	UILangEsAr UILang = "es-AR"
-	UILangEnAu UILang = "en-AU"
-	UILangDeAt UILang = "de-AT"
-	UILangNlBe UILang = "nl-BE"
-	UILangFrBe UILang = "fr-BE"
-	UILangPtBr UILang = "pt-BR"
-	UILangEnCa UILang = "en-CA"
-	UILangFrCa UILang = "fr-CA"
-	UILangEsCl UILang = "es-CL"
-	UILangDaDk UILang = "da-DK"
-	UILangFiFi UILang = "fi-FI"
-	UILangFrFr UILang = "fr-FR"
-	UILangDeDe UILang = "de-DE"
-	UILangZhHk UILang = "zh-HK"
-	UILangEnIn UILang = "en-IN"
-	UILangEnID UILang = "en-ID"
-	UILangItIt UILang = "it-IT"
-	UILangJaJp UILang = "ja-JP"
-	UILangKoKr UILang = "ko-KR"
-	UILangEnMy UILang = "en-MY"
-	UILangEsMx UILang = "es-MX"
-	UILangNlNl UILang = "nl-NL"
-	UILangEnNz UILang = "en-NZ"
-	UILangNoNo UILang = "no-NO"
-	UILangZhCn UILang = "zh-CN"
-	UILangPlPl UILang = "pl-PL"
-	UILangEnPh UILang = "en-PH"
-	UILangRuRu UILang = "ru-RU"
-	UILangEnZa UILang = "en-ZA"
-	UILangEsEs UILang = "es-ES"
-	UILangSvSe UILang = "sv-SE"
-	UILangFrCh UILang = "fr-CH"
-	UILangDeCh UILang = "de-CH"
-	UILangZhTw UILang = "zh-TW"
-	UILangTrTr UILang = "tr-TR"
-	UILangEnGb UILang = "en-GB"
-	UILangEnUs UILang = "en-US"
-	UILangEsUs UILang = "es-US"
+	BraveLocalSearchArgsUILangEsAr BraveLocalSearchArgsUILang = "es-AR"
+	BraveLocalSearchArgsUILangEnAu BraveLocalSearchArgsUILang = "en-AU"
+	BraveLocalSearchArgsUILangDeAt BraveLocalSearchArgsUILang = "de-AT"
+	BraveLocalSearchArgsUILangNlBe BraveLocalSearchArgsUILang = "nl-BE"
+	BraveLocalSearchArgsUILangFrBe BraveLocalSearchArgsUILang = "fr-BE"
+	BraveLocalSearchArgsUILangPtBr BraveLocalSearchArgsUILang = "pt-BR"
+	BraveLocalSearchArgsUILangEnCa BraveLocalSearchArgsUILang = "en-CA"
+	BraveLocalSearchArgsUILangFrCa BraveLocalSearchArgsUILang = "fr-CA"
+	BraveLocalSearchArgsUILangEsCl BraveLocalSearchArgsUILang = "es-CL"
+	BraveLocalSearchArgsUILangDaDk BraveLocalSearchArgsUILang = "da-DK"
+	BraveLocalSearchArgsUILangFiFi BraveLocalSearchArgsUILang = "fi-FI"
+	BraveLocalSearchArgsUILangFrFr BraveLocalSearchArgsUILang = "fr-FR"
+	BraveLocalSearchArgsUILangDeDe BraveLocalSearchArgsUILang = "de-DE"
+	BraveLocalSearchArgsUILangZhHk BraveLocalSearchArgsUILang = "zh-HK"
+	BraveLocalSearchArgsUILangEnIn BraveLocalSearchArgsUILang = "en-IN"
+	BraveLocalSearchArgsUILangEnID BraveLocalSearchArgsUILang = "en-ID"
+	BraveLocalSearchArgsUILangItIt BraveLocalSearchArgsUILang = "it-IT"
+	BraveLocalSearchArgsUILangJaJp BraveLocalSearchArgsUILang = "ja-JP"
+	BraveLocalSearchArgsUILangKoKr BraveLocalSearchArgsUILang = "ko-KR"
+	BraveLocalSearchArgsUILangEnMy BraveLocalSearchArgsUILang = "en-MY"
+	BraveLocalSearchArgsUILangEsMx BraveLocalSearchArgsUILang = "es-MX"
+	BraveLocalSearchArgsUILangNlNl BraveLocalSearchArgsUILang = "nl-NL"
+	BraveLocalSearchArgsUILangEnNz BraveLocalSearchArgsUILang = "en-NZ"
+	BraveLocalSearchArgsUILangNoNo BraveLocalSearchArgsUILang = "no-NO"
+	BraveLocalSearchArgsUILangZhCn BraveLocalSearchArgsUILang = "zh-CN"
+	BraveLocalSearchArgsUILangPlPl BraveLocalSearchArgsUILang = "pl-PL"
+	BraveLocalSearchArgsUILangEnPh BraveLocalSearchArgsUILang = "en-PH"
+	BraveLocalSearchArgsUILangRuRu BraveLocalSearchArgsUILang = "ru-RU"
+	BraveLocalSearchArgsUILangEnZa BraveLocalSearchArgsUILang = "en-ZA"
+	BraveLocalSearchArgsUILangEsEs BraveLocalSearchArgsUILang = "es-ES"
+	BraveLocalSearchArgsUILangSvSe BraveLocalSearchArgsUILang = "sv-SE"
+	BraveLocalSearchArgsUILangFrCh BraveLocalSearchArgsUILang = "fr-CH"
+	BraveLocalSearchArgsUILangDeCh BraveLocalSearchArgsUILang = "de-CH"
+	BraveLocalSearchArgsUILangZhTw BraveLocalSearchArgsUILang = "zh-TW"
+	BraveLocalSearchArgsUILangTrTr BraveLocalSearchArgsUILang = "tr-TR"
+	BraveLocalSearchArgsUILangEnGb BraveLocalSearchArgsUILang = "en-GB"
+	BraveLocalSearchArgsUILangEnUs BraveLocalSearchArgsUILang = "en-US"
+	BraveLocalSearchArgsUILangEsUs BraveLocalSearchArgsUILang = "es-US"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v UILang) Validate() error { return types.Validate(v) }
+func (v BraveLocalSearchArgsUILang) Validate() error { return types.Validate(v) }
 
-// Safesearch is the type of BraveLocalSearchArgs.Safesearch and BraveWebSearchArgs.Safesearch.
-type Safesearch string
+// BraveLocalSearchArgsSafesearch is the type of BraveLocalSearchArgs.Safesearch and BraveWebSearchArgs.Safesearch.
+type BraveLocalSearchArgsSafesearch string
 
-// The values of Safesearch.
+// The values of BraveLocalSearchArgsSafesearch.
 const (
-	SafesearchOff      Safesearch = "off"
-	SafesearchModerate Safesearch = "moderate"
-	SafesearchStrict   Safesearch = "strict"
+	BraveLocalSearchArgsSafesearchOff      BraveLocalSearchArgsSafesearch = "off"
+	BraveLocalSearchArgsSafesearchModerate BraveLocalSearchArgsSafesearch = "moderate"
+	BraveLocalSearchArgsSafesearchStrict   BraveLocalSearchArgsSafesearch = "strict"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v Safesearch) Validate() error { return types.Validate(v) }
+func (v BraveLocalSearchArgsSafesearch) Validate() error { return types.Validate(v) }
 
-// ResultFilter is the type of the items of BraveLocalSearchArgs.ResultFilter and the items of BraveWebSearchArgs.ResultFilter.
-type ResultFilter string
+// ResultFilterItem is the type of the items of BraveLocalSearchArgs.ResultFilter and the items of BraveWebSearchArgs.ResultFilter.
+type ResultFilterItem string
 
-// The values of ResultFilter.
+// The values of ResultFilterItem.
 const (
-	ResultFilterDiscussions ResultFilter = "discussions"
-	ResultFilterFaq         ResultFilter = "faq"
-	ResultFilterInfobox     ResultFilter = "infobox"
-	ResultFilterNews        ResultFilter = "news"
-	ResultFilterQuery       ResultFilter = "query"
-	ResultFilterSummarizer  ResultFilter = "summarizer"
-	ResultFilterVideos      ResultFilter = "videos"
-	ResultFilterWeb         ResultFilter = "web"
-	ResultFilterLocations   ResultFilter = "locations"
-	ResultFilterRich        ResultFilter = "rich"
+	ResultFilterItemDiscussions ResultFilterItem = "discussions"
+	ResultFilterItemFaq         ResultFilterItem = "faq"
+	ResultFilterItemInfobox     ResultFilterItem = "infobox"
+	ResultFilterItemNews        ResultFilterItem = "news"
+	ResultFilterItemQuery       ResultFilterItem = "query"
+	ResultFilterItemSummarizer  ResultFilterItem = "summarizer"
+	ResultFilterItemVideos      ResultFilterItem = "videos"
+	ResultFilterItemWeb         ResultFilterItem = "web"
+	ResultFilterItemLocations   ResultFilterItem = "locations"
+	ResultFilterItemRich        ResultFilterItem = "rich"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ResultFilter) Validate() error { return types.Validate(v) }
+func (v ResultFilterItem) Validate() error { return types.Validate(v) }
 
-// Units is the type of BraveLocalSearchArgs.Units and BraveWebSearchArgs.Units.
-type Units string
+// BraveLocalSearchArgsUnits is the type of BraveLocalSearchArgs.Units and BraveWebSearchArgs.Units.
+type BraveLocalSearchArgsUnits string
 
-// The values of Units.
+// The values of BraveLocalSearchArgsUnits.
 const (
-	UnitsMetric   Units = "metric"
-	UnitsImperial Units = "imperial"
+	BraveLocalSearchArgsUnitsMetric   BraveLocalSearchArgsUnits = "metric"
+	BraveLocalSearchArgsUnitsImperial BraveLocalSearchArgsUnits = "imperial"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v Units) Validate() error { return types.Validate(v) }
+func (v BraveLocalSearchArgsUnits) Validate() error { return types.Validate(v) }
 
 // BraveNewsSearchArgs is the argument object of the tool "brave_news_search".
 type BraveNewsSearchArgs struct {
@@ -804,7 +782,7 @@ type BravePlaceSearchArgs struct {
 	// Two-letter country code (ISO 3166-1 alpha-2) used to scope the search. Defaults to 'US'.
 	Country *BravePlaceSearchArgsCountry `json:"country,omitzero"`
 	// Language for the search results. Defaults to 'en'.
-	SearchLang *BravePlaceSearchArgsSearchLang `json:"search_lang,omitzero"`
+	SearchLang *BraveLlmContextArgsSearchLang `json:"search_lang,omitzero"`
 	// User interface language for the response, usually of the form '<language>-<region>'. Defaults to 'en-US'.
 	UILang *BravePlaceSearchArgsUILang `json:"ui_lang,omitzero"`
 	// Units of measurement for distance values. Defaults to 'metric'.
@@ -876,67 +854,6 @@ const (
 
 // Validate checks v against the JSON Schema it was generated from.
 func (v BravePlaceSearchArgsCountry) Validate() error { return types.Validate(v) }
-
-// BravePlaceSearchArgsSearchLang is the type of BravePlaceSearchArgs.SearchLang.
-type BravePlaceSearchArgsSearchLang string
-
-// The values of BravePlaceSearchArgsSearchLang.
-const (
-	BravePlaceSearchArgsSearchLangAr     BravePlaceSearchArgsSearchLang = "ar"
-	BravePlaceSearchArgsSearchLangEu     BravePlaceSearchArgsSearchLang = "eu"
-	BravePlaceSearchArgsSearchLangBn     BravePlaceSearchArgsSearchLang = "bn"
-	BravePlaceSearchArgsSearchLangBg     BravePlaceSearchArgsSearchLang = "bg"
-	BravePlaceSearchArgsSearchLangCa     BravePlaceSearchArgsSearchLang = "ca"
-	BravePlaceSearchArgsSearchLangZhHans BravePlaceSearchArgsSearchLang = "zh-hans"
-	BravePlaceSearchArgsSearchLangZhHant BravePlaceSearchArgsSearchLang = "zh-hant"
-	BravePlaceSearchArgsSearchLangHr     BravePlaceSearchArgsSearchLang = "hr"
-	BravePlaceSearchArgsSearchLangCs     BravePlaceSearchArgsSearchLang = "cs"
-	BravePlaceSearchArgsSearchLangDa     BravePlaceSearchArgsSearchLang = "da"
-	BravePlaceSearchArgsSearchLangNl     BravePlaceSearchArgsSearchLang = "nl"
-	BravePlaceSearchArgsSearchLangEn     BravePlaceSearchArgsSearchLang = "en"
-	BravePlaceSearchArgsSearchLangEnGb   BravePlaceSearchArgsSearchLang = "en-gb"
-	BravePlaceSearchArgsSearchLangEt     BravePlaceSearchArgsSearchLang = "et"
-	BravePlaceSearchArgsSearchLangFi     BravePlaceSearchArgsSearchLang = "fi"
-	BravePlaceSearchArgsSearchLangFr     BravePlaceSearchArgsSearchLang = "fr"
-	BravePlaceSearchArgsSearchLangGl     BravePlaceSearchArgsSearchLang = "gl"
-	BravePlaceSearchArgsSearchLangDe     BravePlaceSearchArgsSearchLang = "de"
-	BravePlaceSearchArgsSearchLangEl     BravePlaceSearchArgsSearchLang = "el"
-	BravePlaceSearchArgsSearchLangGu     BravePlaceSearchArgsSearchLang = "gu"
-	BravePlaceSearchArgsSearchLangHe     BravePlaceSearchArgsSearchLang = "he"
-	BravePlaceSearchArgsSearchLangHi     BravePlaceSearchArgsSearchLang = "hi"
-	BravePlaceSearchArgsSearchLangHu     BravePlaceSearchArgsSearchLang = "hu"
-	BravePlaceSearchArgsSearchLangIs     BravePlaceSearchArgsSearchLang = "is"
-	BravePlaceSearchArgsSearchLangIt     BravePlaceSearchArgsSearchLang = "it"
-	BravePlaceSearchArgsSearchLangJp     BravePlaceSearchArgsSearchLang = "jp"
-	BravePlaceSearchArgsSearchLangKn     BravePlaceSearchArgsSearchLang = "kn"
-	BravePlaceSearchArgsSearchLangKo     BravePlaceSearchArgsSearchLang = "ko"
-	BravePlaceSearchArgsSearchLangLv     BravePlaceSearchArgsSearchLang = "lv"
-	BravePlaceSearchArgsSearchLangLt     BravePlaceSearchArgsSearchLang = "lt"
-	BravePlaceSearchArgsSearchLangMs     BravePlaceSearchArgsSearchLang = "ms"
-	BravePlaceSearchArgsSearchLangMl     BravePlaceSearchArgsSearchLang = "ml"
-	BravePlaceSearchArgsSearchLangMr     BravePlaceSearchArgsSearchLang = "mr"
-	BravePlaceSearchArgsSearchLangNb     BravePlaceSearchArgsSearchLang = "nb"
-	BravePlaceSearchArgsSearchLangPl     BravePlaceSearchArgsSearchLang = "pl"
-	BravePlaceSearchArgsSearchLangPtBr   BravePlaceSearchArgsSearchLang = "pt-br"
-	BravePlaceSearchArgsSearchLangPtPt   BravePlaceSearchArgsSearchLang = "pt-pt"
-	BravePlaceSearchArgsSearchLangPa     BravePlaceSearchArgsSearchLang = "pa"
-	BravePlaceSearchArgsSearchLangRo     BravePlaceSearchArgsSearchLang = "ro"
-	BravePlaceSearchArgsSearchLangRu     BravePlaceSearchArgsSearchLang = "ru"
-	BravePlaceSearchArgsSearchLangSr     BravePlaceSearchArgsSearchLang = "sr"
-	BravePlaceSearchArgsSearchLangSk     BravePlaceSearchArgsSearchLang = "sk"
-	BravePlaceSearchArgsSearchLangSl     BravePlaceSearchArgsSearchLang = "sl"
-	BravePlaceSearchArgsSearchLangEs     BravePlaceSearchArgsSearchLang = "es"
-	BravePlaceSearchArgsSearchLangSv     BravePlaceSearchArgsSearchLang = "sv"
-	BravePlaceSearchArgsSearchLangTa     BravePlaceSearchArgsSearchLang = "ta"
-	BravePlaceSearchArgsSearchLangTe     BravePlaceSearchArgsSearchLang = "te"
-	BravePlaceSearchArgsSearchLangTh     BravePlaceSearchArgsSearchLang = "th"
-	BravePlaceSearchArgsSearchLangTr     BravePlaceSearchArgsSearchLang = "tr"
-	BravePlaceSearchArgsSearchLangUk     BravePlaceSearchArgsSearchLang = "uk"
-	BravePlaceSearchArgsSearchLangVi     BravePlaceSearchArgsSearchLang = "vi"
-)
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v BravePlaceSearchArgsSearchLang) Validate() error { return types.Validate(v) }
 
 // BravePlaceSearchArgsUILang is the type of BravePlaceSearchArgs.UILang.
 type BravePlaceSearchArgsUILang string
@@ -1014,18 +931,18 @@ func (v BravePlaceSearchArgsSafesearch) Validate() error { return types.Validate
 // BravePlaceSearchResult is the result of the tool "brave_place_search".
 type BravePlaceSearchResult struct {
 	// Top-level response discriminator. Always "locations" for Place Search.
-	Type  BravePlaceSearchResultType   `json:"type"`
-	Query *BravePlaceSearchResultQuery `json:"query,omitzero"`
+	Type  BravePlaceSearchResultType `json:"type"`
+	Query *Query                     `json:"query,omitzero"`
 	// Points of interest matching the search. Populated for POI-shaped queries.
-	Results []BravePlaceSearchResultResultsItem `json:"results,omitzero"`
+	Results []BravePlaceSearchResultResult `json:"results,omitzero"`
 	// City matches for the query. Typically populated when the query is a bare or ambiguous city name (e.g. "springfield", "san francisco").
-	Cities []BravePlaceSearchResultCitiesItem `json:"cities,omitzero"`
+	Cities []City `json:"cities,omitzero"`
 	// Address matches. Typically populated when the query is a street + number AND is geographically anchored via `latitude`+`longitude` or a specific `location`.
-	Addresses []BravePlaceSearchResultAddressesItem `json:"addresses,omitzero"`
+	Addresses []Street `json:"addresses,omitzero"`
 	// Street matches. Typically populated when the query is a street name AND is geographically anchored via `latitude`+`longitude` or a specific `location`.
-	Streets []BravePlaceSearchResultAddressesItem `json:"streets,omitzero"`
+	Streets []Street `json:"streets,omitzero"`
 	// The search area as resolved by the API (e.g. coordinates + city name). Useful for confirming the API interpreted the input as expected and for grounding follow-up queries.
-	Location *BravePlaceSearchResultLocation `json:"location,omitzero"`
+	Location *Location `json:"location,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -1044,8 +961,8 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v BravePlaceSearchResultType) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultQuery is the type of BravePlaceSearchResult.Query.
-type BravePlaceSearchResultQuery struct {
+// Query is the type of BravePlaceSearchResult.Query.
+type Query struct {
 	// The original query string as supplied by the caller (may be empty).
 	Original string `json:"original"`
 	// The altered query string as supplied by the caller (may be empty).
@@ -1057,14 +974,12 @@ type BravePlaceSearchResultQuery struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultQuery) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *BravePlaceSearchResultQuery) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultQuery) Validate() error { return types.Validate(v) }
+func (v Query) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Query) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Query) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItem is the type of the items of BravePlaceSearchResult.Results, the items of BravePlaceSearchResultAddressesItem.Pois, the items of BravePlaceSearchResultAddressesItem.PoisNearby, the items of BravePlaceSearchResultAddressesItem.Pois and the items of BravePlaceSearchResultAddressesItem.PoisNearby.
-type BravePlaceSearchResultResultsItem struct {
+// BravePlaceSearchResultResult is the type of the items of BravePlaceSearchResult.Results, the items of Street.Pois and the items of Street.PoisNearby.
+type BravePlaceSearchResultResult struct {
 	// The display title of the location.
 	Title string `json:"title"`
 	// Primary URL associated with the location. May be an empty string.
@@ -1082,13 +997,13 @@ type BravePlaceSearchResultResultsItem struct {
 	// The timestamp of the content when it was fetched.
 	FetchedContentTimestamp *float64 `json:"fetched_content_timestamp,omitzero"`
 	// The profile associated with the result.
-	Profile *Profile `json:"profile,omitzero"`
+	Profile *Author `json:"profile,omitzero"`
 	// The language of the page.
 	Language *string `json:"language,omitzero"`
 	// Whether the result is family friendly.
 	FamilyFriendly *bool `json:"family_friendly,omitzero"`
 	// Result type identifier.
-	Type Type `json:"type"`
+	Type PoisItemType `json:"type"`
 	// URL of the upstream provider for this result. May be an empty string.
 	ProviderURL string `json:"provider_url"`
 	// Latitude/longitude pair for the location, when available.
@@ -1096,7 +1011,7 @@ type BravePlaceSearchResultResultsItem struct {
 	// Suggested zoom level when displaying on a map.
 	ZoomLevel float64 `json:"zoom_level"`
 	// The thumbnail associated with the location.
-	Thumbnail *Thumbnail `json:"thumbnail,omitzero"`
+	Thumbnail *PicturesResult `json:"thumbnail,omitzero"`
 	// The postal address of the location.
 	PostalAddress *PostalAddress `json:"postal_address,omitzero"`
 	// The opening hours of the location.
@@ -1110,7 +1025,7 @@ type BravePlaceSearchResultResultsItem struct {
 	// Distance from the user's geolocation, if available.
 	Distance *Distance `json:"distance,omitzero"`
 	// External profiles (e.g. data providers) associated with the result.
-	Profiles []BravePlaceSearchResultResultsItemRatingProfile `json:"profiles,omitzero"`
+	Profiles []Author `json:"profiles,omitzero"`
 	// Reviews associated with the result.
 	Reviews *Reviews `json:"reviews,omitzero"`
 	// Pictures associated with the result.
@@ -1130,20 +1045,20 @@ type BravePlaceSearchResultResultsItem struct {
 	// Temporary identifier for the location, valid for ~8 hours. Can be used with brave_local_search-style endpoints to fetch additional information.
 	ID *string `json:"id,omitzero"`
 	// Web results related to this location.
-	Results []BravePlaceSearchResultResultsItemResultsItem `json:"results,omitzero"`
+	Results []PoisItemResult `json:"results,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultResultsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *BravePlaceSearchResultResultsItem) UnmarshalJSON(data []byte) error {
+func (v BravePlaceSearchResultResult) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
+func (v *BravePlaceSearchResultResult) UnmarshalJSON(data []byte) error {
 	return types.Unmarshal(data, v)
 }
-func (v BravePlaceSearchResultResultsItem) Validate() error { return types.Validate(v) }
+func (v BravePlaceSearchResultResult) Validate() error { return types.Validate(v) }
 
-// Profile is the type of BravePlaceSearchResultResultsItem.Profile, BravePlaceSearchResultResultsItemResultsItem.Profile, BravePlaceSearchResultResultsItem.Profile, BravePlaceSearchResultResultsItemResultsItem.Profile, BravePlaceSearchResultResultsItem.Profile, BravePlaceSearchResultResultsItemResultsItem.Profile, BravePlaceSearchResultResultsItem.Profile, BravePlaceSearchResultResultsItemResultsItem.Profile, BravePlaceSearchResultResultsItem.Profile and BravePlaceSearchResultResultsItemResultsItem.Profile.
-type Profile struct {
+// Author is the type of BravePlaceSearchResultResult.Profile, PoisItemResult.Profile, Rating.Profile, ReviewsResult.Author and the items of BravePlaceSearchResultResult.Profiles.
+type Author struct {
 	Type     *string `json:"type,omitzero"`
 	Name     *string `json:"name,omitzero"`
 	LongName *string `json:"long_name,omitzero"`
@@ -1154,22 +1069,22 @@ type Profile struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v Profile) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *Profile) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v Profile) Validate() error                  { return types.Validate(v) }
+func (v Author) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Author) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Author) Validate() error                  { return types.Validate(v) }
 
-// Type is the type of BravePlaceSearchResultResultsItem.Type, BravePlaceSearchResultResultsItem.Type, BravePlaceSearchResultResultsItem.Type, BravePlaceSearchResultResultsItem.Type and BravePlaceSearchResultResultsItem.Type.
-type Type string
+// PoisItemType is the type of BravePlaceSearchResultResult.Type.
+type PoisItemType string
 
-// The values of Type.
+// The values of PoisItemType.
 const (
-	TypeLocationResult Type = "location_result"
+	PoisItemTypeLocationResult PoisItemType = "location_result"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v Type) Validate() error { return types.Validate(v) }
+func (v PoisItemType) Validate() error { return types.Validate(v) }
 
-// Coordinates is the type of BravePlaceSearchResultResultsItem.Coordinates, BravePlaceSearchResultResultsItem.Coordinates, BravePlaceSearchResultResultsItem.Coordinates, BravePlaceSearchResultResultsItem.Coordinates and BravePlaceSearchResultResultsItem.Coordinates.
+// Coordinates is the type of BravePlaceSearchResultResult.Coordinates, City.Coordinates, Location.Coordinates and Street.Coordinates.
 //
 // It is a tuple: a JSON array whose items are the fields, in order.
 type Coordinates struct {
@@ -1184,8 +1099,8 @@ func (v Coordinates) MarshalJSON() ([]byte, error)     { return types.Marshal(v)
 func (v *Coordinates) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Coordinates) Validate() error                  { return types.Validate(v) }
 
-// Thumbnail is the type of BravePlaceSearchResultResultsItem.Thumbnail, BravePlaceSearchResultResultsItem.Thumbnail, BravePlaceSearchResultResultsItem.Thumbnail, BravePlaceSearchResultResultsItem.Thumbnail and BravePlaceSearchResultResultsItem.Thumbnail.
-type Thumbnail struct {
+// PicturesResult is the type of BravePlaceSearchResultResult.Thumbnail, City.Thumbnail and the items of Pictures.Results.
+type PicturesResult struct {
 	// The served URL of the picture thumbnail.
 	Src string `json:"src"`
 	// The alt text for the thumbnail.
@@ -1211,13 +1126,13 @@ type Thumbnail struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v Thumbnail) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *Thumbnail) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v Thumbnail) Validate() error                  { return types.Validate(v) }
+func (v PicturesResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *PicturesResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v PicturesResult) Validate() error                  { return types.Validate(v) }
 
-// PostalAddress is the type of BravePlaceSearchResultResultsItem.PostalAddress, BravePlaceSearchResultResultsItem.PostalAddress, BravePlaceSearchResultResultsItem.PostalAddress, BravePlaceSearchResultResultsItem.PostalAddress and BravePlaceSearchResultResultsItem.PostalAddress.
+// PostalAddress is the type of BravePlaceSearchResultResult.PostalAddress and Street.PostalAddress.
 type PostalAddress struct {
-	Type BravePlaceSearchResultResultsItemPostalAddressType `json:"type"`
+	Type PostalAddressType `json:"type"`
 	// The country associated with the location.
 	Country *string `json:"country,omitzero"`
 	// The postal code associated with the location.
@@ -1239,25 +1154,23 @@ func (v PostalAddress) MarshalJSON() ([]byte, error)     { return types.Marshal(
 func (v *PostalAddress) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v PostalAddress) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemPostalAddressType is the type of PostalAddress.Type, PostalAddress.Type, PostalAddress.Type, BravePlaceSearchResultAddressesItemPostalAddress.Type, PostalAddress.Type, PostalAddress.Type and BravePlaceSearchResultAddressesItemPostalAddress.Type.
-type BravePlaceSearchResultResultsItemPostalAddressType string
+// PostalAddressType is the type of PostalAddress.Type.
+type PostalAddressType string
 
-// The values of BravePlaceSearchResultResultsItemPostalAddressType.
+// The values of PostalAddressType.
 const (
-	BravePlaceSearchResultResultsItemPostalAddressTypePostalAddress BravePlaceSearchResultResultsItemPostalAddressType = "PostalAddress"
+	PostalAddressTypePostalAddress PostalAddressType = "PostalAddress"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v BravePlaceSearchResultResultsItemPostalAddressType) Validate() error {
-	return types.Validate(v)
-}
+func (v PostalAddressType) Validate() error { return types.Validate(v) }
 
-// OpeningHours is the type of BravePlaceSearchResultResultsItem.OpeningHours, BravePlaceSearchResultResultsItem.OpeningHours, BravePlaceSearchResultResultsItem.OpeningHours, BravePlaceSearchResultResultsItem.OpeningHours and BravePlaceSearchResultResultsItem.OpeningHours.
+// OpeningHours is the type of BravePlaceSearchResultResult.OpeningHours.
 type OpeningHours struct {
 	// Opening hours for the current day. May contain multiple entries when the location closes and reopens during the day.
-	CurrentDay []BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem `json:"current_day,omitzero"`
+	CurrentDay []DayObject `json:"current_day,omitzero"`
 	// Opening hours for the rest of the week. Each entry may itself be either a single day-hours object or an array of day-hours objects (when a day has multiple open/close intervals).
-	Days []Days `json:"days,omitzero"`
+	Days []Day `json:"days,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
@@ -1267,8 +1180,8 @@ func (v OpeningHours) MarshalJSON() ([]byte, error)     { return types.Marshal(v
 func (v *OpeningHours) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v OpeningHours) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem is the type of the items of OpeningHours.CurrentDay.
-type BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem struct {
+// DayObject is the type of the items of OpeningHours.CurrentDay.
+type DayObject struct {
 	// Short name of the day of the week (e.g. "Mon").
 	AbbrName *string `json:"abbr_name,omitzero"`
 	// Full name of the day of the week (e.g. "Monday").
@@ -1282,30 +1195,24 @@ type BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem) Validate() error {
-	return types.Validate(v)
-}
+func (v DayObject) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *DayObject) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v DayObject) Validate() error                  { return types.Validate(v) }
 
-// Days is the type of the items of OpeningHours.Days, the items of OpeningHours.Days, the items of OpeningHours.Days, the items of OpeningHours.Days and the items of OpeningHours.Days.
+// Day is the type of the items of OpeningHours.Days.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
-type Days struct {
-	Object *BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem
-	Array  []BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem
+type Day struct {
+	Object *DayObject
+	Array  []DayObject
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v Days) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *Days) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v Days) Validate() error                  { return types.Validate(v) }
+func (v Day) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Day) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Day) Validate() error                  { return types.Validate(v) }
 
-// Contact is the type of BravePlaceSearchResultResultsItem.Contact, BravePlaceSearchResultResultsItem.Contact, BravePlaceSearchResultResultsItem.Contact, BravePlaceSearchResultResultsItem.Contact and BravePlaceSearchResultResultsItem.Contact.
+// Contact is the type of BravePlaceSearchResultResult.Contact.
 type Contact struct {
 	// Contact email for the business.
 	Email *string `json:"email,omitzero"`
@@ -1320,15 +1227,15 @@ func (v Contact) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Contact) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Contact) Validate() error                  { return types.Validate(v) }
 
-// Rating is the type of BravePlaceSearchResultResultsItem.Rating, BravePlaceSearchResultResultsItem.Rating, BravePlaceSearchResultResultsItem.Rating, BravePlaceSearchResultResultsItem.Rating and BravePlaceSearchResultResultsItem.Rating.
+// Rating is the type of BravePlaceSearchResultResult.Rating and ReviewsResult.Rating.
 type Rating struct {
 	// The current value of the rating.
 	RatingValue *float64 `json:"ratingValue,omitzero"`
 	// Highest possible rating value.
 	BestRating *float64 `json:"bestRating,omitzero"`
 	// Number of reviews backing the rating.
-	ReviewCount *float64                                        `json:"reviewCount,omitzero"`
-	Profile     *BravePlaceSearchResultResultsItemRatingProfile `json:"profile,omitzero"`
+	ReviewCount *float64 `json:"reviewCount,omitzero"`
+	Profile     *Author  `json:"profile,omitzero"`
 	// Whether the rating originates from Tripadvisor.
 	IsTripadvisor *bool `json:"is_tripadvisor,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own.
@@ -1340,27 +1247,7 @@ func (v Rating) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Rating) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Rating) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemRatingProfile is the type of Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile, Results.Author, Rating.Profile, the items of BravePlaceSearchResultResultsItem.Profiles, BravePlaceSearchResultResultsItemReviewsResultsItemRating.Profile and Results.Author.
-type BravePlaceSearchResultResultsItemRatingProfile struct {
-	Type     *string `json:"type,omitzero"`
-	Name     *string `json:"name,omitzero"`
-	LongName *string `json:"long_name,omitzero"`
-	URL      *string `json:"url,omitzero"`
-	Img      *string `json:"img,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
-
-// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultResultsItemRatingProfile) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BravePlaceSearchResultResultsItemRatingProfile) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultResultsItemRatingProfile) Validate() error { return types.Validate(v) }
-
-// Distance is the type of BravePlaceSearchResultResultsItem.Distance, BravePlaceSearchResultResultsItem.Distance, BravePlaceSearchResultResultsItem.Distance, BravePlaceSearchResultAddressesItem.Distance, BravePlaceSearchResultResultsItem.Distance, BravePlaceSearchResultResultsItem.Distance and BravePlaceSearchResultAddressesItem.Distance.
+// Distance is the type of BravePlaceSearchResultResult.Distance and Street.Distance.
 type Distance struct {
 	// The quantity of the unit.
 	Value float64 `json:"value"`
@@ -1375,10 +1262,10 @@ func (v Distance) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Distance) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Distance) Validate() error                  { return types.Validate(v) }
 
-// Reviews is the type of BravePlaceSearchResultResultsItem.Reviews, BravePlaceSearchResultResultsItem.Reviews, BravePlaceSearchResultResultsItem.Reviews, BravePlaceSearchResultResultsItem.Reviews and BravePlaceSearchResultResultsItem.Reviews.
+// Reviews is the type of BravePlaceSearchResultResult.Reviews.
 type Reviews struct {
 	// A list of trip advisor reviews for the entity.
-	Results []Results `json:"results,omitzero"`
+	Results []ReviewsResult `json:"results,omitzero"`
 	// A URL to a web page where more information on the result can be seen.
 	ViewMoreURL *string `json:"viewMoreUrl,omitzero"`
 	// Any reviews available in a foreign language.
@@ -1392,57 +1279,31 @@ func (v Reviews) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Reviews) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Reviews) Validate() error                  { return types.Validate(v) }
 
-// Results is the type of the items of Reviews.Results, the items of Reviews.Results, the items of Reviews.Results, the items of Reviews.Results and the items of Reviews.Results.
-type Results struct {
+// ReviewsResult is the type of the items of Reviews.Results.
+type ReviewsResult struct {
 	// The title of the review.
 	Title string `json:"title"`
 	// A description seen in the review.
 	Description string `json:"description"`
 	// The date when the review was published.
-	Date   string                                                     `json:"date"`
-	Rating *BravePlaceSearchResultResultsItemReviewsResultsItemRating `json:"rating,omitzero"`
-	Author *BravePlaceSearchResultResultsItemRatingProfile            `json:"author,omitzero"`
+	Date   string  `json:"date"`
+	Rating *Rating `json:"rating,omitzero"`
+	Author *Author `json:"author,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v Results) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *Results) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v Results) Validate() error                  { return types.Validate(v) }
+func (v ReviewsResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ReviewsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ReviewsResult) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemReviewsResultsItemRating is the type of Results.Rating, Results.Rating, Results.Rating, Results.Rating and Results.Rating.
-type BravePlaceSearchResultResultsItemReviewsResultsItemRating struct {
-	// The current value of the rating.
-	RatingValue *float64 `json:"ratingValue,omitzero"`
-	// Highest possible rating value.
-	BestRating *float64 `json:"bestRating,omitzero"`
-	// Number of reviews backing the rating.
-	ReviewCount *float64                                        `json:"reviewCount,omitzero"`
-	Profile     *BravePlaceSearchResultResultsItemRatingProfile `json:"profile,omitzero"`
-	// Whether the rating originates from Tripadvisor.
-	IsTripadvisor *bool `json:"is_tripadvisor,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
-
-// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultResultsItemReviewsResultsItemRating) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BravePlaceSearchResultResultsItemReviewsResultsItemRating) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultResultsItemReviewsResultsItemRating) Validate() error {
-	return types.Validate(v)
-}
-
-// Pictures is the type of BravePlaceSearchResultResultsItem.Pictures, BravePlaceSearchResultResultsItem.Pictures, BravePlaceSearchResultResultsItem.Pictures, BravePlaceSearchResultResultsItem.Pictures and BravePlaceSearchResultResultsItem.Pictures.
+// Pictures is the type of BravePlaceSearchResultResult.Pictures.
 type Pictures struct {
 	// URL where additional pictures can be viewed.
 	ViewMoreURL *string `json:"viewMoreUrl,omitzero"`
 	// Thumbnail entries for the location.
-	Results []BravePlaceSearchResultResultsItemPicturesResultsItem `json:"results,omitzero"`
+	Results []PicturesResult `json:"results,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
@@ -1452,44 +1313,7 @@ func (v Pictures) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Pictures) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Pictures) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemPicturesResultsItem is the type of the items of Pictures.Results, the items of Pictures.Results, the items of Pictures.Results, the items of Pictures.Results and the items of Pictures.Results.
-type BravePlaceSearchResultResultsItemPicturesResultsItem struct {
-	// The served URL of the picture thumbnail.
-	Src string `json:"src"`
-	// The alt text for the thumbnail.
-	Alt *string `json:"alt,omitzero"`
-	// The height of the thumbnail.
-	Height *float64 `json:"height,omitzero"`
-	// The width of the thumbnail.
-	Width *float64 `json:"width,omitzero"`
-	// The background color of the thumbnail.
-	BgColor *string `json:"bg_color,omitzero"`
-	// The original URL of the image.
-	//
-	// Format: uri.
-	Original *string `json:"original,omitzero"`
-	// Whether the thumbnail is a logo.
-	Logo *bool `json:"logo,omitzero"`
-	// Whether the thumbnail is duplicated.
-	Duplicated *bool `json:"duplicated,omitzero"`
-	// The theme of the thumbnail (e.g. "light", "dark").
-	Theme *string `json:"theme,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
-
-// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultResultsItemPicturesResultsItem) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BravePlaceSearchResultResultsItemPicturesResultsItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultResultsItemPicturesResultsItem) Validate() error {
-	return types.Validate(v)
-}
-
-// Action is the type of BravePlaceSearchResultResultsItem.Action, BravePlaceSearchResultResultsItem.Action, BravePlaceSearchResultResultsItem.Action, BravePlaceSearchResultResultsItem.Action and BravePlaceSearchResultResultsItem.Action.
+// Action is the type of BravePlaceSearchResultResult.Action.
 type Action struct {
 	// The type representing the action.
 	Type string `json:"type"`
@@ -1504,8 +1328,8 @@ func (v Action) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Action) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Action) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultResultsItemResultsItem is the type of the items of BravePlaceSearchResultResultsItem.Results, the items of BravePlaceSearchResultResultsItem.Results, the items of BravePlaceSearchResultResultsItem.Results, the items of BravePlaceSearchResultResultsItem.Results and the items of BravePlaceSearchResultResultsItem.Results.
-type BravePlaceSearchResultResultsItemResultsItem struct {
+// PoisItemResult is the type of the items of BravePlaceSearchResultResult.Results.
+type PoisItemResult struct {
 	// The display title of the location.
 	Title string `json:"title"`
 	// Primary URL associated with the location. May be an empty string.
@@ -1523,7 +1347,7 @@ type BravePlaceSearchResultResultsItemResultsItem struct {
 	// The timestamp of the content when it was fetched.
 	FetchedContentTimestamp *float64 `json:"fetched_content_timestamp,omitzero"`
 	// The profile associated with the result.
-	Profile *Profile `json:"profile,omitzero"`
+	Profile *Author `json:"profile,omitzero"`
 	// The language of the page.
 	Language *string `json:"language,omitzero"`
 	// Whether the result is family friendly.
@@ -1534,15 +1358,11 @@ type BravePlaceSearchResultResultsItemResultsItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultResultsItemResultsItem) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BravePlaceSearchResultResultsItemResultsItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultResultsItemResultsItem) Validate() error { return types.Validate(v) }
+func (v PoisItemResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *PoisItemResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v PoisItemResult) Validate() error                  { return types.Validate(v) }
 
-// MetaURL is the type of BravePlaceSearchResultResultsItemResultsItem.MetaURL, BravePlaceSearchResultResultsItemResultsItem.MetaURL, BravePlaceSearchResultResultsItemResultsItem.MetaURL, BravePlaceSearchResultResultsItemResultsItem.MetaURL and BravePlaceSearchResultResultsItemResultsItem.MetaURL.
+// MetaURL is the type of PoisItemResult.MetaURL.
 type MetaURL struct {
 	// The protocol scheme extracted from the URL.
 	Scheme string `json:"scheme"`
@@ -1563,185 +1383,80 @@ func (v MetaURL) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *MetaURL) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v MetaURL) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultCitiesItem is the type of the items of BravePlaceSearchResult.Cities.
-type BravePlaceSearchResultCitiesItem struct {
-	Type BravePlaceSearchResultCitiesItemType `json:"type"`
+// City is the type of the items of BravePlaceSearchResult.Cities.
+type City struct {
+	Type CityType `json:"type"`
 	// Name of the city
 	Name string `json:"name"`
 	// ISO country code for the city
 	Country string `json:"country"`
 	// Latitude/longitude of the city
-	Coordinates BravePlaceSearchResultCitiesItemCoordinates `json:"coordinates"`
+	Coordinates Coordinates `json:"coordinates"`
 	// Primary image for the city
-	Thumbnail BravePlaceSearchResultCitiesItemThumbnail `json:"thumbnail"`
+	Thumbnail PicturesResult `json:"thumbnail"`
 	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultCitiesItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *BravePlaceSearchResultCitiesItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultCitiesItem) Validate() error { return types.Validate(v) }
+func (v City) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *City) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v City) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultCitiesItemType is the type of BravePlaceSearchResultCitiesItem.Type.
-type BravePlaceSearchResultCitiesItemType string
+// CityType is the type of City.Type.
+type CityType string
 
-// The values of BravePlaceSearchResultCitiesItemType.
+// The values of CityType.
 const (
-	BravePlaceSearchResultCitiesItemTypeCity BravePlaceSearchResultCitiesItemType = "city"
+	CityTypeCity CityType = "city"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v BravePlaceSearchResultCitiesItemType) Validate() error { return types.Validate(v) }
+func (v CityType) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultCitiesItemCoordinates is the type of BravePlaceSearchResultCitiesItem.Coordinates.
-//
-// It is a tuple: a JSON array whose items are the fields, in order.
-type BravePlaceSearchResultCitiesItemCoordinates struct {
-	V0 *float64
-	V1 *float64
-	// Rest holds the items after the positional ones.
-	Rest []json.RawMessage
-}
-
-// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultCitiesItemCoordinates) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BravePlaceSearchResultCitiesItemCoordinates) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultCitiesItemCoordinates) Validate() error { return types.Validate(v) }
-
-// BravePlaceSearchResultCitiesItemThumbnail is the type of BravePlaceSearchResultCitiesItem.Thumbnail.
-type BravePlaceSearchResultCitiesItemThumbnail struct {
-	// The served URL of the picture thumbnail.
-	Src string `json:"src"`
-	// The alt text for the thumbnail.
-	Alt *string `json:"alt,omitzero"`
-	// The height of the thumbnail.
-	Height *float64 `json:"height,omitzero"`
-	// The width of the thumbnail.
-	Width *float64 `json:"width,omitzero"`
-	// The background color of the thumbnail.
-	BgColor *string `json:"bg_color,omitzero"`
-	// The original URL of the image.
-	//
-	// Format: uri.
-	Original *string `json:"original,omitzero"`
-	// Whether the thumbnail is a logo.
-	Logo *bool `json:"logo,omitzero"`
-	// Whether the thumbnail is duplicated.
-	Duplicated *bool `json:"duplicated,omitzero"`
-	// The theme of the thumbnail (e.g. "light", "dark").
-	Theme *string `json:"theme,omitzero"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
-
-// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultCitiesItemThumbnail) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BravePlaceSearchResultCitiesItemThumbnail) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultCitiesItemThumbnail) Validate() error { return types.Validate(v) }
-
-// BravePlaceSearchResultAddressesItem is the type of the items of BravePlaceSearchResult.Addresses and the items of BravePlaceSearchResult.Streets.
-type BravePlaceSearchResultAddressesItem struct {
+// Street is the type of the items of BravePlaceSearchResult.Addresses and the items of BravePlaceSearchResult.Streets.
+type Street struct {
 	// Result is "address" when the result refers to an explicit street + number, but "street" when it refers only to the street itself.
-	Type BravePlaceSearchResultAddressesItemType `json:"type"`
+	Type AddressType `json:"type"`
 	// The name of the address.
 	Name string `json:"name"`
 	// Latitude/longitude of the address
-	Coordinates BravePlaceSearchResultAddressesItemCoordinates `json:"coordinates"`
+	Coordinates Coordinates `json:"coordinates"`
 	// List of POIs located at this address.
-	Pois []BravePlaceSearchResultResultsItem `json:"pois"`
+	Pois []BravePlaceSearchResultResult `json:"pois"`
 	// List of POIs nearby this address.
-	PoisNearby []BravePlaceSearchResultResultsItem `json:"pois_nearby"`
+	PoisNearby []BravePlaceSearchResultResult `json:"pois_nearby"`
 	// Suggested zoom level when displaying on a map.
 	ZoomLevel float64 `json:"zoom_level"`
 	// Distance from the user's geolocation, if available.
 	Distance *Distance `json:"distance,omitzero"`
 	// The postal address of the address.
-	PostalAddress *BravePlaceSearchResultAddressesItemPostalAddress `json:"postal_address,omitzero"`
+	PostalAddress *PostalAddress `json:"postal_address,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultAddressesItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *BravePlaceSearchResultAddressesItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultAddressesItem) Validate() error { return types.Validate(v) }
+func (v Street) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Street) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Street) Validate() error                  { return types.Validate(v) }
 
-// BravePlaceSearchResultAddressesItemType is the type of BravePlaceSearchResultAddressesItem.Type and BravePlaceSearchResultAddressesItem.Type.
-type BravePlaceSearchResultAddressesItemType string
+// AddressType is the type of Street.Type.
+type AddressType string
 
-// The values of BravePlaceSearchResultAddressesItemType.
+// The values of AddressType.
 const (
-	BravePlaceSearchResultAddressesItemTypeAddress BravePlaceSearchResultAddressesItemType = "address"
-	BravePlaceSearchResultAddressesItemTypeStreet  BravePlaceSearchResultAddressesItemType = "street"
+	AddressTypeAddress AddressType = "address"
+	AddressTypeStreet  AddressType = "street"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v BravePlaceSearchResultAddressesItemType) Validate() error { return types.Validate(v) }
+func (v AddressType) Validate() error { return types.Validate(v) }
 
-// BravePlaceSearchResultAddressesItemCoordinates is the type of BravePlaceSearchResultAddressesItem.Coordinates and BravePlaceSearchResultAddressesItem.Coordinates.
-//
-// It is a tuple: a JSON array whose items are the fields, in order.
-type BravePlaceSearchResultAddressesItemCoordinates struct {
-	V0 *float64
-	V1 *float64
-	// Rest holds the items after the positional ones.
-	Rest []json.RawMessage
-}
-
-// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultAddressesItemCoordinates) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BravePlaceSearchResultAddressesItemCoordinates) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultAddressesItemCoordinates) Validate() error { return types.Validate(v) }
-
-// BravePlaceSearchResultAddressesItemPostalAddress is the type of BravePlaceSearchResultAddressesItem.PostalAddress and BravePlaceSearchResultAddressesItem.PostalAddress.
-type BravePlaceSearchResultAddressesItemPostalAddress struct {
-	Type BravePlaceSearchResultResultsItemPostalAddressType `json:"type"`
-	// The country associated with the location.
-	Country *string `json:"country,omitzero"`
-	// The postal code associated with the location.
-	PostalCode *string `json:"postalCode,omitzero"`
-	// The street address associated with the location.
-	StreetAddress *string `json:"streetAddress,omitzero"`
-	// The region associated with the location. Usually a state.
-	AddressRegion *string `json:"addressRegion,omitzero"`
-	// The address locality or subregion associated with the location.
-	AddressLocality *string `json:"addressLocality,omitzero"`
-	// The displayed address string.
-	DisplayAddress string `json:"displayAddress"`
-	// AdditionalProperties holds the properties that have no field of their own.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
-
-// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultAddressesItemPostalAddress) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BravePlaceSearchResultAddressesItemPostalAddress) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultAddressesItemPostalAddress) Validate() error { return types.Validate(v) }
-
-// BravePlaceSearchResultLocation is the type of BravePlaceSearchResult.Location.
-type BravePlaceSearchResultLocation struct {
+// Location is the type of BravePlaceSearchResult.Location.
+type Location struct {
 	// Latitude/longitude of the resolved search area.
-	Coordinates BravePlaceSearchResultLocationCoordinates `json:"coordinates"`
+	Coordinates Coordinates `json:"coordinates"`
 	// Human-readable name of the resolved search area.
 	Name *string `json:"name,omitzero"`
 	// ISO country code for the resolved search area.
@@ -1751,30 +1466,9 @@ type BravePlaceSearchResultLocation struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultLocation) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *BravePlaceSearchResultLocation) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultLocation) Validate() error { return types.Validate(v) }
-
-// BravePlaceSearchResultLocationCoordinates is the type of BravePlaceSearchResultLocation.Coordinates.
-//
-// It is a tuple: a JSON array whose items are the fields, in order.
-type BravePlaceSearchResultLocationCoordinates struct {
-	V0 *float64
-	V1 *float64
-	// Rest holds the items after the positional ones.
-	Rest []json.RawMessage
-}
-
-// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v BravePlaceSearchResultLocationCoordinates) MarshalJSON() ([]byte, error) {
-	return types.Marshal(v)
-}
-func (v *BravePlaceSearchResultLocationCoordinates) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v BravePlaceSearchResultLocationCoordinates) Validate() error { return types.Validate(v) }
+func (v Location) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Location) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Location) Validate() error                  { return types.Validate(v) }
 
 // BraveSummarizerArgs is the argument object of the tool "brave_summarizer".
 type BraveSummarizerArgs struct {
@@ -1843,15 +1537,15 @@ type BraveWebSearchArgs struct {
 	// Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.
 	//
 	// Default: "US".
-	Country *Country `json:"country,omitzero"`
+	Country *BraveLocalSearchArgsCountry `json:"country,omitzero"`
 	// Search language preference. The 2 or more character language code for which the search results are provided.
 	//
 	// Default: "en".
-	SearchLang *SearchLang `json:"search_lang,omitzero"`
+	SearchLang *BraveLocalSearchArgsSearchLang `json:"search_lang,omitzero"`
 	// The language of the UI. The 2 or more character language code for which the search results are provided.
 	//
 	// Default: "en-US".
-	UILang *UILang `json:"ui_lang,omitzero"`
+	UILang *BraveLocalSearchArgsUILang `json:"ui_lang,omitzero"`
 	// Number of results (1-20, default 10). Applies only to web search results (i.e., has no effect on locations, news, videos, etc.)
 	//
 	// Default: 10.
@@ -1863,7 +1557,7 @@ type BraveWebSearchArgs struct {
 	// Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filters explicit content (e.g., images and videos), but allows adult domains in search results. 'strict' - Drops all adult content from search results. The default value is 'moderate'.
 	//
 	// Default: "moderate".
-	Safesearch *Safesearch `json:"safesearch,omitzero"`
+	Safesearch *BraveLocalSearchArgsSafesearch `json:"safesearch,omitzero"`
 	// Filters search results by when they were discovered. The following values are supported: 'pd' - Discovered within the last 24 hours. 'pw' - Discovered within the last 7 days. 'pm' - Discovered within the last 31 days. 'py' - Discovered within the last 365 days. 'YYYY-MM-DDtoYYYY-MM-DD' - Timeframe is also supported by specifying the date range e.g. 2022-04-01to2022-07-30.
 	Freshness *string `json:"freshness,omitzero"`
 	// Whether display strings (e.g. result snippets) should include decoration markers (e.g. highlighting characters).
@@ -1877,11 +1571,11 @@ type BraveWebSearchArgs struct {
 	// Result filter (default ['web', 'query'])
 	//
 	// Default: ["web","query"].
-	ResultFilter []ResultFilter `json:"result_filter,omitzero"`
+	ResultFilter []ResultFilterItem `json:"result_filter,omitzero"`
 	// Goggles act as a custom re-ranking on top of Brave's search index. The parameter supports both a url where the Goggle is hosted or the definition of the Goggle. Multiple goggle URLs and/or definitions can be provided in an array. For more details, refer to the Goggles repository (i.e., https://github.com/brave/goggles-quickstart).
 	Goggles *Goggles `json:"goggles,omitzero"`
 	// The measurement units. If not provided, units are derived from search country.
-	Units *Units `json:"units,omitzero"`
+	Units *BraveLocalSearchArgsUnits `json:"units,omitzero"`
 	// A snippet is an excerpt from a page you get as a result of the query, and extra_snippets allow you to get up to 5 additional, alternative excerpts. Only available under Free AI, Base AI, Pro AI, Base Data, Pro Data and Custom plans.
 	ExtraSnippets *bool `json:"extra_snippets,omitzero"`
 	// This parameter enables summary key generation in web search results. This is required for summarizer to be enabled.
@@ -1901,73 +1595,64 @@ var types = composition.NewTypes(schemas,
 	composition.Describe[BraveImageSearchArgsSafesearch](composition.TypeInfo{Doc: "brave_image_search#inputSchema", Pointer: "/properties/safesearch"}),
 	composition.Describe[BraveImageSearchResult](composition.TypeInfo{Doc: "brave_image_search#outputSchema", Required: []string{"type", "items", "count", "might_be_offensive"}, Closed: true}),
 	composition.Describe[BraveImageSearchResultType](composition.TypeInfo{Doc: "brave_image_search#outputSchema", Pointer: "/properties/type"}),
-	composition.Describe[BraveImageSearchResultItemsItem](composition.TypeInfo{Doc: "brave_image_search#outputSchema", Pointer: "/properties/items/items", Required: []string{"title", "url", "page_fetched", "confidence", "properties"}, Closed: true}),
-	composition.Describe[BraveImageSearchResultItemsItemConfidence](composition.TypeInfo{Doc: "brave_image_search#outputSchema", Pointer: "/properties/items/items/properties/confidence"}),
-	composition.Describe[BraveImageSearchResultItemsItemProperties](composition.TypeInfo{Doc: "brave_image_search#outputSchema", Pointer: "/properties/items/items/properties/properties", Required: []string{"url", "width", "height"}, Closed: true}),
+	composition.Describe[Item](composition.TypeInfo{Doc: "brave_image_search#outputSchema", Pointer: "/properties/items/items", Required: []string{"title", "url", "page_fetched", "confidence", "properties"}, Closed: true}),
+	composition.Describe[Confidence](composition.TypeInfo{Doc: "brave_image_search#outputSchema", Base: composition.TypeOf[Item](), Pointer: "/properties/confidence"}),
+	composition.Describe[Properties](composition.TypeInfo{Doc: "brave_image_search#outputSchema", Base: composition.TypeOf[Item](), Pointer: "/properties/properties", Required: []string{"url", "width", "height"}, Closed: true}),
 	composition.Describe[BraveLlmContextArgs](composition.TypeInfo{Doc: "brave_llm_context#inputSchema", Required: []string{"query"}}),
 	composition.Describe[BraveLlmContextArgsCountry](composition.TypeInfo{Doc: "brave_llm_context#inputSchema", Pointer: "/properties/country"}),
 	composition.Describe[BraveLlmContextArgsSearchLang](composition.TypeInfo{Doc: "brave_llm_context#inputSchema", Pointer: "/properties/search_lang"}),
-	composition.Describe[BraveLlmContextArgsContextThresholdMode](composition.TypeInfo{Doc: "brave_llm_context#inputSchema", Pointer: "/properties/context_threshold_mode"}),
+	composition.Describe[ContextThresholdMode](composition.TypeInfo{Doc: "brave_llm_context#inputSchema", Pointer: "/properties/context_threshold_mode"}),
 	composition.Describe[Goggles](composition.TypeInfo{Doc: "brave_llm_context#inputSchema", Pointer: "/properties/goggles", Union: composition.UnionByKind, Cases: []string{"string", "array"}}),
 	composition.Describe[Accept](composition.TypeInfo{Doc: "brave_llm_context#inputSchema", Pointer: "/properties/accept"}),
 	composition.Describe[CacheControl](composition.TypeInfo{Doc: "brave_llm_context#inputSchema", Pointer: "/properties/cache-control"}),
 	composition.Describe[BraveLlmContextResult](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Required: []string{"grounding", "sources"}, Closed: true}),
-	composition.Describe[BraveLlmContextResultGrounding](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Pointer: "/properties/grounding", Required: []string{"generic", "map"}, Closed: true}),
-	composition.Describe[BraveLlmContextResultGroundingGenericItem](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Pointer: "/properties/grounding/properties/generic/items", Required: []string{"url", "title", "snippets"}, Closed: true}),
-	composition.Describe[BraveLlmContextResultGroundingPoi](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Pointer: "/properties/grounding/properties/poi/anyOf/0", Required: []string{"name", "url", "title", "snippets"}, Closed: true}),
-	composition.Describe[BraveLlmContextResultGroundingMapItem](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Pointer: "/properties/grounding/properties/map/items", Required: []string{"name", "url", "title", "snippets"}, Closed: true}),
-	composition.Describe[BraveLlmContextResultSourcesValue](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Pointer: "/properties/sources/additionalProperties", Extra: "AdditionalProperties"}),
-	composition.Describe[BraveLlmContextResultSourcesValueThumbnail](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Pointer: "/properties/sources/additionalProperties/properties/thumbnail", Extra: "AdditionalProperties"}),
+	composition.Describe[Grounding](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Pointer: "/properties/grounding", Required: []string{"generic", "map"}, Closed: true}),
+	composition.Describe[GenericItem](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Base: composition.TypeOf[Grounding](), Pointer: "/properties/generic/items", Required: []string{"url", "title", "snippets"}, Closed: true}),
+	composition.Describe[Poi](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Base: composition.TypeOf[Grounding](), Pointer: "/properties/poi/anyOf/0", Required: []string{"name", "url", "title", "snippets"}, Closed: true}),
+	composition.Describe[MapItem](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Base: composition.TypeOf[Grounding](), Pointer: "/properties/map/items", Required: []string{"name", "url", "title", "snippets"}, Closed: true}),
+	composition.Describe[Source](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Pointer: "/properties/sources/additionalProperties", Extra: "AdditionalProperties"}),
+	composition.Describe[Thumbnail](composition.TypeInfo{Doc: "brave_llm_context#outputSchema", Base: composition.TypeOf[Source](), Pointer: "/properties/thumbnail", Extra: "AdditionalProperties"}),
 	composition.Describe[BraveLocalSearchArgs](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Required: []string{"query"}, Defaults: map[string]string{"country": "\"US\"", "search_lang": "\"en\"", "ui_lang": "\"en-US\"", "count": "10", "offset": "0", "safesearch": "\"moderate\"", "text_decorations": "true", "spellcheck": "true", "result_filter": "[\"web\",\"query\"]"}}),
-	composition.Describe[Country](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/country"}),
-	composition.Describe[SearchLang](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/search_lang"}),
-	composition.Describe[UILang](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/ui_lang"}),
-	composition.Describe[Safesearch](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/safesearch"}),
-	composition.Describe[ResultFilter](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/result_filter/items"}),
-	composition.Describe[Units](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/units"}),
+	composition.Describe[BraveLocalSearchArgsCountry](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/country"}),
+	composition.Describe[BraveLocalSearchArgsSearchLang](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/search_lang"}),
+	composition.Describe[BraveLocalSearchArgsUILang](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/ui_lang"}),
+	composition.Describe[BraveLocalSearchArgsSafesearch](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/safesearch"}),
+	composition.Describe[ResultFilterItem](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/result_filter/items"}),
+	composition.Describe[BraveLocalSearchArgsUnits](composition.TypeInfo{Doc: "brave_local_search#inputSchema", Pointer: "/properties/units"}),
 	composition.Describe[BraveNewsSearchArgs](composition.TypeInfo{Doc: "brave_news_search#inputSchema", Required: []string{"query"}, Defaults: map[string]string{"country": "\"US\"", "search_lang": "\"en\"", "ui_lang": "\"en-US\"", "count": "20", "offset": "0", "spellcheck": "true", "safesearch": "\"moderate\"", "extra_snippets": "false"}}),
 	composition.Describe[BraveNewsSearchArgsSafesearch](composition.TypeInfo{Doc: "brave_news_search#inputSchema", Pointer: "/properties/safesearch"}),
 	composition.Describe[BravePlaceSearchArgs](composition.TypeInfo{Doc: "brave_place_search#inputSchema"}),
 	composition.Describe[BravePlaceSearchArgsCountry](composition.TypeInfo{Doc: "brave_place_search#inputSchema", Pointer: "/properties/country"}),
-	composition.Describe[BravePlaceSearchArgsSearchLang](composition.TypeInfo{Doc: "brave_place_search#inputSchema", Pointer: "/properties/search_lang"}),
 	composition.Describe[BravePlaceSearchArgsUILang](composition.TypeInfo{Doc: "brave_place_search#inputSchema", Pointer: "/properties/ui_lang"}),
 	composition.Describe[BravePlaceSearchArgsUnits](composition.TypeInfo{Doc: "brave_place_search#inputSchema", Pointer: "/properties/units"}),
 	composition.Describe[BravePlaceSearchArgsSafesearch](composition.TypeInfo{Doc: "brave_place_search#inputSchema", Pointer: "/properties/safesearch"}),
 	composition.Describe[BravePlaceSearchResult](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Required: []string{"type"}, Closed: true}),
 	composition.Describe[BravePlaceSearchResultType](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/type"}),
-	composition.Describe[BravePlaceSearchResultQuery](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/query", Required: []string{"original"}, Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultResultsItem](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items", Required: []string{"title", "url", "is_source_local", "is_source_both", "type", "provider_url", "zoom_level"}, Extra: "AdditionalProperties"}),
-	composition.Describe[Profile](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/profile", Extra: "AdditionalProperties"}),
-	composition.Describe[Type](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/type"}),
-	composition.Describe[Coordinates](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/coordinates", Tuple: 2}),
-	composition.Describe[Thumbnail](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/thumbnail", Required: []string{"src"}, Extra: "AdditionalProperties"}),
-	composition.Describe[PostalAddress](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/postal_address", Required: []string{"type", "displayAddress"}, Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultResultsItemPostalAddressType](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/postal_address/properties/type"}),
-	composition.Describe[OpeningHours](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/opening_hours", Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultResultsItemOpeningHoursCurrentDayItem](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/opening_hours/properties/current_day/items", Extra: "AdditionalProperties"}),
-	composition.Describe[Days](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/opening_hours/properties/days/items", Union: composition.UnionByKind, Cases: []string{"object", "array"}}),
-	composition.Describe[Contact](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/contact", Extra: "AdditionalProperties"}),
-	composition.Describe[Rating](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/rating", Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultResultsItemRatingProfile](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/rating/properties/profile", Extra: "AdditionalProperties"}),
-	composition.Describe[Distance](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/distance", Required: []string{"value", "units"}, Extra: "AdditionalProperties"}),
-	composition.Describe[Reviews](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/reviews", Extra: "AdditionalProperties"}),
-	composition.Describe[Results](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/reviews/properties/results/items", Required: []string{"title", "description", "date"}, Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultResultsItemReviewsResultsItemRating](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/reviews/properties/results/items/properties/rating", Extra: "AdditionalProperties"}),
-	composition.Describe[Pictures](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/pictures", Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultResultsItemPicturesResultsItem](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/pictures/properties/results/items", Required: []string{"src"}, Extra: "AdditionalProperties"}),
-	composition.Describe[Action](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/action", Required: []string{"type", "url"}, Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultResultsItemResultsItem](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/results/items", Required: []string{"title", "url", "is_source_local", "is_source_both"}, Extra: "AdditionalProperties"}),
-	composition.Describe[MetaURL](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items/properties/results/items/properties/meta_url", Required: []string{"scheme", "netloc"}, Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultCitiesItem](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/cities/items", Required: []string{"type", "name", "country", "coordinates", "thumbnail"}, Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultCitiesItemType](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/cities/items/properties/type"}),
-	composition.Describe[BravePlaceSearchResultCitiesItemCoordinates](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/cities/items/properties/coordinates", Tuple: 2}),
-	composition.Describe[BravePlaceSearchResultCitiesItemThumbnail](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/cities/items/properties/thumbnail", Required: []string{"src"}, Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultAddressesItem](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/addresses/items", Required: []string{"type", "name", "coordinates", "pois", "pois_nearby", "zoom_level"}, Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultAddressesItemType](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/addresses/items/properties/type"}),
-	composition.Describe[BravePlaceSearchResultAddressesItemCoordinates](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/addresses/items/properties/coordinates", Tuple: 2}),
-	composition.Describe[BravePlaceSearchResultAddressesItemPostalAddress](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/addresses/items/properties/postal_address", Required: []string{"type", "displayAddress"}, Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultLocation](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/location", Required: []string{"coordinates"}, Extra: "AdditionalProperties"}),
-	composition.Describe[BravePlaceSearchResultLocationCoordinates](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/location/properties/coordinates", Tuple: 2}),
+	composition.Describe[Query](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/query", Required: []string{"original"}, Extra: "AdditionalProperties"}),
+	composition.Describe[BravePlaceSearchResultResult](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/results/items", Required: []string{"title", "url", "is_source_local", "is_source_both", "type", "provider_url", "zoom_level"}, Extra: "AdditionalProperties"}),
+	composition.Describe[Author](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/profile", Extra: "AdditionalProperties"}),
+	composition.Describe[PoisItemType](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/type"}),
+	composition.Describe[Coordinates](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/coordinates", Tuple: 2}),
+	composition.Describe[PicturesResult](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/thumbnail", Required: []string{"src"}, Extra: "AdditionalProperties"}),
+	composition.Describe[PostalAddress](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/postal_address", Required: []string{"type", "displayAddress"}, Extra: "AdditionalProperties"}),
+	composition.Describe[PostalAddressType](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[PostalAddress](), Pointer: "/properties/type"}),
+	composition.Describe[OpeningHours](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/opening_hours", Extra: "AdditionalProperties"}),
+	composition.Describe[DayObject](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[OpeningHours](), Pointer: "/properties/current_day/items", Extra: "AdditionalProperties"}),
+	composition.Describe[Day](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[OpeningHours](), Pointer: "/properties/days/items", Union: composition.UnionByKind, Cases: []string{"object", "array"}}),
+	composition.Describe[Contact](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/contact", Extra: "AdditionalProperties"}),
+	composition.Describe[Rating](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/rating", Extra: "AdditionalProperties"}),
+	composition.Describe[Distance](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/distance", Required: []string{"value", "units"}, Extra: "AdditionalProperties"}),
+	composition.Describe[Reviews](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/reviews", Extra: "AdditionalProperties"}),
+	composition.Describe[ReviewsResult](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[Reviews](), Pointer: "/properties/results/items", Required: []string{"title", "description", "date"}, Extra: "AdditionalProperties"}),
+	composition.Describe[Pictures](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/pictures", Extra: "AdditionalProperties"}),
+	composition.Describe[Action](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/action", Required: []string{"type", "url"}, Extra: "AdditionalProperties"}),
+	composition.Describe[PoisItemResult](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[BravePlaceSearchResultResult](), Pointer: "/properties/results/items", Required: []string{"title", "url", "is_source_local", "is_source_both"}, Extra: "AdditionalProperties"}),
+	composition.Describe[MetaURL](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[PoisItemResult](), Pointer: "/properties/meta_url", Required: []string{"scheme", "netloc"}, Extra: "AdditionalProperties"}),
+	composition.Describe[City](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/cities/items", Required: []string{"type", "name", "country", "coordinates", "thumbnail"}, Extra: "AdditionalProperties"}),
+	composition.Describe[CityType](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[City](), Pointer: "/properties/type"}),
+	composition.Describe[Street](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/addresses/items", Required: []string{"type", "name", "coordinates", "pois", "pois_nearby", "zoom_level"}, Extra: "AdditionalProperties"}),
+	composition.Describe[AddressType](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Base: composition.TypeOf[Street](), Pointer: "/properties/type"}),
+	composition.Describe[Location](composition.TypeInfo{Doc: "brave_place_search#outputSchema", Pointer: "/properties/location", Required: []string{"coordinates"}, Extra: "AdditionalProperties"}),
 	composition.Describe[BraveSummarizerArgs](composition.TypeInfo{Doc: "brave_summarizer#inputSchema", Required: []string{"key"}, Defaults: map[string]string{"entity_info": "false", "inline_references": "false"}}),
 	composition.Describe[BraveVideoSearchArgs](composition.TypeInfo{Doc: "brave_video_search#inputSchema", Required: []string{"query"}, Defaults: map[string]string{"country": "\"US\"", "search_lang": "\"en\"", "ui_lang": "\"en-US\"", "count": "20", "offset": "0", "spellcheck": "true", "safesearch": "\"moderate\""}}),
 	composition.Describe[BraveWebSearchArgs](composition.TypeInfo{Doc: "brave_web_search#inputSchema", Required: []string{"query"}, Defaults: map[string]string{"country": "\"US\"", "search_lang": "\"en\"", "ui_lang": "\"en-US\"", "count": "10", "offset": "0", "safesearch": "\"moderate\"", "text_decorations": "true", "spellcheck": "true", "result_filter": "[\"web\",\"query\"]"}}),

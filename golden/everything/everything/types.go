@@ -20,7 +20,7 @@ func (v EchoArgs) Validate() error                  { return types.Validate(v) }
 // GetAnnotatedMessageArgs is the argument object of the tool "get-annotated-message".
 type GetAnnotatedMessageArgs struct {
 	// Type of message to demonstrate different annotation patterns
-	MessageType GetAnnotatedMessageArgsMessageType `json:"messageType"`
+	MessageType MessageType `json:"messageType"`
 	// Whether to include an example image
 	//
 	// Default: false.
@@ -32,18 +32,18 @@ func (v GetAnnotatedMessageArgs) MarshalJSON() ([]byte, error)     { return type
 func (v *GetAnnotatedMessageArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v GetAnnotatedMessageArgs) Validate() error                  { return types.Validate(v) }
 
-// GetAnnotatedMessageArgsMessageType is the type of GetAnnotatedMessageArgs.MessageType.
-type GetAnnotatedMessageArgsMessageType string
+// MessageType is the type of GetAnnotatedMessageArgs.MessageType.
+type MessageType string
 
-// The values of GetAnnotatedMessageArgsMessageType.
+// The values of MessageType.
 const (
-	GetAnnotatedMessageArgsMessageTypeError   GetAnnotatedMessageArgsMessageType = "error"
-	GetAnnotatedMessageArgsMessageTypeSuccess GetAnnotatedMessageArgsMessageType = "success"
-	GetAnnotatedMessageArgsMessageTypeDebug   GetAnnotatedMessageArgsMessageType = "debug"
+	MessageTypeError   MessageType = "error"
+	MessageTypeSuccess MessageType = "success"
+	MessageTypeDebug   MessageType = "debug"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v GetAnnotatedMessageArgsMessageType) Validate() error { return types.Validate(v) }
+func (v MessageType) Validate() error { return types.Validate(v) }
 
 // GetResourceLinksArgs is the argument object of the tool "get-resource-links".
 type GetResourceLinksArgs struct {
@@ -61,7 +61,7 @@ func (v GetResourceLinksArgs) Validate() error                  { return types.V
 // GetResourceReferenceArgs is the argument object of the tool "get-resource-reference".
 type GetResourceReferenceArgs struct {
 	// Default: "Text".
-	ResourceType *GetResourceReferenceArgsResourceType `json:"resourceType,omitzero"`
+	ResourceType *ResourceType `json:"resourceType,omitzero"`
 	// ID of the text resource to fetch
 	//
 	// Default: 1.
@@ -73,22 +73,22 @@ func (v GetResourceReferenceArgs) MarshalJSON() ([]byte, error)     { return typ
 func (v *GetResourceReferenceArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v GetResourceReferenceArgs) Validate() error                  { return types.Validate(v) }
 
-// GetResourceReferenceArgsResourceType is the type of GetResourceReferenceArgs.ResourceType.
-type GetResourceReferenceArgsResourceType string
+// ResourceType is the type of GetResourceReferenceArgs.ResourceType.
+type ResourceType string
 
-// The values of GetResourceReferenceArgsResourceType.
+// The values of ResourceType.
 const (
-	GetResourceReferenceArgsResourceTypeText GetResourceReferenceArgsResourceType = "Text"
-	GetResourceReferenceArgsResourceTypeBlob GetResourceReferenceArgsResourceType = "Blob"
+	ResourceTypeText ResourceType = "Text"
+	ResourceTypeBlob ResourceType = "Blob"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v GetResourceReferenceArgsResourceType) Validate() error { return types.Validate(v) }
+func (v ResourceType) Validate() error { return types.Validate(v) }
 
 // GetStructuredContentArgs is the argument object of the tool "get-structured-content".
 type GetStructuredContentArgs struct {
 	// Choose city
-	Location GetStructuredContentArgsLocation `json:"location"`
+	Location Location `json:"location"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -96,18 +96,18 @@ func (v GetStructuredContentArgs) MarshalJSON() ([]byte, error)     { return typ
 func (v *GetStructuredContentArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v GetStructuredContentArgs) Validate() error                  { return types.Validate(v) }
 
-// GetStructuredContentArgsLocation is the type of GetStructuredContentArgs.Location.
-type GetStructuredContentArgsLocation string
+// Location is the type of GetStructuredContentArgs.Location.
+type Location string
 
-// The values of GetStructuredContentArgsLocation.
+// The values of Location.
 const (
-	GetStructuredContentArgsLocationNewYork    GetStructuredContentArgsLocation = "New York"
-	GetStructuredContentArgsLocationChicago    GetStructuredContentArgsLocation = "Chicago"
-	GetStructuredContentArgsLocationLosAngeles GetStructuredContentArgsLocation = "Los Angeles"
+	LocationNewYork    Location = "New York"
+	LocationChicago    Location = "Chicago"
+	LocationLosAngeles Location = "Los Angeles"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v GetStructuredContentArgsLocation) Validate() error { return types.Validate(v) }
+func (v Location) Validate() error { return types.Validate(v) }
 
 // GetStructuredContentResult is the result of the tool "get-structured-content".
 type GetStructuredContentResult struct {
@@ -152,7 +152,7 @@ type GzipFileAsResourceArgs struct {
 	// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 	//
 	// Default: "resourceLink".
-	OutputType *GzipFileAsResourceArgsOutputType `json:"outputType,omitzero"`
+	OutputType *OutputType `json:"outputType,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -160,17 +160,17 @@ func (v GzipFileAsResourceArgs) MarshalJSON() ([]byte, error)     { return types
 func (v *GzipFileAsResourceArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v GzipFileAsResourceArgs) Validate() error                  { return types.Validate(v) }
 
-// GzipFileAsResourceArgsOutputType is the type of GzipFileAsResourceArgs.OutputType.
-type GzipFileAsResourceArgsOutputType string
+// OutputType is the type of GzipFileAsResourceArgs.OutputType.
+type OutputType string
 
-// The values of GzipFileAsResourceArgsOutputType.
+// The values of OutputType.
 const (
-	GzipFileAsResourceArgsOutputTypeResourceLink GzipFileAsResourceArgsOutputType = "resourceLink"
-	GzipFileAsResourceArgsOutputTypeResource     GzipFileAsResourceArgsOutputType = "resource"
+	OutputTypeResourceLink OutputType = "resourceLink"
+	OutputTypeResource     OutputType = "resource"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v GzipFileAsResourceArgsOutputType) Validate() error { return types.Validate(v) }
+func (v OutputType) Validate() error { return types.Validate(v) }
 
 // SimulateResearchQueryArgs is the argument object of the tool "simulate-research-query".
 type SimulateResearchQueryArgs struct {
@@ -212,16 +212,16 @@ func (v TriggerLongRunningOperationArgs) Validate() error { return types.Validat
 var types = composition.NewTypes(schemas,
 	composition.Describe[EchoArgs](composition.TypeInfo{Doc: "echo#inputSchema", Required: []string{"message"}}),
 	composition.Describe[GetAnnotatedMessageArgs](composition.TypeInfo{Doc: "get-annotated-message#inputSchema", Required: []string{"messageType"}, Defaults: map[string]string{"includeImage": "false"}}),
-	composition.Describe[GetAnnotatedMessageArgsMessageType](composition.TypeInfo{Doc: "get-annotated-message#inputSchema", Pointer: "/properties/messageType"}),
+	composition.Describe[MessageType](composition.TypeInfo{Doc: "get-annotated-message#inputSchema", Pointer: "/properties/messageType"}),
 	composition.Describe[GetResourceLinksArgs](composition.TypeInfo{Doc: "get-resource-links#inputSchema", Defaults: map[string]string{"count": "3"}}),
 	composition.Describe[GetResourceReferenceArgs](composition.TypeInfo{Doc: "get-resource-reference#inputSchema", Defaults: map[string]string{"resourceType": "\"Text\"", "resourceId": "1"}}),
-	composition.Describe[GetResourceReferenceArgsResourceType](composition.TypeInfo{Doc: "get-resource-reference#inputSchema", Pointer: "/properties/resourceType"}),
+	composition.Describe[ResourceType](composition.TypeInfo{Doc: "get-resource-reference#inputSchema", Pointer: "/properties/resourceType"}),
 	composition.Describe[GetStructuredContentArgs](composition.TypeInfo{Doc: "get-structured-content#inputSchema", Required: []string{"location"}}),
-	composition.Describe[GetStructuredContentArgsLocation](composition.TypeInfo{Doc: "get-structured-content#inputSchema", Pointer: "/properties/location"}),
+	composition.Describe[Location](composition.TypeInfo{Doc: "get-structured-content#inputSchema", Pointer: "/properties/location"}),
 	composition.Describe[GetStructuredContentResult](composition.TypeInfo{Doc: "get-structured-content#outputSchema", Required: []string{"temperature", "conditions", "humidity"}, Closed: true}),
 	composition.Describe[GetSumArgs](composition.TypeInfo{Doc: "get-sum#inputSchema", Required: []string{"a", "b"}}),
 	composition.Describe[GzipFileAsResourceArgs](composition.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Defaults: map[string]string{"name": "\"README.md.gz\"", "data": "\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\"", "outputType": "\"resourceLink\""}}),
-	composition.Describe[GzipFileAsResourceArgsOutputType](composition.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Pointer: "/properties/outputType"}),
+	composition.Describe[OutputType](composition.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Pointer: "/properties/outputType"}),
 	composition.Describe[SimulateResearchQueryArgs](composition.TypeInfo{Doc: "simulate-research-query#inputSchema", Required: []string{"topic"}, Defaults: map[string]string{"ambiguous": "false"}}),
 	composition.Describe[TriggerLongRunningOperationArgs](composition.TypeInfo{Doc: "trigger-long-running-operation#inputSchema", Defaults: map[string]string{"duration": "10", "steps": "5"}}),
 )

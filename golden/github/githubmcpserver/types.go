@@ -63,9 +63,9 @@ type ActionsListArgs struct {
 	// - Provide a workflow run ID for 'list_workflow_jobs' and 'list_workflow_run_artifacts' methods.
 	ResourceID *string `json:"resource_id,omitzero"`
 	// Filters for workflow jobs. **ONLY** used when method is 'list_workflow_jobs'
-	WorkflowJobsFilter *ActionsListArgsWorkflowJobsFilter `json:"workflow_jobs_filter,omitzero"`
+	WorkflowJobsFilter *WorkflowJobsFilter `json:"workflow_jobs_filter,omitzero"`
 	// Filters for workflow runs. **ONLY** used when method is 'list_workflow_runs'
-	WorkflowRunsFilter *ActionsListArgsWorkflowRunsFilter `json:"workflow_runs_filter,omitzero"`
+	WorkflowRunsFilter *WorkflowRunsFilter `json:"workflow_runs_filter,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -87,106 +87,102 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ActionsListArgsMethod) Validate() error { return types.Validate(v) }
 
-// ActionsListArgsWorkflowJobsFilter is the type of ActionsListArgs.WorkflowJobsFilter.
-type ActionsListArgsWorkflowJobsFilter struct {
+// WorkflowJobsFilter is the type of ActionsListArgs.WorkflowJobsFilter.
+type WorkflowJobsFilter struct {
 	// Filters jobs by their completed_at timestamp
-	Filter *ActionsListArgsWorkflowJobsFilterFilter `json:"filter,omitzero"`
+	Filter *WorkflowJobsFilterFilter `json:"filter,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ActionsListArgsWorkflowJobsFilter) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *ActionsListArgsWorkflowJobsFilter) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v ActionsListArgsWorkflowJobsFilter) Validate() error { return types.Validate(v) }
+func (v WorkflowJobsFilter) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *WorkflowJobsFilter) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v WorkflowJobsFilter) Validate() error                  { return types.Validate(v) }
 
-// ActionsListArgsWorkflowJobsFilterFilter is the type of ActionsListArgsWorkflowJobsFilter.Filter.
-type ActionsListArgsWorkflowJobsFilterFilter string
+// WorkflowJobsFilterFilter is the type of WorkflowJobsFilter.Filter.
+type WorkflowJobsFilterFilter string
 
-// The values of ActionsListArgsWorkflowJobsFilterFilter.
+// The values of WorkflowJobsFilterFilter.
 const (
-	ActionsListArgsWorkflowJobsFilterFilterLatest ActionsListArgsWorkflowJobsFilterFilter = "latest"
-	ActionsListArgsWorkflowJobsFilterFilterAll    ActionsListArgsWorkflowJobsFilterFilter = "all"
+	WorkflowJobsFilterFilterLatest WorkflowJobsFilterFilter = "latest"
+	WorkflowJobsFilterFilterAll    WorkflowJobsFilterFilter = "all"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ActionsListArgsWorkflowJobsFilterFilter) Validate() error { return types.Validate(v) }
+func (v WorkflowJobsFilterFilter) Validate() error { return types.Validate(v) }
 
-// ActionsListArgsWorkflowRunsFilter is the type of ActionsListArgs.WorkflowRunsFilter.
-type ActionsListArgsWorkflowRunsFilter struct {
+// WorkflowRunsFilter is the type of ActionsListArgs.WorkflowRunsFilter.
+type WorkflowRunsFilter struct {
 	// Filter to a specific GitHub user's workflow runs.
 	Actor *string `json:"actor,omitzero"`
 	// Filter workflow runs to a specific Git branch. Use the name of the branch.
 	Branch *string `json:"branch,omitzero"`
 	// Filter workflow runs to a specific event type
-	Event *ActionsListArgsWorkflowRunsFilterEvent `json:"event,omitzero"`
+	Event *WorkflowRunsFilterEvent `json:"event,omitzero"`
 	// Filter workflow runs to only runs with a specific status
-	Status *ActionsListArgsWorkflowRunsFilterStatus `json:"status,omitzero"`
+	Status *WorkflowRunsFilterStatus `json:"status,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ActionsListArgsWorkflowRunsFilter) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *ActionsListArgsWorkflowRunsFilter) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v ActionsListArgsWorkflowRunsFilter) Validate() error { return types.Validate(v) }
+func (v WorkflowRunsFilter) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *WorkflowRunsFilter) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v WorkflowRunsFilter) Validate() error                  { return types.Validate(v) }
 
-// ActionsListArgsWorkflowRunsFilterEvent is the type of ActionsListArgsWorkflowRunsFilter.Event.
-type ActionsListArgsWorkflowRunsFilterEvent string
+// WorkflowRunsFilterEvent is the type of WorkflowRunsFilter.Event.
+type WorkflowRunsFilterEvent string
 
-// The values of ActionsListArgsWorkflowRunsFilterEvent.
+// The values of WorkflowRunsFilterEvent.
 const (
-	ActionsListArgsWorkflowRunsFilterEventBranchProtectionRule     ActionsListArgsWorkflowRunsFilterEvent = "branch_protection_rule"
-	ActionsListArgsWorkflowRunsFilterEventCheckRun                 ActionsListArgsWorkflowRunsFilterEvent = "check_run"
-	ActionsListArgsWorkflowRunsFilterEventCheckSuite               ActionsListArgsWorkflowRunsFilterEvent = "check_suite"
-	ActionsListArgsWorkflowRunsFilterEventCreate                   ActionsListArgsWorkflowRunsFilterEvent = "create"
-	ActionsListArgsWorkflowRunsFilterEventDelete                   ActionsListArgsWorkflowRunsFilterEvent = "delete"
-	ActionsListArgsWorkflowRunsFilterEventDeployment               ActionsListArgsWorkflowRunsFilterEvent = "deployment"
-	ActionsListArgsWorkflowRunsFilterEventDeploymentStatus         ActionsListArgsWorkflowRunsFilterEvent = "deployment_status"
-	ActionsListArgsWorkflowRunsFilterEventDiscussion               ActionsListArgsWorkflowRunsFilterEvent = "discussion"
-	ActionsListArgsWorkflowRunsFilterEventDiscussionComment        ActionsListArgsWorkflowRunsFilterEvent = "discussion_comment"
-	ActionsListArgsWorkflowRunsFilterEventFork                     ActionsListArgsWorkflowRunsFilterEvent = "fork"
-	ActionsListArgsWorkflowRunsFilterEventGollum                   ActionsListArgsWorkflowRunsFilterEvent = "gollum"
-	ActionsListArgsWorkflowRunsFilterEventIssueComment             ActionsListArgsWorkflowRunsFilterEvent = "issue_comment"
-	ActionsListArgsWorkflowRunsFilterEventIssues                   ActionsListArgsWorkflowRunsFilterEvent = "issues"
-	ActionsListArgsWorkflowRunsFilterEventLabel                    ActionsListArgsWorkflowRunsFilterEvent = "label"
-	ActionsListArgsWorkflowRunsFilterEventMergeGroup               ActionsListArgsWorkflowRunsFilterEvent = "merge_group"
-	ActionsListArgsWorkflowRunsFilterEventMilestone                ActionsListArgsWorkflowRunsFilterEvent = "milestone"
-	ActionsListArgsWorkflowRunsFilterEventPageBuild                ActionsListArgsWorkflowRunsFilterEvent = "page_build"
-	ActionsListArgsWorkflowRunsFilterEventPublic                   ActionsListArgsWorkflowRunsFilterEvent = "public"
-	ActionsListArgsWorkflowRunsFilterEventPullRequest              ActionsListArgsWorkflowRunsFilterEvent = "pull_request"
-	ActionsListArgsWorkflowRunsFilterEventPullRequestReview        ActionsListArgsWorkflowRunsFilterEvent = "pull_request_review"
-	ActionsListArgsWorkflowRunsFilterEventPullRequestReviewComment ActionsListArgsWorkflowRunsFilterEvent = "pull_request_review_comment"
-	ActionsListArgsWorkflowRunsFilterEventPullRequestTarget        ActionsListArgsWorkflowRunsFilterEvent = "pull_request_target"
-	ActionsListArgsWorkflowRunsFilterEventPush                     ActionsListArgsWorkflowRunsFilterEvent = "push"
-	ActionsListArgsWorkflowRunsFilterEventRegistryPackage          ActionsListArgsWorkflowRunsFilterEvent = "registry_package"
-	ActionsListArgsWorkflowRunsFilterEventRelease                  ActionsListArgsWorkflowRunsFilterEvent = "release"
-	ActionsListArgsWorkflowRunsFilterEventRepositoryDispatch       ActionsListArgsWorkflowRunsFilterEvent = "repository_dispatch"
-	ActionsListArgsWorkflowRunsFilterEventSchedule                 ActionsListArgsWorkflowRunsFilterEvent = "schedule"
-	ActionsListArgsWorkflowRunsFilterEventStatus                   ActionsListArgsWorkflowRunsFilterEvent = "status"
-	ActionsListArgsWorkflowRunsFilterEventWatch                    ActionsListArgsWorkflowRunsFilterEvent = "watch"
-	ActionsListArgsWorkflowRunsFilterEventWorkflowCall             ActionsListArgsWorkflowRunsFilterEvent = "workflow_call"
-	ActionsListArgsWorkflowRunsFilterEventWorkflowDispatch         ActionsListArgsWorkflowRunsFilterEvent = "workflow_dispatch"
-	ActionsListArgsWorkflowRunsFilterEventWorkflowRun              ActionsListArgsWorkflowRunsFilterEvent = "workflow_run"
+	WorkflowRunsFilterEventBranchProtectionRule     WorkflowRunsFilterEvent = "branch_protection_rule"
+	WorkflowRunsFilterEventCheckRun                 WorkflowRunsFilterEvent = "check_run"
+	WorkflowRunsFilterEventCheckSuite               WorkflowRunsFilterEvent = "check_suite"
+	WorkflowRunsFilterEventCreate                   WorkflowRunsFilterEvent = "create"
+	WorkflowRunsFilterEventDelete                   WorkflowRunsFilterEvent = "delete"
+	WorkflowRunsFilterEventDeployment               WorkflowRunsFilterEvent = "deployment"
+	WorkflowRunsFilterEventDeploymentStatus         WorkflowRunsFilterEvent = "deployment_status"
+	WorkflowRunsFilterEventDiscussion               WorkflowRunsFilterEvent = "discussion"
+	WorkflowRunsFilterEventDiscussionComment        WorkflowRunsFilterEvent = "discussion_comment"
+	WorkflowRunsFilterEventFork                     WorkflowRunsFilterEvent = "fork"
+	WorkflowRunsFilterEventGollum                   WorkflowRunsFilterEvent = "gollum"
+	WorkflowRunsFilterEventIssueComment             WorkflowRunsFilterEvent = "issue_comment"
+	WorkflowRunsFilterEventIssues                   WorkflowRunsFilterEvent = "issues"
+	WorkflowRunsFilterEventLabel                    WorkflowRunsFilterEvent = "label"
+	WorkflowRunsFilterEventMergeGroup               WorkflowRunsFilterEvent = "merge_group"
+	WorkflowRunsFilterEventMilestone                WorkflowRunsFilterEvent = "milestone"
+	WorkflowRunsFilterEventPageBuild                WorkflowRunsFilterEvent = "page_build"
+	WorkflowRunsFilterEventPublic                   WorkflowRunsFilterEvent = "public"
+	WorkflowRunsFilterEventPullRequest              WorkflowRunsFilterEvent = "pull_request"
+	WorkflowRunsFilterEventPullRequestReview        WorkflowRunsFilterEvent = "pull_request_review"
+	WorkflowRunsFilterEventPullRequestReviewComment WorkflowRunsFilterEvent = "pull_request_review_comment"
+	WorkflowRunsFilterEventPullRequestTarget        WorkflowRunsFilterEvent = "pull_request_target"
+	WorkflowRunsFilterEventPush                     WorkflowRunsFilterEvent = "push"
+	WorkflowRunsFilterEventRegistryPackage          WorkflowRunsFilterEvent = "registry_package"
+	WorkflowRunsFilterEventRelease                  WorkflowRunsFilterEvent = "release"
+	WorkflowRunsFilterEventRepositoryDispatch       WorkflowRunsFilterEvent = "repository_dispatch"
+	WorkflowRunsFilterEventSchedule                 WorkflowRunsFilterEvent = "schedule"
+	WorkflowRunsFilterEventStatus                   WorkflowRunsFilterEvent = "status"
+	WorkflowRunsFilterEventWatch                    WorkflowRunsFilterEvent = "watch"
+	WorkflowRunsFilterEventWorkflowCall             WorkflowRunsFilterEvent = "workflow_call"
+	WorkflowRunsFilterEventWorkflowDispatch         WorkflowRunsFilterEvent = "workflow_dispatch"
+	WorkflowRunsFilterEventWorkflowRun              WorkflowRunsFilterEvent = "workflow_run"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ActionsListArgsWorkflowRunsFilterEvent) Validate() error { return types.Validate(v) }
+func (v WorkflowRunsFilterEvent) Validate() error { return types.Validate(v) }
 
-// ActionsListArgsWorkflowRunsFilterStatus is the type of ActionsListArgsWorkflowRunsFilter.Status.
-type ActionsListArgsWorkflowRunsFilterStatus string
+// WorkflowRunsFilterStatus is the type of WorkflowRunsFilter.Status.
+type WorkflowRunsFilterStatus string
 
-// The values of ActionsListArgsWorkflowRunsFilterStatus.
+// The values of WorkflowRunsFilterStatus.
 const (
-	ActionsListArgsWorkflowRunsFilterStatusQueued     ActionsListArgsWorkflowRunsFilterStatus = "queued"
-	ActionsListArgsWorkflowRunsFilterStatusInProgress ActionsListArgsWorkflowRunsFilterStatus = "in_progress"
-	ActionsListArgsWorkflowRunsFilterStatusCompleted  ActionsListArgsWorkflowRunsFilterStatus = "completed"
-	ActionsListArgsWorkflowRunsFilterStatusRequested  ActionsListArgsWorkflowRunsFilterStatus = "requested"
-	ActionsListArgsWorkflowRunsFilterStatusWaiting    ActionsListArgsWorkflowRunsFilterStatus = "waiting"
+	WorkflowRunsFilterStatusQueued     WorkflowRunsFilterStatus = "queued"
+	WorkflowRunsFilterStatusInProgress WorkflowRunsFilterStatus = "in_progress"
+	WorkflowRunsFilterStatusCompleted  WorkflowRunsFilterStatus = "completed"
+	WorkflowRunsFilterStatusRequested  WorkflowRunsFilterStatus = "requested"
+	WorkflowRunsFilterStatusWaiting    WorkflowRunsFilterStatus = "waiting"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ActionsListArgsWorkflowRunsFilterStatus) Validate() error { return types.Validate(v) }
+func (v WorkflowRunsFilterStatus) Validate() error { return types.Validate(v) }
 
 // ActionsRunTriggerArgs is the argument object of the tool "actions_run_trigger".
 type ActionsRunTriggerArgs struct {
@@ -241,13 +237,13 @@ type AddCommentToPendingReviewArgs struct {
 	// Repository name
 	Repo string `json:"repo"`
 	// The side of the diff to comment on. LEFT indicates the previous state, RIGHT indicates the new state
-	Side *AddCommentToPendingReviewArgsSide `json:"side,omitzero"`
+	Side *Side `json:"side,omitzero"`
 	// For multi-line comments, the first line of the range that the comment applies to
 	StartLine *float64 `json:"startLine,omitzero"`
 	// For multi-line comments, the starting side of the diff that the comment applies to. LEFT indicates the previous state, RIGHT indicates the new state
-	StartSide *AddCommentToPendingReviewArgsStartSide `json:"startSide,omitzero"`
+	StartSide *Side `json:"startSide,omitzero"`
 	// The level at which the comment is targeted
-	SubjectType AddCommentToPendingReviewArgsSubjectType `json:"subjectType"`
+	SubjectType SubjectType `json:"subjectType"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -257,41 +253,29 @@ func (v *AddCommentToPendingReviewArgs) UnmarshalJSON(data []byte) error {
 }
 func (v AddCommentToPendingReviewArgs) Validate() error { return types.Validate(v) }
 
-// AddCommentToPendingReviewArgsSide is the type of AddCommentToPendingReviewArgs.Side.
-type AddCommentToPendingReviewArgsSide string
+// Side is the type of AddCommentToPendingReviewArgs.Side and AddCommentToPendingReviewArgs.StartSide.
+type Side string
 
-// The values of AddCommentToPendingReviewArgsSide.
+// The values of Side.
 const (
-	AddCommentToPendingReviewArgsSideLEFT  AddCommentToPendingReviewArgsSide = "LEFT"
-	AddCommentToPendingReviewArgsSideRIGHT AddCommentToPendingReviewArgsSide = "RIGHT"
+	SideLEFT  Side = "LEFT"
+	SideRIGHT Side = "RIGHT"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v AddCommentToPendingReviewArgsSide) Validate() error { return types.Validate(v) }
+func (v Side) Validate() error { return types.Validate(v) }
 
-// AddCommentToPendingReviewArgsStartSide is the type of AddCommentToPendingReviewArgs.StartSide.
-type AddCommentToPendingReviewArgsStartSide string
+// SubjectType is the type of AddCommentToPendingReviewArgs.SubjectType.
+type SubjectType string
 
-// The values of AddCommentToPendingReviewArgsStartSide.
+// The values of SubjectType.
 const (
-	AddCommentToPendingReviewArgsStartSideLEFT  AddCommentToPendingReviewArgsStartSide = "LEFT"
-	AddCommentToPendingReviewArgsStartSideRIGHT AddCommentToPendingReviewArgsStartSide = "RIGHT"
+	SubjectTypeFILE SubjectType = "FILE"
+	SubjectTypeLINE SubjectType = "LINE"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v AddCommentToPendingReviewArgsStartSide) Validate() error { return types.Validate(v) }
-
-// AddCommentToPendingReviewArgsSubjectType is the type of AddCommentToPendingReviewArgs.SubjectType.
-type AddCommentToPendingReviewArgsSubjectType string
-
-// The values of AddCommentToPendingReviewArgsSubjectType.
-const (
-	AddCommentToPendingReviewArgsSubjectTypeFILE AddCommentToPendingReviewArgsSubjectType = "FILE"
-	AddCommentToPendingReviewArgsSubjectTypeLINE AddCommentToPendingReviewArgsSubjectType = "LINE"
-)
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v AddCommentToPendingReviewArgsSubjectType) Validate() error { return types.Validate(v) }
+func (v SubjectType) Validate() error { return types.Validate(v) }
 
 // AddIssueCommentArgs is the argument object of the tool "add_issue_comment".
 type AddIssueCommentArgs struct {
@@ -379,7 +363,7 @@ type AssignCopilotToIssueWithIntentArgs struct {
 	// Git reference (e.g., branch) that the agent will start its work from. If not specified, defaults to the repository's default branch. Ignored when is_suggestion is true
 	BaseRef *string `json:"base_ref,omitzero"`
 	// How confident you are in this choice. 'HIGH' for clear signal or explicit user request, 'MEDIUM' for reasonable inference with some ambiguity, 'LOW' for best guess with limited signal.
-	Confidence AssignCopilotToIssueWithIntentArgsConfidence `json:"confidence"`
+	Confidence Confidence `json:"confidence"`
 	// Optional custom instructions to guide the agent beyond the issue body. Ignored when is_suggestion is true
 	CustomInstructions *string `json:"custom_instructions,omitzero"`
 	// If true, records a pending Copilot assignment intent rather than launching the agent. Approval later supplies the launch context; base_ref and custom_instructions are ignored in this case.
@@ -401,18 +385,18 @@ func (v *AssignCopilotToIssueWithIntentArgs) UnmarshalJSON(data []byte) error {
 }
 func (v AssignCopilotToIssueWithIntentArgs) Validate() error { return types.Validate(v) }
 
-// AssignCopilotToIssueWithIntentArgsConfidence is the type of AssignCopilotToIssueWithIntentArgs.Confidence.
-type AssignCopilotToIssueWithIntentArgsConfidence string
+// Confidence is the type of AssignCopilotToIssueWithIntentArgs.Confidence.
+type Confidence string
 
-// The values of AssignCopilotToIssueWithIntentArgsConfidence.
+// The values of Confidence.
 const (
-	AssignCopilotToIssueWithIntentArgsConfidenceLOW    AssignCopilotToIssueWithIntentArgsConfidence = "LOW"
-	AssignCopilotToIssueWithIntentArgsConfidenceMEDIUM AssignCopilotToIssueWithIntentArgsConfidence = "MEDIUM"
-	AssignCopilotToIssueWithIntentArgsConfidenceHIGH   AssignCopilotToIssueWithIntentArgsConfidence = "HIGH"
+	ConfidenceLOW    Confidence = "LOW"
+	ConfidenceMEDIUM Confidence = "MEDIUM"
+	ConfidenceHIGH   Confidence = "HIGH"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v AssignCopilotToIssueWithIntentArgsConfidence) Validate() error { return types.Validate(v) }
+func (v Confidence) Validate() error { return types.Validate(v) }
 
 // CreateBranchArgs is the argument object of the tool "create_branch".
 type CreateBranchArgs struct {
@@ -661,7 +645,7 @@ type GetCommitArgs struct {
 	// Level of detail to include for changed files. "none" omits stats and files entirely. "stats" (default) includes per-file metadata: filename, status, and lines-of-code counts (additions, deletions, changes), with no patch content. "full_patch" additionally includes the unified diff content for each file and can be very large.
 	//
 	// Default: "stats".
-	Detail *GetCommitArgsDetail `json:"detail,omitzero"`
+	Detail *Detail `json:"detail,omitzero"`
 	// Repository owner
 	Owner string `json:"owner"`
 	// Page number for pagination (min 1)
@@ -679,18 +663,18 @@ func (v GetCommitArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(
 func (v *GetCommitArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v GetCommitArgs) Validate() error                  { return types.Validate(v) }
 
-// GetCommitArgsDetail is the type of GetCommitArgs.Detail.
-type GetCommitArgsDetail string
+// Detail is the type of GetCommitArgs.Detail.
+type Detail string
 
-// The values of GetCommitArgsDetail.
+// The values of Detail.
 const (
-	GetCommitArgsDetailNone      GetCommitArgsDetail = "none"
-	GetCommitArgsDetailStats     GetCommitArgsDetail = "stats"
-	GetCommitArgsDetailFullPatch GetCommitArgsDetail = "full_patch"
+	DetailNone      Detail = "none"
+	DetailStats     Detail = "stats"
+	DetailFullPatch Detail = "full_patch"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v GetCommitArgsDetail) Validate() error { return types.Validate(v) }
+func (v Detail) Validate() error { return types.Validate(v) }
 
 // GetDependabotAlertArgs is the argument object of the tool "get_dependabot_alert".
 type GetDependabotAlertArgs struct {
@@ -746,7 +730,7 @@ func (v GetDiscussionCommentsArgs) Validate() error                  { return ty
 // GetFileContentsArgs is the argument object of the tool "get_file_contents".
 type GetFileContentsArgs struct {
 	// Subset of fields to return for each entry when the path is a directory. If omitted, all fields are returned. Ignored when the path is a single file. Use this to reduce response size when listing directories and you only need specific fields, e.g. just 'name' and 'type'.
-	Fields []GetFileContentsArgsFieldsItem `json:"fields,omitzero"`
+	Fields []GetFileContentsArgsField `json:"fields,omitzero"`
 	// Repository owner (username or organization)
 	Owner string `json:"owner"`
 	// Path to file/directory
@@ -766,24 +750,24 @@ func (v GetFileContentsArgs) MarshalJSON() ([]byte, error)     { return types.Ma
 func (v *GetFileContentsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v GetFileContentsArgs) Validate() error                  { return types.Validate(v) }
 
-// GetFileContentsArgsFieldsItem is the type of the items of GetFileContentsArgs.Fields.
-type GetFileContentsArgsFieldsItem string
+// GetFileContentsArgsField is the type of the items of GetFileContentsArgs.Fields.
+type GetFileContentsArgsField string
 
-// The values of GetFileContentsArgsFieldsItem.
+// The values of GetFileContentsArgsField.
 const (
-	GetFileContentsArgsFieldsItemType        GetFileContentsArgsFieldsItem = "type"
-	GetFileContentsArgsFieldsItemName        GetFileContentsArgsFieldsItem = "name"
-	GetFileContentsArgsFieldsItemPath        GetFileContentsArgsFieldsItem = "path"
-	GetFileContentsArgsFieldsItemSize        GetFileContentsArgsFieldsItem = "size"
-	GetFileContentsArgsFieldsItemSHA         GetFileContentsArgsFieldsItem = "sha"
-	GetFileContentsArgsFieldsItemURL         GetFileContentsArgsFieldsItem = "url"
-	GetFileContentsArgsFieldsItemGitURL      GetFileContentsArgsFieldsItem = "git_url"
-	GetFileContentsArgsFieldsItemHTMLURL     GetFileContentsArgsFieldsItem = "html_url"
-	GetFileContentsArgsFieldsItemDownloadURL GetFileContentsArgsFieldsItem = "download_url"
+	GetFileContentsArgsFieldType        GetFileContentsArgsField = "type"
+	GetFileContentsArgsFieldName        GetFileContentsArgsField = "name"
+	GetFileContentsArgsFieldPath        GetFileContentsArgsField = "path"
+	GetFileContentsArgsFieldSize        GetFileContentsArgsField = "size"
+	GetFileContentsArgsFieldSHA         GetFileContentsArgsField = "sha"
+	GetFileContentsArgsFieldURL         GetFileContentsArgsField = "url"
+	GetFileContentsArgsFieldGitURL      GetFileContentsArgsField = "git_url"
+	GetFileContentsArgsFieldHTMLURL     GetFileContentsArgsField = "html_url"
+	GetFileContentsArgsFieldDownloadURL GetFileContentsArgsField = "download_url"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v GetFileContentsArgsFieldsItem) Validate() error { return types.Validate(v) }
+func (v GetFileContentsArgsField) Validate() error { return types.Validate(v) }
 
 // GetGistArgs is the argument object of the tool "get_gist".
 type GetGistArgs struct {
@@ -1018,7 +1002,7 @@ type IssueWriteArgs struct {
 	// Issue number that this issue is a duplicate of. Required when state_reason is 'duplicate'.
 	DuplicateOf *float64 `json:"duplicate_of,omitzero"`
 	// Issue field values to set or clear. Each item requires 'field_name' and exactly one of 'value', 'field_option_name', or 'delete: true'.
-	IssueFields []IssueWriteArgsIssueFieldsItem `json:"issue_fields,omitzero"`
+	IssueFields []IssueField `json:"issue_fields,omitzero"`
 	// Issue number to update
 	IssueNumber *float64 `json:"issue_number,omitzero"`
 	// Labels to apply to this issue
@@ -1035,9 +1019,9 @@ type IssueWriteArgs struct {
 	// Repository name
 	Repo string `json:"repo"`
 	// New state
-	State *State `json:"state,omitzero"`
+	State *IssueWriteArgsState `json:"state,omitzero"`
 	// Reason for the state change. Ignored unless state is changed.
-	StateReason *IssueWriteArgsStateReason `json:"state_reason,omitzero"`
+	StateReason *StateReason `json:"state_reason,omitzero"`
 	// Issue title
 	Title *string `json:"title,omitzero"`
 	// Type of this issue. For updates, pass null to remove the current type. Only use if issue types are enabled for this repository. Use list_issue_types to get valid type values for this repository or its owner organization. If the repository doesn't support issue types, omit this parameter.
@@ -1049,51 +1033,47 @@ func (v IssueWriteArgs) MarshalJSON() ([]byte, error)     { return types.Marshal
 func (v *IssueWriteArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v IssueWriteArgs) Validate() error                  { return types.Validate(v) }
 
-// IssueWriteArgsIssueFieldsItem is the type of the items of IssueWriteArgs.IssueFields.
-type IssueWriteArgsIssueFieldsItem struct {
+// IssueField is the type of the items of IssueWriteArgs.IssueFields.
+type IssueField struct {
 	// Set to true to clear this field's current value on the issue. Cannot be combined with 'value' or 'field_option_name'.
-	Delete *IssueWriteArgsIssueFieldsItemDelete `json:"delete,omitzero"`
+	Delete *Delete `json:"delete,omitzero"`
 	// Issue field name (case-insensitive). Must match a field returned by list_issue_fields for this repository or its organization.
 	FieldName string `json:"field_name"`
 	// Option name for single-select fields. Validated against the field's options before the API call. Cannot be combined with 'value' or 'delete'.
 	FieldOptionName *string `json:"field_option_name,omitzero"`
 	// Value to set. Use for text, number, and date fields (date as YYYY-MM-DD). For single-select fields, prefer 'field_option_name' so the option is validated before the API call. Cannot be combined with 'field_option_name' or 'delete'.
-	Value *IssueWriteArgsIssueFieldsItemValue `json:"value,omitzero"`
+	Value *Value `json:"value,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v IssueWriteArgsIssueFieldsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *IssueWriteArgsIssueFieldsItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v IssueWriteArgsIssueFieldsItem) Validate() error { return types.Validate(v) }
+func (v IssueField) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *IssueField) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v IssueField) Validate() error                  { return types.Validate(v) }
 
-// IssueWriteArgsIssueFieldsItemDelete is the type of IssueWriteArgsIssueFieldsItem.Delete.
-type IssueWriteArgsIssueFieldsItemDelete bool
+// Delete is the type of IssueField.Delete.
+type Delete bool
 
-// The values of IssueWriteArgsIssueFieldsItemDelete.
+// The values of Delete.
 const (
-	IssueWriteArgsIssueFieldsItemDeleteTrue IssueWriteArgsIssueFieldsItemDelete = true
+	DeleteTrue Delete = true
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v IssueWriteArgsIssueFieldsItemDelete) Validate() error { return types.Validate(v) }
+func (v Delete) Validate() error { return types.Validate(v) }
 
-// IssueWriteArgsIssueFieldsItemValue is the type of IssueWriteArgsIssueFieldsItem.Value.
+// Value is the type of IssueField.Value.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
-type IssueWriteArgsIssueFieldsItemValue struct {
+type Value struct {
 	String *string
 	Float  *float64
 	Bool   *bool
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v IssueWriteArgsIssueFieldsItemValue) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *IssueWriteArgsIssueFieldsItemValue) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v IssueWriteArgsIssueFieldsItemValue) Validate() error { return types.Validate(v) }
+func (v Value) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Value) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Value) Validate() error                  { return types.Validate(v) }
 
 // IssueWriteArgsMethod is the type of IssueWriteArgs.Method.
 type IssueWriteArgsMethod string
@@ -1107,30 +1087,30 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v IssueWriteArgsMethod) Validate() error { return types.Validate(v) }
 
-// State is the type of IssueWriteArgs.State and UpdatePullRequestArgs.State.
-type State string
+// IssueWriteArgsState is the type of IssueWriteArgs.State and UpdatePullRequestArgs.State.
+type IssueWriteArgsState string
 
-// The values of State.
+// The values of IssueWriteArgsState.
 const (
-	StateOpen   State = "open"
-	StateClosed State = "closed"
+	IssueWriteArgsStateOpen   IssueWriteArgsState = "open"
+	IssueWriteArgsStateClosed IssueWriteArgsState = "closed"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v State) Validate() error { return types.Validate(v) }
+func (v IssueWriteArgsState) Validate() error { return types.Validate(v) }
 
-// IssueWriteArgsStateReason is the type of IssueWriteArgs.StateReason.
-type IssueWriteArgsStateReason string
+// StateReason is the type of IssueWriteArgs.StateReason.
+type StateReason string
 
-// The values of IssueWriteArgsStateReason.
+// The values of StateReason.
 const (
-	IssueWriteArgsStateReasonCompleted  IssueWriteArgsStateReason = "completed"
-	IssueWriteArgsStateReasonNotPlanned IssueWriteArgsStateReason = "not_planned"
-	IssueWriteArgsStateReasonDuplicate  IssueWriteArgsStateReason = "duplicate"
+	StateReasonCompleted  StateReason = "completed"
+	StateReasonNotPlanned StateReason = "not_planned"
+	StateReasonDuplicate  StateReason = "duplicate"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v IssueWriteArgsStateReason) Validate() error { return types.Validate(v) }
+func (v StateReason) Validate() error { return types.Validate(v) }
 
 // LabelWriteArgs is the argument object of the tool "label_write".
 type LabelWriteArgs struct {
@@ -1250,7 +1230,7 @@ type ListCommitsArgs struct {
 	// Author username or email address to filter commits by
 	Author *string `json:"author,omitzero"`
 	// Subset of fields to return for each commit. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields, e.g. just 'sha' and 'html_url'.
-	Fields []ListCommitsArgsFieldsItem `json:"fields,omitzero"`
+	Fields []ListCommitsArgsField `json:"fields,omitzero"`
 	// Repository owner
 	Owner string `json:"owner"`
 	// Page number for pagination (min 1)
@@ -1274,20 +1254,20 @@ func (v ListCommitsArgs) MarshalJSON() ([]byte, error)     { return types.Marsha
 func (v *ListCommitsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ListCommitsArgs) Validate() error                  { return types.Validate(v) }
 
-// ListCommitsArgsFieldsItem is the type of the items of ListCommitsArgs.Fields.
-type ListCommitsArgsFieldsItem string
+// ListCommitsArgsField is the type of the items of ListCommitsArgs.Fields.
+type ListCommitsArgsField string
 
-// The values of ListCommitsArgsFieldsItem.
+// The values of ListCommitsArgsField.
 const (
-	ListCommitsArgsFieldsItemSHA       ListCommitsArgsFieldsItem = "sha"
-	ListCommitsArgsFieldsItemHTMLURL   ListCommitsArgsFieldsItem = "html_url"
-	ListCommitsArgsFieldsItemCommit    ListCommitsArgsFieldsItem = "commit"
-	ListCommitsArgsFieldsItemAuthor    ListCommitsArgsFieldsItem = "author"
-	ListCommitsArgsFieldsItemCommitter ListCommitsArgsFieldsItem = "committer"
+	ListCommitsArgsFieldSHA       ListCommitsArgsField = "sha"
+	ListCommitsArgsFieldHTMLURL   ListCommitsArgsField = "html_url"
+	ListCommitsArgsFieldCommit    ListCommitsArgsField = "commit"
+	ListCommitsArgsFieldAuthor    ListCommitsArgsField = "author"
+	ListCommitsArgsFieldCommitter ListCommitsArgsField = "committer"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ListCommitsArgsFieldsItem) Validate() error { return types.Validate(v) }
+func (v ListCommitsArgsField) Validate() error { return types.Validate(v) }
 
 // ListDependabotAlertsArgs is the argument object of the tool "list_dependabot_alerts".
 type ListDependabotAlertsArgs struct {
@@ -1362,7 +1342,7 @@ type ListDiscussionsArgs struct {
 	// Optional filter by discussion category ID. If provided, only discussions with this category are listed.
 	Category *string `json:"category,omitzero"`
 	// Order direction.
-	Direction *ListDiscussionsArgsDirection `json:"direction,omitzero"`
+	Direction *Direction `json:"direction,omitzero"`
 	// Order discussions by field. If provided, the 'direction' also needs to be provided.
 	OrderBy *ListDiscussionsArgsOrderBy `json:"orderBy,omitzero"`
 	// Repository owner
@@ -1378,17 +1358,17 @@ func (v ListDiscussionsArgs) MarshalJSON() ([]byte, error)     { return types.Ma
 func (v *ListDiscussionsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ListDiscussionsArgs) Validate() error                  { return types.Validate(v) }
 
-// ListDiscussionsArgsDirection is the type of ListDiscussionsArgs.Direction.
-type ListDiscussionsArgsDirection string
+// Direction is the type of ListDiscussionsArgs.Direction and ListIssuesArgs.Direction.
+type Direction string
 
-// The values of ListDiscussionsArgsDirection.
+// The values of Direction.
 const (
-	ListDiscussionsArgsDirectionASC  ListDiscussionsArgsDirection = "ASC"
-	ListDiscussionsArgsDirectionDESC ListDiscussionsArgsDirection = "DESC"
+	DirectionASC  Direction = "ASC"
+	DirectionDESC Direction = "DESC"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ListDiscussionsArgsDirection) Validate() error { return types.Validate(v) }
+func (v Direction) Validate() error { return types.Validate(v) }
 
 // ListDiscussionsArgsOrderBy is the type of ListDiscussionsArgs.OrderBy.
 type ListDiscussionsArgsOrderBy string
@@ -1428,7 +1408,7 @@ type ListGlobalSecurityAdvisoriesArgs struct {
 	// Filter by Common Weakness Enumeration IDs (e.g. ["79", "284", "22"]).
 	Cwes []string `json:"cwes,omitzero"`
 	// Filter by package ecosystem.
-	Ecosystem *ListGlobalSecurityAdvisoriesArgsEcosystem `json:"ecosystem,omitzero"`
+	Ecosystem *Ecosystem `json:"ecosystem,omitzero"`
 	// Filter by GitHub Security Advisory ID (format: GHSA-xxxx-xxxx-xxxx).
 	GhsaID *string `json:"ghsaId,omitzero"`
 	// Whether to only return withdrawn advisories.
@@ -1442,7 +1422,7 @@ type ListGlobalSecurityAdvisoriesArgs struct {
 	// Advisory type.
 	//
 	// Default: "reviewed".
-	Type *ListGlobalSecurityAdvisoriesArgsType `json:"type,omitzero"`
+	Type *Type `json:"type,omitzero"`
 	// Filter by update date or date range (ISO 8601 date or range).
 	Updated *string `json:"updated,omitzero"`
 }
@@ -1454,27 +1434,27 @@ func (v *ListGlobalSecurityAdvisoriesArgs) UnmarshalJSON(data []byte) error {
 }
 func (v ListGlobalSecurityAdvisoriesArgs) Validate() error { return types.Validate(v) }
 
-// ListGlobalSecurityAdvisoriesArgsEcosystem is the type of ListGlobalSecurityAdvisoriesArgs.Ecosystem.
-type ListGlobalSecurityAdvisoriesArgsEcosystem string
+// Ecosystem is the type of ListGlobalSecurityAdvisoriesArgs.Ecosystem.
+type Ecosystem string
 
-// The values of ListGlobalSecurityAdvisoriesArgsEcosystem.
+// The values of Ecosystem.
 const (
-	ListGlobalSecurityAdvisoriesArgsEcosystemActions  ListGlobalSecurityAdvisoriesArgsEcosystem = "actions"
-	ListGlobalSecurityAdvisoriesArgsEcosystemComposer ListGlobalSecurityAdvisoriesArgsEcosystem = "composer"
-	ListGlobalSecurityAdvisoriesArgsEcosystemErlang   ListGlobalSecurityAdvisoriesArgsEcosystem = "erlang"
-	ListGlobalSecurityAdvisoriesArgsEcosystemGo       ListGlobalSecurityAdvisoriesArgsEcosystem = "go"
-	ListGlobalSecurityAdvisoriesArgsEcosystemMaven    ListGlobalSecurityAdvisoriesArgsEcosystem = "maven"
-	ListGlobalSecurityAdvisoriesArgsEcosystemNpm      ListGlobalSecurityAdvisoriesArgsEcosystem = "npm"
-	ListGlobalSecurityAdvisoriesArgsEcosystemNuget    ListGlobalSecurityAdvisoriesArgsEcosystem = "nuget"
-	ListGlobalSecurityAdvisoriesArgsEcosystemOther    ListGlobalSecurityAdvisoriesArgsEcosystem = "other"
-	ListGlobalSecurityAdvisoriesArgsEcosystemPip      ListGlobalSecurityAdvisoriesArgsEcosystem = "pip"
-	ListGlobalSecurityAdvisoriesArgsEcosystemPub      ListGlobalSecurityAdvisoriesArgsEcosystem = "pub"
-	ListGlobalSecurityAdvisoriesArgsEcosystemRubygems ListGlobalSecurityAdvisoriesArgsEcosystem = "rubygems"
-	ListGlobalSecurityAdvisoriesArgsEcosystemRust     ListGlobalSecurityAdvisoriesArgsEcosystem = "rust"
+	EcosystemActions  Ecosystem = "actions"
+	EcosystemComposer Ecosystem = "composer"
+	EcosystemErlang   Ecosystem = "erlang"
+	EcosystemGo       Ecosystem = "go"
+	EcosystemMaven    Ecosystem = "maven"
+	EcosystemNpm      Ecosystem = "npm"
+	EcosystemNuget    Ecosystem = "nuget"
+	EcosystemOther    Ecosystem = "other"
+	EcosystemPip      Ecosystem = "pip"
+	EcosystemPub      Ecosystem = "pub"
+	EcosystemRubygems Ecosystem = "rubygems"
+	EcosystemRust     Ecosystem = "rust"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ListGlobalSecurityAdvisoriesArgsEcosystem) Validate() error { return types.Validate(v) }
+func (v Ecosystem) Validate() error { return types.Validate(v) }
 
 // ListGlobalSecurityAdvisoriesArgsSeverity is the type of ListGlobalSecurityAdvisoriesArgs.Severity.
 type ListGlobalSecurityAdvisoriesArgsSeverity string
@@ -1491,18 +1471,18 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ListGlobalSecurityAdvisoriesArgsSeverity) Validate() error { return types.Validate(v) }
 
-// ListGlobalSecurityAdvisoriesArgsType is the type of ListGlobalSecurityAdvisoriesArgs.Type.
-type ListGlobalSecurityAdvisoriesArgsType string
+// Type is the type of ListGlobalSecurityAdvisoriesArgs.Type.
+type Type string
 
-// The values of ListGlobalSecurityAdvisoriesArgsType.
+// The values of Type.
 const (
-	ListGlobalSecurityAdvisoriesArgsTypeReviewed   ListGlobalSecurityAdvisoriesArgsType = "reviewed"
-	ListGlobalSecurityAdvisoriesArgsTypeMalware    ListGlobalSecurityAdvisoriesArgsType = "malware"
-	ListGlobalSecurityAdvisoriesArgsTypeUnreviewed ListGlobalSecurityAdvisoriesArgsType = "unreviewed"
+	TypeReviewed   Type = "reviewed"
+	TypeMalware    Type = "malware"
+	TypeUnreviewed Type = "unreviewed"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ListGlobalSecurityAdvisoriesArgsType) Validate() error { return types.Validate(v) }
+func (v Type) Validate() error { return types.Validate(v) }
 
 // ListIssueFieldsArgs is the argument object of the tool "list_issue_fields".
 type ListIssueFieldsArgs struct {
@@ -1535,11 +1515,11 @@ type ListIssuesArgs struct {
 	// Cursor for pagination. Use the cursor from the previous response.
 	After *string `json:"after,omitzero"`
 	// Order direction. If provided, the 'orderBy' also needs to be provided.
-	Direction *ListIssuesArgsDirection `json:"direction,omitzero"`
+	Direction *Direction `json:"direction,omitzero"`
 	// Filter by custom issue field values. Each entry takes a field_name and a value; the server looks up the field and coerces the value to its type (single-select option name, text, number, or YYYY-MM-DD date).
-	FieldFilters []ListIssuesArgsFieldFiltersItem `json:"field_filters,omitzero"`
+	FieldFilters []FieldFilter `json:"field_filters,omitzero"`
 	// Subset of fields to return for each issue. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' and 'field_values' in particular drops the largest per-result data.
-	Fields []ListIssuesArgsFieldsItem `json:"fields,omitzero"`
+	Fields []ListIssuesArgsField `json:"fields,omitzero"`
 	// Filter by labels
 	Labels []string `json:"labels,omitzero"`
 	// Order issues by field. If provided, the 'direction' also needs to be provided.
@@ -1561,20 +1541,8 @@ func (v ListIssuesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal
 func (v *ListIssuesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ListIssuesArgs) Validate() error                  { return types.Validate(v) }
 
-// ListIssuesArgsDirection is the type of ListIssuesArgs.Direction.
-type ListIssuesArgsDirection string
-
-// The values of ListIssuesArgsDirection.
-const (
-	ListIssuesArgsDirectionASC  ListIssuesArgsDirection = "ASC"
-	ListIssuesArgsDirectionDESC ListIssuesArgsDirection = "DESC"
-)
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListIssuesArgsDirection) Validate() error { return types.Validate(v) }
-
-// ListIssuesArgsFieldFiltersItem is the type of the items of ListIssuesArgs.FieldFilters.
-type ListIssuesArgsFieldFiltersItem struct {
+// FieldFilter is the type of the items of ListIssuesArgs.FieldFilters.
+type FieldFilter struct {
 	// Name of the custom field (e.g. "Priority"). Case-insensitive.
 	FieldName string `json:"field_name"`
 	// Value to filter on. For single-select fields, the option name (e.g. "P1"). For dates, YYYY-MM-DD. For numbers, the numeric value as a string. For text, the text value.
@@ -1582,31 +1550,29 @@ type ListIssuesArgsFieldFiltersItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ListIssuesArgsFieldFiltersItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *ListIssuesArgsFieldFiltersItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v ListIssuesArgsFieldFiltersItem) Validate() error { return types.Validate(v) }
+func (v FieldFilter) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *FieldFilter) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v FieldFilter) Validate() error                  { return types.Validate(v) }
 
-// ListIssuesArgsFieldsItem is the type of the items of ListIssuesArgs.Fields.
-type ListIssuesArgsFieldsItem string
+// ListIssuesArgsField is the type of the items of ListIssuesArgs.Fields.
+type ListIssuesArgsField string
 
-// The values of ListIssuesArgsFieldsItem.
+// The values of ListIssuesArgsField.
 const (
-	ListIssuesArgsFieldsItemNumber      ListIssuesArgsFieldsItem = "number"
-	ListIssuesArgsFieldsItemTitle       ListIssuesArgsFieldsItem = "title"
-	ListIssuesArgsFieldsItemBody        ListIssuesArgsFieldsItem = "body"
-	ListIssuesArgsFieldsItemState       ListIssuesArgsFieldsItem = "state"
-	ListIssuesArgsFieldsItemUser        ListIssuesArgsFieldsItem = "user"
-	ListIssuesArgsFieldsItemLabels      ListIssuesArgsFieldsItem = "labels"
-	ListIssuesArgsFieldsItemComments    ListIssuesArgsFieldsItem = "comments"
-	ListIssuesArgsFieldsItemCreatedAt   ListIssuesArgsFieldsItem = "created_at"
-	ListIssuesArgsFieldsItemUpdatedAt   ListIssuesArgsFieldsItem = "updated_at"
-	ListIssuesArgsFieldsItemFieldValues ListIssuesArgsFieldsItem = "field_values"
+	ListIssuesArgsFieldNumber      ListIssuesArgsField = "number"
+	ListIssuesArgsFieldTitle       ListIssuesArgsField = "title"
+	ListIssuesArgsFieldBody        ListIssuesArgsField = "body"
+	ListIssuesArgsFieldState       ListIssuesArgsField = "state"
+	ListIssuesArgsFieldUser        ListIssuesArgsField = "user"
+	ListIssuesArgsFieldLabels      ListIssuesArgsField = "labels"
+	ListIssuesArgsFieldComments    ListIssuesArgsField = "comments"
+	ListIssuesArgsFieldCreatedAt   ListIssuesArgsField = "created_at"
+	ListIssuesArgsFieldUpdatedAt   ListIssuesArgsField = "updated_at"
+	ListIssuesArgsFieldFieldValues ListIssuesArgsField = "field_values"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ListIssuesArgsFieldsItem) Validate() error { return types.Validate(v) }
+func (v ListIssuesArgsField) Validate() error { return types.Validate(v) }
 
 // ListIssuesArgsOrderBy is the type of ListIssuesArgs.OrderBy.
 type ListIssuesArgsOrderBy string
@@ -1685,11 +1651,11 @@ func (v ListNotificationsArgsFilter) Validate() error { return types.Validate(v)
 // ListOrgRepositorySecurityAdvisoriesArgs is the argument object of the tool "list_org_repository_security_advisories".
 type ListOrgRepositorySecurityAdvisoriesArgs struct {
 	// Sort direction.
-	Direction *Direction `json:"direction,omitzero"`
+	Direction *Order `json:"direction,omitzero"`
 	// The organization login.
 	Org string `json:"org"`
 	// Sort field.
-	Sort *Sort `json:"sort,omitzero"`
+	Sort *ListOrgRepositorySecurityAdvisoriesArgsSort `json:"sort,omitzero"`
 	// Filter by advisory state.
 	State *ListOrgRepositorySecurityAdvisoriesArgsState `json:"state,omitzero"`
 }
@@ -1703,30 +1669,30 @@ func (v *ListOrgRepositorySecurityAdvisoriesArgs) UnmarshalJSON(data []byte) err
 }
 func (v ListOrgRepositorySecurityAdvisoriesArgs) Validate() error { return types.Validate(v) }
 
-// Direction is the type of ListOrgRepositorySecurityAdvisoriesArgs.Direction and ListRepositorySecurityAdvisoriesArgs.Direction.
-type Direction string
+// Order is the type of ListOrgRepositorySecurityAdvisoriesArgs.Direction, ListPullRequestsArgs.Direction, ListRepositorySecurityAdvisoriesArgs.Direction, ListStarredRepositoriesArgs.Direction, SearchCodeArgs.Order, SearchCommitsArgs.Order, SearchIssuesArgs.Order, SearchOrgsArgs.Order, SearchPullRequestsArgs.Order, SearchRepositoriesArgs.Order and SearchUsersArgs.Order.
+type Order string
 
-// The values of Direction.
+// The values of Order.
 const (
-	DirectionAsc  Direction = "asc"
-	DirectionDesc Direction = "desc"
+	OrderAsc  Order = "asc"
+	OrderDesc Order = "desc"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v Direction) Validate() error { return types.Validate(v) }
+func (v Order) Validate() error { return types.Validate(v) }
 
-// Sort is the type of ListOrgRepositorySecurityAdvisoriesArgs.Sort and ListRepositorySecurityAdvisoriesArgs.Sort.
-type Sort string
+// ListOrgRepositorySecurityAdvisoriesArgsSort is the type of ListOrgRepositorySecurityAdvisoriesArgs.Sort and ListRepositorySecurityAdvisoriesArgs.Sort.
+type ListOrgRepositorySecurityAdvisoriesArgsSort string
 
-// The values of Sort.
+// The values of ListOrgRepositorySecurityAdvisoriesArgsSort.
 const (
-	SortCreated   Sort = "created"
-	SortUpdated   Sort = "updated"
-	SortPublished Sort = "published"
+	ListOrgRepositorySecurityAdvisoriesArgsSortCreated   ListOrgRepositorySecurityAdvisoriesArgsSort = "created"
+	ListOrgRepositorySecurityAdvisoriesArgsSortUpdated   ListOrgRepositorySecurityAdvisoriesArgsSort = "updated"
+	ListOrgRepositorySecurityAdvisoriesArgsSortPublished ListOrgRepositorySecurityAdvisoriesArgsSort = "published"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v Sort) Validate() error { return types.Validate(v) }
+func (v ListOrgRepositorySecurityAdvisoriesArgsSort) Validate() error { return types.Validate(v) }
 
 // ListOrgRepositorySecurityAdvisoriesArgsState is the type of ListOrgRepositorySecurityAdvisoriesArgs.State and ListRepositorySecurityAdvisoriesArgs.State.
 type ListOrgRepositorySecurityAdvisoriesArgsState string
@@ -1747,9 +1713,9 @@ type ListPullRequestsArgs struct {
 	// Filter by base branch
 	Base *string `json:"base,omitzero"`
 	// Sort direction
-	Direction *ListPullRequestsArgsDirection `json:"direction,omitzero"`
+	Direction *Order `json:"direction,omitzero"`
 	// Subset of fields to return for each pull request. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-result data.
-	Fields []ListPullRequestsArgsFieldsItem `json:"fields,omitzero"`
+	Fields []ListPullRequestsArgsField `json:"fields,omitzero"`
 	// Filter by head user/org and branch
 	Head *string `json:"head,omitzero"`
 	// Repository owner
@@ -1771,52 +1737,40 @@ func (v ListPullRequestsArgs) MarshalJSON() ([]byte, error)     { return types.M
 func (v *ListPullRequestsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ListPullRequestsArgs) Validate() error                  { return types.Validate(v) }
 
-// ListPullRequestsArgsDirection is the type of ListPullRequestsArgs.Direction.
-type ListPullRequestsArgsDirection string
+// ListPullRequestsArgsField is the type of the items of ListPullRequestsArgs.Fields.
+type ListPullRequestsArgsField string
 
-// The values of ListPullRequestsArgsDirection.
+// The values of ListPullRequestsArgsField.
 const (
-	ListPullRequestsArgsDirectionAsc  ListPullRequestsArgsDirection = "asc"
-	ListPullRequestsArgsDirectionDesc ListPullRequestsArgsDirection = "desc"
+	ListPullRequestsArgsFieldNumber             ListPullRequestsArgsField = "number"
+	ListPullRequestsArgsFieldTitle              ListPullRequestsArgsField = "title"
+	ListPullRequestsArgsFieldBody               ListPullRequestsArgsField = "body"
+	ListPullRequestsArgsFieldState              ListPullRequestsArgsField = "state"
+	ListPullRequestsArgsFieldDraft              ListPullRequestsArgsField = "draft"
+	ListPullRequestsArgsFieldMerged             ListPullRequestsArgsField = "merged"
+	ListPullRequestsArgsFieldMergeableState     ListPullRequestsArgsField = "mergeable_state"
+	ListPullRequestsArgsFieldHTMLURL            ListPullRequestsArgsField = "html_url"
+	ListPullRequestsArgsFieldUser               ListPullRequestsArgsField = "user"
+	ListPullRequestsArgsFieldLabels             ListPullRequestsArgsField = "labels"
+	ListPullRequestsArgsFieldAssignees          ListPullRequestsArgsField = "assignees"
+	ListPullRequestsArgsFieldRequestedReviewers ListPullRequestsArgsField = "requested_reviewers"
+	ListPullRequestsArgsFieldMergedBy           ListPullRequestsArgsField = "merged_by"
+	ListPullRequestsArgsFieldHead               ListPullRequestsArgsField = "head"
+	ListPullRequestsArgsFieldBase               ListPullRequestsArgsField = "base"
+	ListPullRequestsArgsFieldAdditions          ListPullRequestsArgsField = "additions"
+	ListPullRequestsArgsFieldDeletions          ListPullRequestsArgsField = "deletions"
+	ListPullRequestsArgsFieldChangedFiles       ListPullRequestsArgsField = "changed_files"
+	ListPullRequestsArgsFieldCommits            ListPullRequestsArgsField = "commits"
+	ListPullRequestsArgsFieldComments           ListPullRequestsArgsField = "comments"
+	ListPullRequestsArgsFieldCreatedAt          ListPullRequestsArgsField = "created_at"
+	ListPullRequestsArgsFieldUpdatedAt          ListPullRequestsArgsField = "updated_at"
+	ListPullRequestsArgsFieldClosedAt           ListPullRequestsArgsField = "closed_at"
+	ListPullRequestsArgsFieldMergedAt           ListPullRequestsArgsField = "merged_at"
+	ListPullRequestsArgsFieldMilestone          ListPullRequestsArgsField = "milestone"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ListPullRequestsArgsDirection) Validate() error { return types.Validate(v) }
-
-// ListPullRequestsArgsFieldsItem is the type of the items of ListPullRequestsArgs.Fields.
-type ListPullRequestsArgsFieldsItem string
-
-// The values of ListPullRequestsArgsFieldsItem.
-const (
-	ListPullRequestsArgsFieldsItemNumber             ListPullRequestsArgsFieldsItem = "number"
-	ListPullRequestsArgsFieldsItemTitle              ListPullRequestsArgsFieldsItem = "title"
-	ListPullRequestsArgsFieldsItemBody               ListPullRequestsArgsFieldsItem = "body"
-	ListPullRequestsArgsFieldsItemState              ListPullRequestsArgsFieldsItem = "state"
-	ListPullRequestsArgsFieldsItemDraft              ListPullRequestsArgsFieldsItem = "draft"
-	ListPullRequestsArgsFieldsItemMerged             ListPullRequestsArgsFieldsItem = "merged"
-	ListPullRequestsArgsFieldsItemMergeableState     ListPullRequestsArgsFieldsItem = "mergeable_state"
-	ListPullRequestsArgsFieldsItemHTMLURL            ListPullRequestsArgsFieldsItem = "html_url"
-	ListPullRequestsArgsFieldsItemUser               ListPullRequestsArgsFieldsItem = "user"
-	ListPullRequestsArgsFieldsItemLabels             ListPullRequestsArgsFieldsItem = "labels"
-	ListPullRequestsArgsFieldsItemAssignees          ListPullRequestsArgsFieldsItem = "assignees"
-	ListPullRequestsArgsFieldsItemRequestedReviewers ListPullRequestsArgsFieldsItem = "requested_reviewers"
-	ListPullRequestsArgsFieldsItemMergedBy           ListPullRequestsArgsFieldsItem = "merged_by"
-	ListPullRequestsArgsFieldsItemHead               ListPullRequestsArgsFieldsItem = "head"
-	ListPullRequestsArgsFieldsItemBase               ListPullRequestsArgsFieldsItem = "base"
-	ListPullRequestsArgsFieldsItemAdditions          ListPullRequestsArgsFieldsItem = "additions"
-	ListPullRequestsArgsFieldsItemDeletions          ListPullRequestsArgsFieldsItem = "deletions"
-	ListPullRequestsArgsFieldsItemChangedFiles       ListPullRequestsArgsFieldsItem = "changed_files"
-	ListPullRequestsArgsFieldsItemCommits            ListPullRequestsArgsFieldsItem = "commits"
-	ListPullRequestsArgsFieldsItemComments           ListPullRequestsArgsFieldsItem = "comments"
-	ListPullRequestsArgsFieldsItemCreatedAt          ListPullRequestsArgsFieldsItem = "created_at"
-	ListPullRequestsArgsFieldsItemUpdatedAt          ListPullRequestsArgsFieldsItem = "updated_at"
-	ListPullRequestsArgsFieldsItemClosedAt           ListPullRequestsArgsFieldsItem = "closed_at"
-	ListPullRequestsArgsFieldsItemMergedAt           ListPullRequestsArgsFieldsItem = "merged_at"
-	ListPullRequestsArgsFieldsItemMilestone          ListPullRequestsArgsFieldsItem = "milestone"
-)
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListPullRequestsArgsFieldsItem) Validate() error { return types.Validate(v) }
+func (v ListPullRequestsArgsField) Validate() error { return types.Validate(v) }
 
 // ListPullRequestsArgsSort is the type of ListPullRequestsArgs.Sort.
 type ListPullRequestsArgsSort string
@@ -1848,7 +1802,7 @@ func (v ListPullRequestsArgsState) Validate() error { return types.Validate(v) }
 // ListReleasesArgs is the argument object of the tool "list_releases".
 type ListReleasesArgs struct {
 	// Subset of fields to return for each release. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body' in particular drops the largest per-release data.
-	Fields []ListReleasesArgsFieldsItem `json:"fields,omitzero"`
+	Fields []ListReleasesArgsField `json:"fields,omitzero"`
 	// Repository owner
 	Owner string `json:"owner"`
 	// Page number for pagination (min 1)
@@ -1864,29 +1818,29 @@ func (v ListReleasesArgs) MarshalJSON() ([]byte, error)     { return types.Marsh
 func (v *ListReleasesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ListReleasesArgs) Validate() error                  { return types.Validate(v) }
 
-// ListReleasesArgsFieldsItem is the type of the items of ListReleasesArgs.Fields.
-type ListReleasesArgsFieldsItem string
+// ListReleasesArgsField is the type of the items of ListReleasesArgs.Fields.
+type ListReleasesArgsField string
 
-// The values of ListReleasesArgsFieldsItem.
+// The values of ListReleasesArgsField.
 const (
-	ListReleasesArgsFieldsItemID          ListReleasesArgsFieldsItem = "id"
-	ListReleasesArgsFieldsItemTagName     ListReleasesArgsFieldsItem = "tag_name"
-	ListReleasesArgsFieldsItemName        ListReleasesArgsFieldsItem = "name"
-	ListReleasesArgsFieldsItemBody        ListReleasesArgsFieldsItem = "body"
-	ListReleasesArgsFieldsItemHTMLURL     ListReleasesArgsFieldsItem = "html_url"
-	ListReleasesArgsFieldsItemPublishedAt ListReleasesArgsFieldsItem = "published_at"
-	ListReleasesArgsFieldsItemPrerelease  ListReleasesArgsFieldsItem = "prerelease"
-	ListReleasesArgsFieldsItemDraft       ListReleasesArgsFieldsItem = "draft"
-	ListReleasesArgsFieldsItemAuthor      ListReleasesArgsFieldsItem = "author"
+	ListReleasesArgsFieldID          ListReleasesArgsField = "id"
+	ListReleasesArgsFieldTagName     ListReleasesArgsField = "tag_name"
+	ListReleasesArgsFieldName        ListReleasesArgsField = "name"
+	ListReleasesArgsFieldBody        ListReleasesArgsField = "body"
+	ListReleasesArgsFieldHTMLURL     ListReleasesArgsField = "html_url"
+	ListReleasesArgsFieldPublishedAt ListReleasesArgsField = "published_at"
+	ListReleasesArgsFieldPrerelease  ListReleasesArgsField = "prerelease"
+	ListReleasesArgsFieldDraft       ListReleasesArgsField = "draft"
+	ListReleasesArgsFieldAuthor      ListReleasesArgsField = "author"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ListReleasesArgsFieldsItem) Validate() error { return types.Validate(v) }
+func (v ListReleasesArgsField) Validate() error { return types.Validate(v) }
 
 // ListRepositoryCollaboratorsArgs is the argument object of the tool "list_repository_collaborators".
 type ListRepositoryCollaboratorsArgs struct {
 	// Filter by affiliation. Can be one of: 'outside' (outside collaborators), 'direct' (all with permissions regardless of org membership), 'all' (all collaborators). Default: 'all'
-	Affiliation *ListRepositoryCollaboratorsArgsAffiliation `json:"affiliation,omitzero"`
+	Affiliation *Affiliation `json:"affiliation,omitzero"`
 	// Repository owner
 	Owner string `json:"owner"`
 	// Page number for pagination (default 1, min 1)
@@ -1904,29 +1858,29 @@ func (v *ListRepositoryCollaboratorsArgs) UnmarshalJSON(data []byte) error {
 }
 func (v ListRepositoryCollaboratorsArgs) Validate() error { return types.Validate(v) }
 
-// ListRepositoryCollaboratorsArgsAffiliation is the type of ListRepositoryCollaboratorsArgs.Affiliation.
-type ListRepositoryCollaboratorsArgsAffiliation string
+// Affiliation is the type of ListRepositoryCollaboratorsArgs.Affiliation.
+type Affiliation string
 
-// The values of ListRepositoryCollaboratorsArgsAffiliation.
+// The values of Affiliation.
 const (
-	ListRepositoryCollaboratorsArgsAffiliationOutside ListRepositoryCollaboratorsArgsAffiliation = "outside"
-	ListRepositoryCollaboratorsArgsAffiliationDirect  ListRepositoryCollaboratorsArgsAffiliation = "direct"
-	ListRepositoryCollaboratorsArgsAffiliationAll     ListRepositoryCollaboratorsArgsAffiliation = "all"
+	AffiliationOutside Affiliation = "outside"
+	AffiliationDirect  Affiliation = "direct"
+	AffiliationAll     Affiliation = "all"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ListRepositoryCollaboratorsArgsAffiliation) Validate() error { return types.Validate(v) }
+func (v Affiliation) Validate() error { return types.Validate(v) }
 
 // ListRepositorySecurityAdvisoriesArgs is the argument object of the tool "list_repository_security_advisories".
 type ListRepositorySecurityAdvisoriesArgs struct {
 	// Sort direction.
-	Direction *Direction `json:"direction,omitzero"`
+	Direction *Order `json:"direction,omitzero"`
 	// The owner of the repository.
 	Owner string `json:"owner"`
 	// The name of the repository.
 	Repo string `json:"repo"`
 	// Sort field.
-	Sort *Sort `json:"sort,omitzero"`
+	Sort *ListOrgRepositorySecurityAdvisoriesArgsSort `json:"sort,omitzero"`
 	// Filter by advisory state.
 	State *ListOrgRepositorySecurityAdvisoriesArgsState `json:"state,omitzero"`
 }
@@ -1949,7 +1903,7 @@ type ListSecretScanningAlertsArgs struct {
 	// The name of the repository.
 	Repo string `json:"repo"`
 	// Filter by resolution
-	Resolution *ListSecretScanningAlertsArgsResolution `json:"resolution,omitzero"`
+	Resolution *Resolution `json:"resolution,omitzero"`
 	// A comma-separated list of secret types to return. All default secret patterns are returned. To return generic patterns, pass the token name(s) in the parameter.
 	SecretType *string `json:"secret_type,omitzero"`
 	// Filter by state
@@ -1963,21 +1917,21 @@ func (v *ListSecretScanningAlertsArgs) UnmarshalJSON(data []byte) error {
 }
 func (v ListSecretScanningAlertsArgs) Validate() error { return types.Validate(v) }
 
-// ListSecretScanningAlertsArgsResolution is the type of ListSecretScanningAlertsArgs.Resolution.
-type ListSecretScanningAlertsArgsResolution string
+// Resolution is the type of ListSecretScanningAlertsArgs.Resolution.
+type Resolution string
 
-// The values of ListSecretScanningAlertsArgsResolution.
+// The values of Resolution.
 const (
-	ListSecretScanningAlertsArgsResolutionFalsePositive  ListSecretScanningAlertsArgsResolution = "false_positive"
-	ListSecretScanningAlertsArgsResolutionWontFix        ListSecretScanningAlertsArgsResolution = "wont_fix"
-	ListSecretScanningAlertsArgsResolutionRevoked        ListSecretScanningAlertsArgsResolution = "revoked"
-	ListSecretScanningAlertsArgsResolutionPatternEdited  ListSecretScanningAlertsArgsResolution = "pattern_edited"
-	ListSecretScanningAlertsArgsResolutionPatternDeleted ListSecretScanningAlertsArgsResolution = "pattern_deleted"
-	ListSecretScanningAlertsArgsResolutionUsedInTests    ListSecretScanningAlertsArgsResolution = "used_in_tests"
+	ResolutionFalsePositive  Resolution = "false_positive"
+	ResolutionWontFix        Resolution = "wont_fix"
+	ResolutionRevoked        Resolution = "revoked"
+	ResolutionPatternEdited  Resolution = "pattern_edited"
+	ResolutionPatternDeleted Resolution = "pattern_deleted"
+	ResolutionUsedInTests    Resolution = "used_in_tests"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ListSecretScanningAlertsArgsResolution) Validate() error { return types.Validate(v) }
+func (v Resolution) Validate() error { return types.Validate(v) }
 
 // ListSecretScanningAlertsArgsState is the type of ListSecretScanningAlertsArgs.State.
 type ListSecretScanningAlertsArgsState string
@@ -1994,7 +1948,7 @@ func (v ListSecretScanningAlertsArgsState) Validate() error { return types.Valid
 // ListStarredRepositoriesArgs is the argument object of the tool "list_starred_repositories".
 type ListStarredRepositoriesArgs struct {
 	// The direction to sort the results by.
-	Direction *ListStarredRepositoriesArgsDirection `json:"direction,omitzero"`
+	Direction *Order `json:"direction,omitzero"`
 	// Page number for pagination (min 1)
 	Page *float64 `json:"page,omitzero"`
 	// Results per page for pagination (min 1, max 100)
@@ -2011,18 +1965,6 @@ func (v *ListStarredRepositoriesArgs) UnmarshalJSON(data []byte) error {
 	return types.Unmarshal(data, v)
 }
 func (v ListStarredRepositoriesArgs) Validate() error { return types.Validate(v) }
-
-// ListStarredRepositoriesArgsDirection is the type of ListStarredRepositoriesArgs.Direction.
-type ListStarredRepositoriesArgsDirection string
-
-// The values of ListStarredRepositoriesArgsDirection.
-const (
-	ListStarredRepositoriesArgsDirectionAsc  ListStarredRepositoriesArgsDirection = "asc"
-	ListStarredRepositoriesArgsDirectionDesc ListStarredRepositoriesArgsDirection = "desc"
-)
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ListStarredRepositoriesArgsDirection) Validate() error { return types.Validate(v) }
 
 // ListStarredRepositoriesArgsSort is the type of ListStarredRepositoriesArgs.Sort.
 type ListStarredRepositoriesArgsSort string
@@ -2056,7 +1998,7 @@ func (v ListTagsArgs) Validate() error                  { return types.Validate(
 // ManageNotificationSubscriptionArgs is the argument object of the tool "manage_notification_subscription".
 type ManageNotificationSubscriptionArgs struct {
 	// Action to perform: ignore, watch, or delete the notification subscription.
-	Action ManageNotificationSubscriptionArgsAction `json:"action"`
+	Action Action `json:"action"`
 	// The ID of the notification thread.
 	NotificationID string `json:"notificationID"`
 }
@@ -2068,23 +2010,23 @@ func (v *ManageNotificationSubscriptionArgs) UnmarshalJSON(data []byte) error {
 }
 func (v ManageNotificationSubscriptionArgs) Validate() error { return types.Validate(v) }
 
-// ManageNotificationSubscriptionArgsAction is the type of ManageNotificationSubscriptionArgs.Action.
-type ManageNotificationSubscriptionArgsAction string
+// Action is the type of ManageNotificationSubscriptionArgs.Action and ManageRepositoryNotificationSubscriptionArgs.Action.
+type Action string
 
-// The values of ManageNotificationSubscriptionArgsAction.
+// The values of Action.
 const (
-	ManageNotificationSubscriptionArgsActionIgnore ManageNotificationSubscriptionArgsAction = "ignore"
-	ManageNotificationSubscriptionArgsActionWatch  ManageNotificationSubscriptionArgsAction = "watch"
-	ManageNotificationSubscriptionArgsActionDelete ManageNotificationSubscriptionArgsAction = "delete"
+	ActionIgnore Action = "ignore"
+	ActionWatch  Action = "watch"
+	ActionDelete Action = "delete"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ManageNotificationSubscriptionArgsAction) Validate() error { return types.Validate(v) }
+func (v Action) Validate() error { return types.Validate(v) }
 
 // ManageRepositoryNotificationSubscriptionArgs is the argument object of the tool "manage_repository_notification_subscription".
 type ManageRepositoryNotificationSubscriptionArgs struct {
 	// Action to perform: ignore, watch, or delete the repository notification subscription.
-	Action ManageRepositoryNotificationSubscriptionArgsAction `json:"action"`
+	Action Action `json:"action"`
 	// The account owner of the repository.
 	Owner string `json:"owner"`
 	// The name of the repository.
@@ -2099,21 +2041,6 @@ func (v *ManageRepositoryNotificationSubscriptionArgs) UnmarshalJSON(data []byte
 	return types.Unmarshal(data, v)
 }
 func (v ManageRepositoryNotificationSubscriptionArgs) Validate() error { return types.Validate(v) }
-
-// ManageRepositoryNotificationSubscriptionArgsAction is the type of ManageRepositoryNotificationSubscriptionArgs.Action.
-type ManageRepositoryNotificationSubscriptionArgsAction string
-
-// The values of ManageRepositoryNotificationSubscriptionArgsAction.
-const (
-	ManageRepositoryNotificationSubscriptionArgsActionIgnore ManageRepositoryNotificationSubscriptionArgsAction = "ignore"
-	ManageRepositoryNotificationSubscriptionArgsActionWatch  ManageRepositoryNotificationSubscriptionArgsAction = "watch"
-	ManageRepositoryNotificationSubscriptionArgsActionDelete ManageRepositoryNotificationSubscriptionArgsAction = "delete"
-)
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ManageRepositoryNotificationSubscriptionArgsAction) Validate() error {
-	return types.Validate(v)
-}
 
 // MarkAllNotificationsReadArgs is the argument object of the tool "mark_all_notifications_read".
 type MarkAllNotificationsReadArgs struct {
@@ -2139,7 +2066,7 @@ type MergePullRequestArgs struct {
 	// Title for merge commit
 	CommitTitle *string `json:"commit_title,omitzero"`
 	// Merge method
-	MergeMethod *MergePullRequestArgsMergeMethod `json:"merge_method,omitzero"`
+	MergeMethod *MergeMethod `json:"merge_method,omitzero"`
 	// Repository owner
 	Owner string `json:"owner"`
 	// Pull request number
@@ -2153,18 +2080,18 @@ func (v MergePullRequestArgs) MarshalJSON() ([]byte, error)     { return types.M
 func (v *MergePullRequestArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v MergePullRequestArgs) Validate() error                  { return types.Validate(v) }
 
-// MergePullRequestArgsMergeMethod is the type of MergePullRequestArgs.MergeMethod.
-type MergePullRequestArgsMergeMethod string
+// MergeMethod is the type of MergePullRequestArgs.MergeMethod.
+type MergeMethod string
 
-// The values of MergePullRequestArgsMergeMethod.
+// The values of MergeMethod.
 const (
-	MergePullRequestArgsMergeMethodMerge  MergePullRequestArgsMergeMethod = "merge"
-	MergePullRequestArgsMergeMethodSquash MergePullRequestArgsMergeMethod = "squash"
-	MergePullRequestArgsMergeMethodRebase MergePullRequestArgsMergeMethod = "rebase"
+	MergeMethodMerge  MergeMethod = "merge"
+	MergeMethodSquash MergeMethod = "squash"
+	MergeMethodRebase MergeMethod = "rebase"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v MergePullRequestArgsMergeMethod) Validate() error { return types.Validate(v) }
+func (v MergeMethod) Validate() error { return types.Validate(v) }
 
 // ProjectsGetArgs is the argument object of the tool "projects_get".
 type ProjectsGetArgs struct {
@@ -2181,7 +2108,7 @@ type ProjectsGetArgs struct {
 	// The owner (user or organization login). The name is not case sensitive.
 	Owner *string `json:"owner,omitzero"`
 	// Owner type (user or org). If not provided, will be automatically detected.
-	OwnerType *ProjectsGetArgsOwnerType `json:"owner_type,omitzero"`
+	OwnerType *OwnerType `json:"owner_type,omitzero"`
 	// The project's number.
 	ProjectNumber *float64 `json:"project_number,omitzero"`
 	// The node ID of the project status update. Required for 'get_project_status_update' method.
@@ -2207,17 +2134,17 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ProjectsGetArgsMethod) Validate() error { return types.Validate(v) }
 
-// ProjectsGetArgsOwnerType is the type of ProjectsGetArgs.OwnerType.
-type ProjectsGetArgsOwnerType string
+// OwnerType is the type of ProjectsGetArgs.OwnerType, ProjectsListArgs.OwnerType and ProjectsWriteArgs.OwnerType.
+type OwnerType string
 
-// The values of ProjectsGetArgsOwnerType.
+// The values of OwnerType.
 const (
-	ProjectsGetArgsOwnerTypeUser ProjectsGetArgsOwnerType = "user"
-	ProjectsGetArgsOwnerTypeOrg  ProjectsGetArgsOwnerType = "org"
+	OwnerTypeUser OwnerType = "user"
+	OwnerTypeOrg  OwnerType = "org"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ProjectsGetArgsOwnerType) Validate() error { return types.Validate(v) }
+func (v OwnerType) Validate() error { return types.Validate(v) }
 
 // ProjectsListArgs is the argument object of the tool "projects_list".
 type ProjectsListArgs struct {
@@ -2234,7 +2161,7 @@ type ProjectsListArgs struct {
 	// The owner (user or organization login). The name is not case sensitive.
 	Owner string `json:"owner"`
 	// Owner type (user or org). If not provided, will automatically try both.
-	OwnerType *ProjectsListArgsOwnerType `json:"owner_type,omitzero"`
+	OwnerType *OwnerType `json:"owner_type,omitzero"`
 	// Results per page (max 50)
 	PerPage *float64 `json:"per_page,omitzero"`
 	// The project's number. Required for 'list_project_fields', 'list_project_items', and 'list_project_status_updates' methods.
@@ -2262,18 +2189,6 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ProjectsListArgsMethod) Validate() error { return types.Validate(v) }
 
-// ProjectsListArgsOwnerType is the type of ProjectsListArgs.OwnerType.
-type ProjectsListArgsOwnerType string
-
-// The values of ProjectsListArgsOwnerType.
-const (
-	ProjectsListArgsOwnerTypeUser ProjectsListArgsOwnerType = "user"
-	ProjectsListArgsOwnerTypeOrg  ProjectsListArgsOwnerType = "org"
-)
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ProjectsListArgsOwnerType) Validate() error { return types.Validate(v) }
-
 // ProjectsWriteArgs is the argument object of the tool "projects_write".
 type ProjectsWriteArgs struct {
 	// The body of the status update (markdown). Used for 'create_project_status_update' method.
@@ -2289,19 +2204,19 @@ type ProjectsWriteArgs struct {
 	// The name of the repository containing the issue or pull request. Required for 'add_project_item' method. Also accepted by 'update_project_item' when resolving the item by issue number.
 	ItemRepo *string `json:"item_repo,omitzero"`
 	// The item's type, either issue or pull_request. Required for 'add_project_item' method.
-	ItemType *ProjectsWriteArgsItemType `json:"item_type,omitzero"`
+	ItemType *ItemType `json:"item_type,omitzero"`
 	// The items to update with the top-level 'updated_field'. Required for 'update_project_items'; prefer it over calling 'update_project_item' in a loop. Each entry must match exactly one reference variant: 'node_id', numeric 'item_id', or 'item_owner' + 'item_repo' + 'issue_number'. Limit: 50 items per call.
-	Items []ProjectsWriteArgsItemsItem `json:"items,omitzero"`
+	Items []Item `json:"items,omitzero"`
 	// Duration in days for iterations of the field (e.g. 7 for weekly, 14 for bi-weekly). Required for 'create_iteration_field' method.
 	IterationDuration *float64 `json:"iteration_duration,omitzero"`
 	// Custom iterations for 'create_iteration_field' method. Only set this when you need iterations with varying durations, breaks between them, or specific titles. Otherwise omit it: GitHub auto-creates three iterations of 'iteration_duration' days starting on 'start_date', which is the right choice for most cases.
-	Iterations []ProjectsWriteArgsIterationsItem `json:"iterations,omitzero"`
+	Iterations []Iteration `json:"iterations,omitzero"`
 	// The method to execute
 	Method ProjectsWriteArgsMethod `json:"method"`
 	// The project owner (user or organization login). The name is not case sensitive.
 	Owner string `json:"owner"`
 	// Owner type (user or org). Required for 'create_project' method. If not provided for other methods, will be automatically detected.
-	OwnerType *ProjectsWriteArgsOwnerType `json:"owner_type,omitzero"`
+	OwnerType *OwnerType `json:"owner_type,omitzero"`
 	// The project's number. Required for all methods except 'create_project'.
 	ProjectNumber *float64 `json:"project_number,omitzero"`
 	// The pull request number (use when item_type is 'pull_request' for 'add_project_item' method). Provide either issue_number or pull_request_number.
@@ -2315,7 +2230,7 @@ type ProjectsWriteArgs struct {
 	// The project title. Required for 'create_project' method.
 	Title *string `json:"title,omitzero"`
 	// The field/value to apply, using {"id": 123, "value": ...} or {"name": "Status", "value": ...}; null clears the field. Required for 'update_project_item' and 'update_project_items', where one top-level field/value applies to every item in a batch. For 'update_project_item' SINGLE_SELECT fields, the name form accepts option names; the ID form expects an option ID.
-	UpdatedField *ProjectsWriteArgsUpdatedField `json:"updated_field,omitzero"`
+	UpdatedField *UpdatedField `json:"updated_field,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -2323,62 +2238,56 @@ func (v ProjectsWriteArgs) MarshalJSON() ([]byte, error)     { return types.Mars
 func (v *ProjectsWriteArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ProjectsWriteArgs) Validate() error                  { return types.Validate(v) }
 
-// ProjectsWriteArgsItemType is the type of ProjectsWriteArgs.ItemType.
-type ProjectsWriteArgsItemType string
+// ItemType is the type of ProjectsWriteArgs.ItemType.
+type ItemType string
 
-// The values of ProjectsWriteArgsItemType.
+// The values of ItemType.
 const (
-	ProjectsWriteArgsItemTypeIssue       ProjectsWriteArgsItemType = "issue"
-	ProjectsWriteArgsItemTypePullRequest ProjectsWriteArgsItemType = "pull_request"
+	ItemTypeIssue       ItemType = "issue"
+	ItemTypePullRequest ItemType = "pull_request"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ProjectsWriteArgsItemType) Validate() error { return types.Validate(v) }
+func (v ItemType) Validate() error { return types.Validate(v) }
 
-// ProjectsWriteArgsItemsItem is the type of the items of ProjectsWriteArgs.Items.
+// Item is the type of the items of ProjectsWriteArgs.Items.
 //
 // It is one of several objects, told apart by a required property only one of them has; exactly one field is set.
-type ProjectsWriteArgsItemsItem struct {
-	NodeID    *ProjectsWriteArgsItemsItemNodeID
-	ItemID    *ProjectsWriteArgsItemsItemItemID
-	ItemOwner *ProjectsWriteArgsItemsItemItemOwner
+type Item struct {
+	NodeID    *ItemNodeID
+	ItemID    *ItemItemID
+	ItemOwner *ItemItemOwner
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ProjectsWriteArgsItemsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *ProjectsWriteArgsItemsItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v ProjectsWriteArgsItemsItem) Validate() error { return types.Validate(v) }
+func (v Item) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Item) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Item) Validate() error                  { return types.Validate(v) }
 
-// ProjectsWriteArgsItemsItemNodeID is the schema at #/properties/items/items/oneOf/0.
-type ProjectsWriteArgsItemsItemNodeID struct {
+// ItemNodeID is the schema at #/properties/items/items/oneOf/0.
+type ItemNodeID struct {
 	// The project item's GraphQL node ID, as returned by 'list_project_items' or 'add_project_item'.
 	NodeID string `json:"node_id"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ProjectsWriteArgsItemsItemNodeID) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *ProjectsWriteArgsItemsItemNodeID) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v ProjectsWriteArgsItemsItemNodeID) Validate() error { return types.Validate(v) }
+func (v ItemNodeID) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ItemNodeID) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ItemNodeID) Validate() error                  { return types.Validate(v) }
 
-// ProjectsWriteArgsItemsItemItemID is the schema at #/properties/items/items/oneOf/1.
-type ProjectsWriteArgsItemsItemItemID struct {
+// ItemItemID is the schema at #/properties/items/items/oneOf/1.
+type ItemItemID struct {
 	// The numeric project item ID.
 	ItemID int64 `json:"item_id"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ProjectsWriteArgsItemsItemItemID) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *ProjectsWriteArgsItemsItemItemID) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v ProjectsWriteArgsItemsItemItemID) Validate() error { return types.Validate(v) }
+func (v ItemItemID) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ItemItemID) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ItemItemID) Validate() error                  { return types.Validate(v) }
 
-// ProjectsWriteArgsItemsItemItemOwner is the schema at #/properties/items/items/oneOf/2.
-type ProjectsWriteArgsItemsItemItemOwner struct {
+// ItemItemOwner is the schema at #/properties/items/items/oneOf/2.
+type ItemItemOwner struct {
 	// Issue number used to resolve the project item.
 	IssueNumber int64 `json:"issue_number"`
 	// Owner of the repository containing the issue.
@@ -2388,14 +2297,12 @@ type ProjectsWriteArgsItemsItemItemOwner struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ProjectsWriteArgsItemsItemItemOwner) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *ProjectsWriteArgsItemsItemItemOwner) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v ProjectsWriteArgsItemsItemItemOwner) Validate() error { return types.Validate(v) }
+func (v ItemItemOwner) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ItemItemOwner) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ItemItemOwner) Validate() error                  { return types.Validate(v) }
 
-// ProjectsWriteArgsIterationsItem is the type of the items of ProjectsWriteArgs.Iterations.
-type ProjectsWriteArgsIterationsItem struct {
+// Iteration is the type of the items of ProjectsWriteArgs.Iterations.
+type Iteration struct {
 	// Duration in days
 	Duration float64 `json:"duration"`
 	// Start date in YYYY-MM-DD format
@@ -2405,11 +2312,9 @@ type ProjectsWriteArgsIterationsItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ProjectsWriteArgsIterationsItem) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *ProjectsWriteArgsIterationsItem) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v ProjectsWriteArgsIterationsItem) Validate() error { return types.Validate(v) }
+func (v Iteration) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Iteration) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Iteration) Validate() error                  { return types.Validate(v) }
 
 // ProjectsWriteArgsMethod is the type of ProjectsWriteArgs.Method.
 type ProjectsWriteArgsMethod string
@@ -2428,18 +2333,6 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ProjectsWriteArgsMethod) Validate() error { return types.Validate(v) }
 
-// ProjectsWriteArgsOwnerType is the type of ProjectsWriteArgs.OwnerType.
-type ProjectsWriteArgsOwnerType string
-
-// The values of ProjectsWriteArgsOwnerType.
-const (
-	ProjectsWriteArgsOwnerTypeUser ProjectsWriteArgsOwnerType = "user"
-	ProjectsWriteArgsOwnerTypeOrg  ProjectsWriteArgsOwnerType = "org"
-)
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v ProjectsWriteArgsOwnerType) Validate() error { return types.Validate(v) }
-
 // ProjectsWriteArgsStatus is the type of ProjectsWriteArgs.Status.
 type ProjectsWriteArgsStatus string
 
@@ -2455,23 +2348,21 @@ const (
 // Validate checks v against the JSON Schema it was generated from.
 func (v ProjectsWriteArgsStatus) Validate() error { return types.Validate(v) }
 
-// ProjectsWriteArgsUpdatedField is the type of ProjectsWriteArgs.UpdatedField.
+// UpdatedField is the type of ProjectsWriteArgs.UpdatedField.
 //
 // It is one of several objects, told apart by a required property only one of them has; exactly one field is set.
-type ProjectsWriteArgsUpdatedField struct {
-	ID   *ProjectsWriteArgsUpdatedFieldID
-	Name *ProjectsWriteArgsUpdatedFieldName
+type UpdatedField struct {
+	ID   *UpdatedFieldID
+	Name *UpdatedFieldName
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ProjectsWriteArgsUpdatedField) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *ProjectsWriteArgsUpdatedField) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v ProjectsWriteArgsUpdatedField) Validate() error { return types.Validate(v) }
+func (v UpdatedField) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *UpdatedField) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v UpdatedField) Validate() error                  { return types.Validate(v) }
 
-// ProjectsWriteArgsUpdatedFieldID is the schema at #/properties/updated_field/oneOf/0.
-type ProjectsWriteArgsUpdatedFieldID struct {
+// UpdatedFieldID is the schema at #/properties/updated_field/oneOf/0.
+type UpdatedFieldID struct {
 	// The numeric project field ID.
 	ID int64 `json:"id"`
 	// The value to apply. Any JSON value is accepted; use null to clear the field.
@@ -2479,14 +2370,12 @@ type ProjectsWriteArgsUpdatedFieldID struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ProjectsWriteArgsUpdatedFieldID) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *ProjectsWriteArgsUpdatedFieldID) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v ProjectsWriteArgsUpdatedFieldID) Validate() error { return types.Validate(v) }
+func (v UpdatedFieldID) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *UpdatedFieldID) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v UpdatedFieldID) Validate() error                  { return types.Validate(v) }
 
-// ProjectsWriteArgsUpdatedFieldName is the schema at #/properties/updated_field/oneOf/1.
-type ProjectsWriteArgsUpdatedFieldName struct {
+// UpdatedFieldName is the schema at #/properties/updated_field/oneOf/1.
+type UpdatedFieldName struct {
 	// The project field name. Matching is case-insensitive.
 	Name string `json:"name"`
 	// The value to apply. Any JSON value is accepted; use null to clear the field.
@@ -2494,11 +2383,9 @@ type ProjectsWriteArgsUpdatedFieldName struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ProjectsWriteArgsUpdatedFieldName) MarshalJSON() ([]byte, error) { return types.Marshal(v) }
-func (v *ProjectsWriteArgsUpdatedFieldName) UnmarshalJSON(data []byte) error {
-	return types.Unmarshal(data, v)
-}
-func (v ProjectsWriteArgsUpdatedFieldName) Validate() error { return types.Validate(v) }
+func (v UpdatedFieldName) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *UpdatedFieldName) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v UpdatedFieldName) Validate() error                  { return types.Validate(v) }
 
 // PullRequestReadArgs is the argument object of the tool "pull_request_read".
 type PullRequestReadArgs struct {
@@ -2612,7 +2499,7 @@ type PushFilesArgs struct {
 	// Branch to push to
 	Branch string `json:"branch"`
 	// Array of file objects to push, each object with path (string) and content (string)
-	Files []PushFilesArgsFilesItem `json:"files"`
+	Files []File `json:"files"`
 	// Commit message
 	Message string `json:"message"`
 	// Repository owner
@@ -2626,8 +2513,8 @@ func (v PushFilesArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(
 func (v *PushFilesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v PushFilesArgs) Validate() error                  { return types.Validate(v) }
 
-// PushFilesArgsFilesItem is the type of the items of PushFilesArgs.Files.
-type PushFilesArgsFilesItem struct {
+// File is the type of the items of PushFilesArgs.Files.
+type File struct {
 	// file content
 	Content string `json:"content"`
 	// path to the file
@@ -2635,9 +2522,9 @@ type PushFilesArgsFilesItem struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v PushFilesArgsFilesItem) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *PushFilesArgsFilesItem) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v PushFilesArgsFilesItem) Validate() error                  { return types.Validate(v) }
+func (v File) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *File) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v File) Validate() error                  { return types.Validate(v) }
 
 // RequestCopilotReviewArgs is the argument object of the tool "request_copilot_review".
 type RequestCopilotReviewArgs struct {
@@ -2657,9 +2544,9 @@ func (v RequestCopilotReviewArgs) Validate() error                  { return typ
 // SearchCodeArgs is the argument object of the tool "search_code".
 type SearchCodeArgs struct {
 	// Subset of fields to return for each code search result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'repository' and 'text_matches' in particular drops the largest per-result data.
-	Fields []SearchCodeArgsFieldsItem `json:"fields,omitzero"`
+	Fields []SearchCodeArgsField `json:"fields,omitzero"`
 	// Sort order for results
-	Order *SearchCodeArgsOrder `json:"order,omitzero"`
+	Order *Order `json:"order,omitzero"`
 	// Page number for pagination (min 1)
 	Page *float64 `json:"page,omitzero"`
 	// Results per page for pagination (min 1, max 100)
@@ -2675,32 +2562,20 @@ func (v SearchCodeArgs) MarshalJSON() ([]byte, error)     { return types.Marshal
 func (v *SearchCodeArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v SearchCodeArgs) Validate() error                  { return types.Validate(v) }
 
-// SearchCodeArgsFieldsItem is the type of the items of SearchCodeArgs.Fields.
-type SearchCodeArgsFieldsItem string
+// SearchCodeArgsField is the type of the items of SearchCodeArgs.Fields.
+type SearchCodeArgsField string
 
-// The values of SearchCodeArgsFieldsItem.
+// The values of SearchCodeArgsField.
 const (
-	SearchCodeArgsFieldsItemName        SearchCodeArgsFieldsItem = "name"
-	SearchCodeArgsFieldsItemPath        SearchCodeArgsFieldsItem = "path"
-	SearchCodeArgsFieldsItemSHA         SearchCodeArgsFieldsItem = "sha"
-	SearchCodeArgsFieldsItemRepository  SearchCodeArgsFieldsItem = "repository"
-	SearchCodeArgsFieldsItemTextMatches SearchCodeArgsFieldsItem = "text_matches"
+	SearchCodeArgsFieldName        SearchCodeArgsField = "name"
+	SearchCodeArgsFieldPath        SearchCodeArgsField = "path"
+	SearchCodeArgsFieldSHA         SearchCodeArgsField = "sha"
+	SearchCodeArgsFieldRepository  SearchCodeArgsField = "repository"
+	SearchCodeArgsFieldTextMatches SearchCodeArgsField = "text_matches"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v SearchCodeArgsFieldsItem) Validate() error { return types.Validate(v) }
-
-// SearchCodeArgsOrder is the type of SearchCodeArgs.Order.
-type SearchCodeArgsOrder string
-
-// The values of SearchCodeArgsOrder.
-const (
-	SearchCodeArgsOrderAsc  SearchCodeArgsOrder = "asc"
-	SearchCodeArgsOrderDesc SearchCodeArgsOrder = "desc"
-)
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v SearchCodeArgsOrder) Validate() error { return types.Validate(v) }
+func (v SearchCodeArgsField) Validate() error { return types.Validate(v) }
 
 // SearchCommitsArgs is the argument object of the tool "search_commits".
 type SearchCommitsArgs struct {
@@ -2721,18 +2596,6 @@ func (v SearchCommitsArgs) MarshalJSON() ([]byte, error)     { return types.Mars
 func (v *SearchCommitsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v SearchCommitsArgs) Validate() error                  { return types.Validate(v) }
 
-// Order is the type of SearchCommitsArgs.Order, SearchIssuesArgs.Order, SearchOrgsArgs.Order, SearchPullRequestsArgs.Order, SearchRepositoriesArgs.Order and SearchUsersArgs.Order.
-type Order string
-
-// The values of Order.
-const (
-	OrderAsc  Order = "asc"
-	OrderDesc Order = "desc"
-)
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v Order) Validate() error { return types.Validate(v) }
-
 // SearchCommitsArgsSort is the type of SearchCommitsArgs.Sort.
 type SearchCommitsArgsSort string
 
@@ -2748,7 +2611,7 @@ func (v SearchCommitsArgsSort) Validate() error { return types.Validate(v) }
 // SearchIssuesArgs is the argument object of the tool "search_issues".
 type SearchIssuesArgs struct {
 	// Subset of fields to return for each issue result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
-	Fields []SearchIssuesArgsFieldsItem `json:"fields,omitzero"`
+	Fields []SearchIssuesArgsField `json:"fields,omitzero"`
 	// Sort order
 	Order *Order `json:"order,omitzero"`
 	// Optional repository owner. If provided with repo, only issues for this repository are listed.
@@ -2770,39 +2633,39 @@ func (v SearchIssuesArgs) MarshalJSON() ([]byte, error)     { return types.Marsh
 func (v *SearchIssuesArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v SearchIssuesArgs) Validate() error                  { return types.Validate(v) }
 
-// SearchIssuesArgsFieldsItem is the type of the items of SearchIssuesArgs.Fields.
-type SearchIssuesArgsFieldsItem string
+// SearchIssuesArgsField is the type of the items of SearchIssuesArgs.Fields.
+type SearchIssuesArgsField string
 
-// The values of SearchIssuesArgsFieldsItem.
+// The values of SearchIssuesArgsField.
 const (
-	SearchIssuesArgsFieldsItemNumber            SearchIssuesArgsFieldsItem = "number"
-	SearchIssuesArgsFieldsItemTitle             SearchIssuesArgsFieldsItem = "title"
-	SearchIssuesArgsFieldsItemBody              SearchIssuesArgsFieldsItem = "body"
-	SearchIssuesArgsFieldsItemState             SearchIssuesArgsFieldsItem = "state"
-	SearchIssuesArgsFieldsItemStateReason       SearchIssuesArgsFieldsItem = "state_reason"
-	SearchIssuesArgsFieldsItemDraft             SearchIssuesArgsFieldsItem = "draft"
-	SearchIssuesArgsFieldsItemLocked            SearchIssuesArgsFieldsItem = "locked"
-	SearchIssuesArgsFieldsItemHTMLURL           SearchIssuesArgsFieldsItem = "html_url"
-	SearchIssuesArgsFieldsItemUser              SearchIssuesArgsFieldsItem = "user"
-	SearchIssuesArgsFieldsItemAuthorAssociation SearchIssuesArgsFieldsItem = "author_association"
-	SearchIssuesArgsFieldsItemLabels            SearchIssuesArgsFieldsItem = "labels"
-	SearchIssuesArgsFieldsItemAssignee          SearchIssuesArgsFieldsItem = "assignee"
-	SearchIssuesArgsFieldsItemAssignees         SearchIssuesArgsFieldsItem = "assignees"
-	SearchIssuesArgsFieldsItemMilestone         SearchIssuesArgsFieldsItem = "milestone"
-	SearchIssuesArgsFieldsItemComments          SearchIssuesArgsFieldsItem = "comments"
-	SearchIssuesArgsFieldsItemReactions         SearchIssuesArgsFieldsItem = "reactions"
-	SearchIssuesArgsFieldsItemCreatedAt         SearchIssuesArgsFieldsItem = "created_at"
-	SearchIssuesArgsFieldsItemUpdatedAt         SearchIssuesArgsFieldsItem = "updated_at"
-	SearchIssuesArgsFieldsItemClosedAt          SearchIssuesArgsFieldsItem = "closed_at"
-	SearchIssuesArgsFieldsItemClosedBy          SearchIssuesArgsFieldsItem = "closed_by"
-	SearchIssuesArgsFieldsItemType              SearchIssuesArgsFieldsItem = "type"
-	SearchIssuesArgsFieldsItemRepositoryURL     SearchIssuesArgsFieldsItem = "repository_url"
-	SearchIssuesArgsFieldsItemPullRequest       SearchIssuesArgsFieldsItem = "pull_request"
-	SearchIssuesArgsFieldsItemFieldValues       SearchIssuesArgsFieldsItem = "field_values"
+	SearchIssuesArgsFieldNumber            SearchIssuesArgsField = "number"
+	SearchIssuesArgsFieldTitle             SearchIssuesArgsField = "title"
+	SearchIssuesArgsFieldBody              SearchIssuesArgsField = "body"
+	SearchIssuesArgsFieldState             SearchIssuesArgsField = "state"
+	SearchIssuesArgsFieldStateReason       SearchIssuesArgsField = "state_reason"
+	SearchIssuesArgsFieldDraft             SearchIssuesArgsField = "draft"
+	SearchIssuesArgsFieldLocked            SearchIssuesArgsField = "locked"
+	SearchIssuesArgsFieldHTMLURL           SearchIssuesArgsField = "html_url"
+	SearchIssuesArgsFieldUser              SearchIssuesArgsField = "user"
+	SearchIssuesArgsFieldAuthorAssociation SearchIssuesArgsField = "author_association"
+	SearchIssuesArgsFieldLabels            SearchIssuesArgsField = "labels"
+	SearchIssuesArgsFieldAssignee          SearchIssuesArgsField = "assignee"
+	SearchIssuesArgsFieldAssignees         SearchIssuesArgsField = "assignees"
+	SearchIssuesArgsFieldMilestone         SearchIssuesArgsField = "milestone"
+	SearchIssuesArgsFieldComments          SearchIssuesArgsField = "comments"
+	SearchIssuesArgsFieldReactions         SearchIssuesArgsField = "reactions"
+	SearchIssuesArgsFieldCreatedAt         SearchIssuesArgsField = "created_at"
+	SearchIssuesArgsFieldUpdatedAt         SearchIssuesArgsField = "updated_at"
+	SearchIssuesArgsFieldClosedAt          SearchIssuesArgsField = "closed_at"
+	SearchIssuesArgsFieldClosedBy          SearchIssuesArgsField = "closed_by"
+	SearchIssuesArgsFieldType              SearchIssuesArgsField = "type"
+	SearchIssuesArgsFieldRepositoryURL     SearchIssuesArgsField = "repository_url"
+	SearchIssuesArgsFieldPullRequest       SearchIssuesArgsField = "pull_request"
+	SearchIssuesArgsFieldFieldValues       SearchIssuesArgsField = "field_values"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v SearchIssuesArgsFieldsItem) Validate() error { return types.Validate(v) }
+func (v SearchIssuesArgsField) Validate() error { return types.Validate(v) }
 
 // SearchIssuesArgsSort is the type of SearchIssuesArgs.Sort and SearchPullRequestsArgs.Sort.
 type SearchIssuesArgsSort string
@@ -2844,7 +2707,7 @@ func (v SearchOrgsArgs) MarshalJSON() ([]byte, error)     { return types.Marshal
 func (v *SearchOrgsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v SearchOrgsArgs) Validate() error                  { return types.Validate(v) }
 
-// SearchOrgsArgsSort is the type of SearchOrgsArgs.Sort.
+// SearchOrgsArgsSort is the type of SearchOrgsArgs.Sort and SearchUsersArgs.Sort.
 type SearchOrgsArgsSort string
 
 // The values of SearchOrgsArgsSort.
@@ -2860,7 +2723,7 @@ func (v SearchOrgsArgsSort) Validate() error { return types.Validate(v) }
 // SearchPullRequestsArgs is the argument object of the tool "search_pull_requests".
 type SearchPullRequestsArgs struct {
 	// Subset of fields to return for each pull request result. If omitted, all fields are returned. Use this to reduce response size when you only need specific fields; omitting 'body', 'reactions', and 'labels' in particular drops the largest per-result data.
-	Fields []SearchPullRequestsArgsFieldsItem `json:"fields,omitzero"`
+	Fields []SearchPullRequestsArgsField `json:"fields,omitzero"`
 	// Sort order
 	Order *Order `json:"order,omitzero"`
 	// Optional repository owner. If provided with repo, only pull requests for this repository are listed.
@@ -2882,37 +2745,37 @@ func (v SearchPullRequestsArgs) MarshalJSON() ([]byte, error)     { return types
 func (v *SearchPullRequestsArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v SearchPullRequestsArgs) Validate() error                  { return types.Validate(v) }
 
-// SearchPullRequestsArgsFieldsItem is the type of the items of SearchPullRequestsArgs.Fields.
-type SearchPullRequestsArgsFieldsItem string
+// SearchPullRequestsArgsField is the type of the items of SearchPullRequestsArgs.Fields.
+type SearchPullRequestsArgsField string
 
-// The values of SearchPullRequestsArgsFieldsItem.
+// The values of SearchPullRequestsArgsField.
 const (
-	SearchPullRequestsArgsFieldsItemNumber            SearchPullRequestsArgsFieldsItem = "number"
-	SearchPullRequestsArgsFieldsItemTitle             SearchPullRequestsArgsFieldsItem = "title"
-	SearchPullRequestsArgsFieldsItemBody              SearchPullRequestsArgsFieldsItem = "body"
-	SearchPullRequestsArgsFieldsItemState             SearchPullRequestsArgsFieldsItem = "state"
-	SearchPullRequestsArgsFieldsItemStateReason       SearchPullRequestsArgsFieldsItem = "state_reason"
-	SearchPullRequestsArgsFieldsItemDraft             SearchPullRequestsArgsFieldsItem = "draft"
-	SearchPullRequestsArgsFieldsItemLocked            SearchPullRequestsArgsFieldsItem = "locked"
-	SearchPullRequestsArgsFieldsItemHTMLURL           SearchPullRequestsArgsFieldsItem = "html_url"
-	SearchPullRequestsArgsFieldsItemUser              SearchPullRequestsArgsFieldsItem = "user"
-	SearchPullRequestsArgsFieldsItemAuthorAssociation SearchPullRequestsArgsFieldsItem = "author_association"
-	SearchPullRequestsArgsFieldsItemLabels            SearchPullRequestsArgsFieldsItem = "labels"
-	SearchPullRequestsArgsFieldsItemAssignee          SearchPullRequestsArgsFieldsItem = "assignee"
-	SearchPullRequestsArgsFieldsItemAssignees         SearchPullRequestsArgsFieldsItem = "assignees"
-	SearchPullRequestsArgsFieldsItemMilestone         SearchPullRequestsArgsFieldsItem = "milestone"
-	SearchPullRequestsArgsFieldsItemComments          SearchPullRequestsArgsFieldsItem = "comments"
-	SearchPullRequestsArgsFieldsItemReactions         SearchPullRequestsArgsFieldsItem = "reactions"
-	SearchPullRequestsArgsFieldsItemCreatedAt         SearchPullRequestsArgsFieldsItem = "created_at"
-	SearchPullRequestsArgsFieldsItemUpdatedAt         SearchPullRequestsArgsFieldsItem = "updated_at"
-	SearchPullRequestsArgsFieldsItemClosedAt          SearchPullRequestsArgsFieldsItem = "closed_at"
-	SearchPullRequestsArgsFieldsItemClosedBy          SearchPullRequestsArgsFieldsItem = "closed_by"
-	SearchPullRequestsArgsFieldsItemPullRequest       SearchPullRequestsArgsFieldsItem = "pull_request"
-	SearchPullRequestsArgsFieldsItemRepositoryURL     SearchPullRequestsArgsFieldsItem = "repository_url"
+	SearchPullRequestsArgsFieldNumber            SearchPullRequestsArgsField = "number"
+	SearchPullRequestsArgsFieldTitle             SearchPullRequestsArgsField = "title"
+	SearchPullRequestsArgsFieldBody              SearchPullRequestsArgsField = "body"
+	SearchPullRequestsArgsFieldState             SearchPullRequestsArgsField = "state"
+	SearchPullRequestsArgsFieldStateReason       SearchPullRequestsArgsField = "state_reason"
+	SearchPullRequestsArgsFieldDraft             SearchPullRequestsArgsField = "draft"
+	SearchPullRequestsArgsFieldLocked            SearchPullRequestsArgsField = "locked"
+	SearchPullRequestsArgsFieldHTMLURL           SearchPullRequestsArgsField = "html_url"
+	SearchPullRequestsArgsFieldUser              SearchPullRequestsArgsField = "user"
+	SearchPullRequestsArgsFieldAuthorAssociation SearchPullRequestsArgsField = "author_association"
+	SearchPullRequestsArgsFieldLabels            SearchPullRequestsArgsField = "labels"
+	SearchPullRequestsArgsFieldAssignee          SearchPullRequestsArgsField = "assignee"
+	SearchPullRequestsArgsFieldAssignees         SearchPullRequestsArgsField = "assignees"
+	SearchPullRequestsArgsFieldMilestone         SearchPullRequestsArgsField = "milestone"
+	SearchPullRequestsArgsFieldComments          SearchPullRequestsArgsField = "comments"
+	SearchPullRequestsArgsFieldReactions         SearchPullRequestsArgsField = "reactions"
+	SearchPullRequestsArgsFieldCreatedAt         SearchPullRequestsArgsField = "created_at"
+	SearchPullRequestsArgsFieldUpdatedAt         SearchPullRequestsArgsField = "updated_at"
+	SearchPullRequestsArgsFieldClosedAt          SearchPullRequestsArgsField = "closed_at"
+	SearchPullRequestsArgsFieldClosedBy          SearchPullRequestsArgsField = "closed_by"
+	SearchPullRequestsArgsFieldPullRequest       SearchPullRequestsArgsField = "pull_request"
+	SearchPullRequestsArgsFieldRepositoryURL     SearchPullRequestsArgsField = "repository_url"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v SearchPullRequestsArgsFieldsItem) Validate() error { return types.Validate(v) }
+func (v SearchPullRequestsArgsField) Validate() error { return types.Validate(v) }
 
 // SearchRepositoriesArgs is the argument object of the tool "search_repositories".
 type SearchRepositoriesArgs struct {
@@ -2962,26 +2825,13 @@ type SearchUsersArgs struct {
 	// User search query. Examples: 'john smith', 'location:seattle', 'followers:>100'. Search is automatically scoped to type:user.
 	Query string `json:"query"`
 	// Sort users by number of followers or repositories, or when the person joined GitHub.
-	Sort *SearchUsersArgsSort `json:"sort,omitzero"`
+	Sort *SearchOrgsArgsSort `json:"sort,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
 func (v SearchUsersArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *SearchUsersArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v SearchUsersArgs) Validate() error                  { return types.Validate(v) }
-
-// SearchUsersArgsSort is the type of SearchUsersArgs.Sort.
-type SearchUsersArgsSort string
-
-// The values of SearchUsersArgsSort.
-const (
-	SearchUsersArgsSortFollowers    SearchUsersArgsSort = "followers"
-	SearchUsersArgsSortRepositories SearchUsersArgsSort = "repositories"
-	SearchUsersArgsSortJoined       SearchUsersArgsSort = "joined"
-)
-
-// Validate checks v against the JSON Schema it was generated from.
-func (v SearchUsersArgsSort) Validate() error { return types.Validate(v) }
 
 // StarRepositoryArgs is the argument object of the tool "star_repository".
 type StarRepositoryArgs struct {
@@ -3075,7 +2925,7 @@ type UpdatePullRequestArgs struct {
 	// GitHub usernames or ORG/team-slug team reviewers to request reviews from
 	Reviewers []string `json:"reviewers,omitzero"`
 	// New state
-	State *State `json:"state,omitzero"`
+	State *IssueWriteArgsState `json:"state,omitzero"`
 	// New title
 	Title *string `json:"title,omitzero"`
 }
@@ -3112,23 +2962,22 @@ var types = composition.NewTypes(schemas,
 	composition.Describe[ActionsGetArgsMethod](composition.TypeInfo{Doc: "actions_get#inputSchema", Pointer: "/properties/method"}),
 	composition.Describe[ActionsListArgs](composition.TypeInfo{Doc: "actions_list#inputSchema", Required: []string{"method", "owner", "repo"}}),
 	composition.Describe[ActionsListArgsMethod](composition.TypeInfo{Doc: "actions_list#inputSchema", Pointer: "/properties/method"}),
-	composition.Describe[ActionsListArgsWorkflowJobsFilter](composition.TypeInfo{Doc: "actions_list#inputSchema", Pointer: "/properties/workflow_jobs_filter"}),
-	composition.Describe[ActionsListArgsWorkflowJobsFilterFilter](composition.TypeInfo{Doc: "actions_list#inputSchema", Pointer: "/properties/workflow_jobs_filter/properties/filter"}),
-	composition.Describe[ActionsListArgsWorkflowRunsFilter](composition.TypeInfo{Doc: "actions_list#inputSchema", Pointer: "/properties/workflow_runs_filter"}),
-	composition.Describe[ActionsListArgsWorkflowRunsFilterEvent](composition.TypeInfo{Doc: "actions_list#inputSchema", Pointer: "/properties/workflow_runs_filter/properties/event"}),
-	composition.Describe[ActionsListArgsWorkflowRunsFilterStatus](composition.TypeInfo{Doc: "actions_list#inputSchema", Pointer: "/properties/workflow_runs_filter/properties/status"}),
+	composition.Describe[WorkflowJobsFilter](composition.TypeInfo{Doc: "actions_list#inputSchema", Pointer: "/properties/workflow_jobs_filter"}),
+	composition.Describe[WorkflowJobsFilterFilter](composition.TypeInfo{Doc: "actions_list#inputSchema", Base: composition.TypeOf[WorkflowJobsFilter](), Pointer: "/properties/filter"}),
+	composition.Describe[WorkflowRunsFilter](composition.TypeInfo{Doc: "actions_list#inputSchema", Pointer: "/properties/workflow_runs_filter"}),
+	composition.Describe[WorkflowRunsFilterEvent](composition.TypeInfo{Doc: "actions_list#inputSchema", Base: composition.TypeOf[WorkflowRunsFilter](), Pointer: "/properties/event"}),
+	composition.Describe[WorkflowRunsFilterStatus](composition.TypeInfo{Doc: "actions_list#inputSchema", Base: composition.TypeOf[WorkflowRunsFilter](), Pointer: "/properties/status"}),
 	composition.Describe[ActionsRunTriggerArgs](composition.TypeInfo{Doc: "actions_run_trigger#inputSchema", Required: []string{"method", "owner", "repo"}}),
 	composition.Describe[ActionsRunTriggerArgsMethod](composition.TypeInfo{Doc: "actions_run_trigger#inputSchema", Pointer: "/properties/method"}),
 	composition.Describe[AddCommentToPendingReviewArgs](composition.TypeInfo{Doc: "add_comment_to_pending_review#inputSchema", Required: []string{"body", "owner", "path", "pullNumber", "repo", "subjectType"}}),
-	composition.Describe[AddCommentToPendingReviewArgsSide](composition.TypeInfo{Doc: "add_comment_to_pending_review#inputSchema", Pointer: "/properties/side"}),
-	composition.Describe[AddCommentToPendingReviewArgsStartSide](composition.TypeInfo{Doc: "add_comment_to_pending_review#inputSchema", Pointer: "/properties/startSide"}),
-	composition.Describe[AddCommentToPendingReviewArgsSubjectType](composition.TypeInfo{Doc: "add_comment_to_pending_review#inputSchema", Pointer: "/properties/subjectType"}),
+	composition.Describe[Side](composition.TypeInfo{Doc: "add_comment_to_pending_review#inputSchema", Pointer: "/properties/side"}),
+	composition.Describe[SubjectType](composition.TypeInfo{Doc: "add_comment_to_pending_review#inputSchema", Pointer: "/properties/subjectType"}),
 	composition.Describe[AddIssueCommentArgs](composition.TypeInfo{Doc: "add_issue_comment#inputSchema", Required: []string{"issue_number", "owner", "repo"}}),
 	composition.Describe[Reaction](composition.TypeInfo{Doc: "add_issue_comment#inputSchema", Pointer: "/properties/reaction"}),
 	composition.Describe[AddReplyToPullRequestCommentArgs](composition.TypeInfo{Doc: "add_reply_to_pull_request_comment#inputSchema", Required: []string{"commentId", "owner", "repo"}}),
 	composition.Describe[AssignCopilotToIssueArgs](composition.TypeInfo{Doc: "assign_copilot_to_issue#inputSchema", Required: []string{"issue_number", "owner", "repo"}}),
 	composition.Describe[AssignCopilotToIssueWithIntentArgs](composition.TypeInfo{Doc: "assign_copilot_to_issue_with_intent#inputSchema", Required: []string{"confidence", "is_suggestion", "issue_number", "owner", "rationale", "repo"}}),
-	composition.Describe[AssignCopilotToIssueWithIntentArgsConfidence](composition.TypeInfo{Doc: "assign_copilot_to_issue_with_intent#inputSchema", Pointer: "/properties/confidence"}),
+	composition.Describe[Confidence](composition.TypeInfo{Doc: "assign_copilot_to_issue_with_intent#inputSchema", Pointer: "/properties/confidence"}),
 	composition.Describe[CreateBranchArgs](composition.TypeInfo{Doc: "create_branch#inputSchema", Required: []string{"branch", "owner", "repo"}}),
 	composition.Describe[CreateGistArgs](composition.TypeInfo{Doc: "create_gist#inputSchema", Required: []string{"content", "filename"}, Defaults: map[string]string{"public": "false"}}),
 	composition.Describe[CreateOrUpdateFileArgs](composition.TypeInfo{Doc: "create_or_update_file#inputSchema", Required: []string{"branch", "content", "message", "owner", "path", "repo"}}),
@@ -3143,12 +2992,12 @@ var types = composition.NewTypes(schemas,
 	composition.Describe[GetCodeQualityFindingArgs](composition.TypeInfo{Doc: "get_code_quality_finding#inputSchema", Required: []string{"findingNumber", "owner", "repo"}}),
 	composition.Describe[GetCodeScanningAlertArgs](composition.TypeInfo{Doc: "get_code_scanning_alert#inputSchema", Required: []string{"alertNumber", "owner", "repo"}}),
 	composition.Describe[GetCommitArgs](composition.TypeInfo{Doc: "get_commit#inputSchema", Required: []string{"owner", "repo", "sha"}, Defaults: map[string]string{"detail": "\"stats\""}}),
-	composition.Describe[GetCommitArgsDetail](composition.TypeInfo{Doc: "get_commit#inputSchema", Pointer: "/properties/detail"}),
+	composition.Describe[Detail](composition.TypeInfo{Doc: "get_commit#inputSchema", Pointer: "/properties/detail"}),
 	composition.Describe[GetDependabotAlertArgs](composition.TypeInfo{Doc: "get_dependabot_alert#inputSchema", Required: []string{"alertNumber", "owner", "repo"}}),
 	composition.Describe[GetDiscussionArgs](composition.TypeInfo{Doc: "get_discussion#inputSchema", Required: []string{"discussionNumber", "owner", "repo"}}),
 	composition.Describe[GetDiscussionCommentsArgs](composition.TypeInfo{Doc: "get_discussion_comments#inputSchema", Required: []string{"discussionNumber", "owner", "repo"}}),
 	composition.Describe[GetFileContentsArgs](composition.TypeInfo{Doc: "get_file_contents#inputSchema", Required: []string{"owner", "repo"}, Defaults: map[string]string{"path": "\"/\""}}),
-	composition.Describe[GetFileContentsArgsFieldsItem](composition.TypeInfo{Doc: "get_file_contents#inputSchema", Pointer: "/properties/fields/items"}),
+	composition.Describe[GetFileContentsArgsField](composition.TypeInfo{Doc: "get_file_contents#inputSchema", Pointer: "/properties/fields/items"}),
 	composition.Describe[GetGistArgs](composition.TypeInfo{Doc: "get_gist#inputSchema", Required: []string{"gist_id"}}),
 	composition.Describe[GetGlobalSecurityAdvisoryArgs](composition.TypeInfo{Doc: "get_global_security_advisory#inputSchema", Required: []string{"ghsaId"}}),
 	composition.Describe[GetJobLogsArgs](composition.TypeInfo{Doc: "get_job_logs#inputSchema", Required: []string{"owner", "repo"}, Defaults: map[string]string{"tail_lines": "500"}}),
@@ -3164,12 +3013,12 @@ var types = composition.NewTypes(schemas,
 	composition.Describe[IssueReadArgs](composition.TypeInfo{Doc: "issue_read#inputSchema", Required: []string{"issue_number", "method", "owner", "repo"}}),
 	composition.Describe[IssueReadArgsMethod](composition.TypeInfo{Doc: "issue_read#inputSchema", Pointer: "/properties/method"}),
 	composition.Describe[IssueWriteArgs](composition.TypeInfo{Doc: "issue_write#inputSchema", Required: []string{"method", "owner", "repo"}}),
-	composition.Describe[IssueWriteArgsIssueFieldsItem](composition.TypeInfo{Doc: "issue_write#inputSchema", Pointer: "/properties/issue_fields/items", Required: []string{"field_name"}, Closed: true}),
-	composition.Describe[IssueWriteArgsIssueFieldsItemDelete](composition.TypeInfo{Doc: "issue_write#inputSchema", Pointer: "/properties/issue_fields/items/properties/delete"}),
-	composition.Describe[IssueWriteArgsIssueFieldsItemValue](composition.TypeInfo{Doc: "issue_write#inputSchema", Pointer: "/properties/issue_fields/items/properties/value", Union: composition.UnionByKind, Cases: []string{"string", "number", "boolean"}}),
+	composition.Describe[IssueField](composition.TypeInfo{Doc: "issue_write#inputSchema", Pointer: "/properties/issue_fields/items", Required: []string{"field_name"}, Closed: true}),
+	composition.Describe[Delete](composition.TypeInfo{Doc: "issue_write#inputSchema", Base: composition.TypeOf[IssueField](), Pointer: "/properties/delete"}),
+	composition.Describe[Value](composition.TypeInfo{Doc: "issue_write#inputSchema", Base: composition.TypeOf[IssueField](), Pointer: "/properties/value", Union: composition.UnionByKind, Cases: []string{"string", "number", "boolean"}}),
 	composition.Describe[IssueWriteArgsMethod](composition.TypeInfo{Doc: "issue_write#inputSchema", Pointer: "/properties/method"}),
-	composition.Describe[State](composition.TypeInfo{Doc: "issue_write#inputSchema", Pointer: "/properties/state"}),
-	composition.Describe[IssueWriteArgsStateReason](composition.TypeInfo{Doc: "issue_write#inputSchema", Pointer: "/properties/state_reason"}),
+	composition.Describe[IssueWriteArgsState](composition.TypeInfo{Doc: "issue_write#inputSchema", Pointer: "/properties/state"}),
+	composition.Describe[StateReason](composition.TypeInfo{Doc: "issue_write#inputSchema", Pointer: "/properties/state_reason"}),
 	composition.Describe[LabelWriteArgs](composition.TypeInfo{Doc: "label_write#inputSchema", Required: []string{"method", "name", "owner", "repo"}}),
 	composition.Describe[LabelWriteArgsMethod](composition.TypeInfo{Doc: "label_write#inputSchema", Pointer: "/properties/method"}),
 	composition.Describe[ListBranchesArgs](composition.TypeInfo{Doc: "list_branches#inputSchema", Required: []string{"owner", "repo"}}),
@@ -3177,102 +3026,93 @@ var types = composition.NewTypes(schemas,
 	composition.Describe[ListCodeScanningAlertsArgsSeverity](composition.TypeInfo{Doc: "list_code_scanning_alerts#inputSchema", Pointer: "/properties/severity"}),
 	composition.Describe[ListCodeScanningAlertsArgsState](composition.TypeInfo{Doc: "list_code_scanning_alerts#inputSchema", Pointer: "/properties/state"}),
 	composition.Describe[ListCommitsArgs](composition.TypeInfo{Doc: "list_commits#inputSchema", Required: []string{"owner", "repo"}}),
-	composition.Describe[ListCommitsArgsFieldsItem](composition.TypeInfo{Doc: "list_commits#inputSchema", Pointer: "/properties/fields/items"}),
+	composition.Describe[ListCommitsArgsField](composition.TypeInfo{Doc: "list_commits#inputSchema", Pointer: "/properties/fields/items"}),
 	composition.Describe[ListDependabotAlertsArgs](composition.TypeInfo{Doc: "list_dependabot_alerts#inputSchema", Required: []string{"owner", "repo"}, Defaults: map[string]string{"state": "\"open\""}}),
 	composition.Describe[ListDependabotAlertsArgsSeverity](composition.TypeInfo{Doc: "list_dependabot_alerts#inputSchema", Pointer: "/properties/severity"}),
 	composition.Describe[ListDependabotAlertsArgsState](composition.TypeInfo{Doc: "list_dependabot_alerts#inputSchema", Pointer: "/properties/state"}),
 	composition.Describe[ListDiscussionCategoriesArgs](composition.TypeInfo{Doc: "list_discussion_categories#inputSchema", Required: []string{"owner"}}),
 	composition.Describe[ListDiscussionsArgs](composition.TypeInfo{Doc: "list_discussions#inputSchema", Required: []string{"owner"}}),
-	composition.Describe[ListDiscussionsArgsDirection](composition.TypeInfo{Doc: "list_discussions#inputSchema", Pointer: "/properties/direction"}),
+	composition.Describe[Direction](composition.TypeInfo{Doc: "list_discussions#inputSchema", Pointer: "/properties/direction"}),
 	composition.Describe[ListDiscussionsArgsOrderBy](composition.TypeInfo{Doc: "list_discussions#inputSchema", Pointer: "/properties/orderBy"}),
 	composition.Describe[ListGistsArgs](composition.TypeInfo{Doc: "list_gists#inputSchema"}),
 	composition.Describe[ListGlobalSecurityAdvisoriesArgs](composition.TypeInfo{Doc: "list_global_security_advisories#inputSchema", Defaults: map[string]string{"type": "\"reviewed\""}}),
-	composition.Describe[ListGlobalSecurityAdvisoriesArgsEcosystem](composition.TypeInfo{Doc: "list_global_security_advisories#inputSchema", Pointer: "/properties/ecosystem"}),
+	composition.Describe[Ecosystem](composition.TypeInfo{Doc: "list_global_security_advisories#inputSchema", Pointer: "/properties/ecosystem"}),
 	composition.Describe[ListGlobalSecurityAdvisoriesArgsSeverity](composition.TypeInfo{Doc: "list_global_security_advisories#inputSchema", Pointer: "/properties/severity"}),
-	composition.Describe[ListGlobalSecurityAdvisoriesArgsType](composition.TypeInfo{Doc: "list_global_security_advisories#inputSchema", Pointer: "/properties/type"}),
+	composition.Describe[Type](composition.TypeInfo{Doc: "list_global_security_advisories#inputSchema", Pointer: "/properties/type"}),
 	composition.Describe[ListIssueFieldsArgs](composition.TypeInfo{Doc: "list_issue_fields#inputSchema", Required: []string{"owner"}}),
 	composition.Describe[ListIssueTypesArgs](composition.TypeInfo{Doc: "list_issue_types#inputSchema", Required: []string{"owner"}}),
 	composition.Describe[ListIssuesArgs](composition.TypeInfo{Doc: "list_issues#inputSchema", Required: []string{"owner", "repo"}}),
-	composition.Describe[ListIssuesArgsDirection](composition.TypeInfo{Doc: "list_issues#inputSchema", Pointer: "/properties/direction"}),
-	composition.Describe[ListIssuesArgsFieldFiltersItem](composition.TypeInfo{Doc: "list_issues#inputSchema", Pointer: "/properties/field_filters/items", Required: []string{"field_name", "value"}}),
-	composition.Describe[ListIssuesArgsFieldsItem](composition.TypeInfo{Doc: "list_issues#inputSchema", Pointer: "/properties/fields/items"}),
+	composition.Describe[FieldFilter](composition.TypeInfo{Doc: "list_issues#inputSchema", Pointer: "/properties/field_filters/items", Required: []string{"field_name", "value"}}),
+	composition.Describe[ListIssuesArgsField](composition.TypeInfo{Doc: "list_issues#inputSchema", Pointer: "/properties/fields/items"}),
 	composition.Describe[ListIssuesArgsOrderBy](composition.TypeInfo{Doc: "list_issues#inputSchema", Pointer: "/properties/orderBy"}),
 	composition.Describe[ListIssuesArgsState](composition.TypeInfo{Doc: "list_issues#inputSchema", Pointer: "/properties/state"}),
 	composition.Describe[ListLabelArgs](composition.TypeInfo{Doc: "list_label#inputSchema", Required: []string{"owner", "repo"}}),
 	composition.Describe[ListNotificationsArgs](composition.TypeInfo{Doc: "list_notifications#inputSchema"}),
 	composition.Describe[ListNotificationsArgsFilter](composition.TypeInfo{Doc: "list_notifications#inputSchema", Pointer: "/properties/filter"}),
 	composition.Describe[ListOrgRepositorySecurityAdvisoriesArgs](composition.TypeInfo{Doc: "list_org_repository_security_advisories#inputSchema", Required: []string{"org"}}),
-	composition.Describe[Direction](composition.TypeInfo{Doc: "list_org_repository_security_advisories#inputSchema", Pointer: "/properties/direction"}),
-	composition.Describe[Sort](composition.TypeInfo{Doc: "list_org_repository_security_advisories#inputSchema", Pointer: "/properties/sort"}),
+	composition.Describe[Order](composition.TypeInfo{Doc: "list_org_repository_security_advisories#inputSchema", Pointer: "/properties/direction"}),
+	composition.Describe[ListOrgRepositorySecurityAdvisoriesArgsSort](composition.TypeInfo{Doc: "list_org_repository_security_advisories#inputSchema", Pointer: "/properties/sort"}),
 	composition.Describe[ListOrgRepositorySecurityAdvisoriesArgsState](composition.TypeInfo{Doc: "list_org_repository_security_advisories#inputSchema", Pointer: "/properties/state"}),
 	composition.Describe[ListPullRequestsArgs](composition.TypeInfo{Doc: "list_pull_requests#inputSchema", Required: []string{"owner", "repo"}}),
-	composition.Describe[ListPullRequestsArgsDirection](composition.TypeInfo{Doc: "list_pull_requests#inputSchema", Pointer: "/properties/direction"}),
-	composition.Describe[ListPullRequestsArgsFieldsItem](composition.TypeInfo{Doc: "list_pull_requests#inputSchema", Pointer: "/properties/fields/items"}),
+	composition.Describe[ListPullRequestsArgsField](composition.TypeInfo{Doc: "list_pull_requests#inputSchema", Pointer: "/properties/fields/items"}),
 	composition.Describe[ListPullRequestsArgsSort](composition.TypeInfo{Doc: "list_pull_requests#inputSchema", Pointer: "/properties/sort"}),
 	composition.Describe[ListPullRequestsArgsState](composition.TypeInfo{Doc: "list_pull_requests#inputSchema", Pointer: "/properties/state"}),
 	composition.Describe[ListReleasesArgs](composition.TypeInfo{Doc: "list_releases#inputSchema", Required: []string{"owner", "repo"}}),
-	composition.Describe[ListReleasesArgsFieldsItem](composition.TypeInfo{Doc: "list_releases#inputSchema", Pointer: "/properties/fields/items"}),
+	composition.Describe[ListReleasesArgsField](composition.TypeInfo{Doc: "list_releases#inputSchema", Pointer: "/properties/fields/items"}),
 	composition.Describe[ListRepositoryCollaboratorsArgs](composition.TypeInfo{Doc: "list_repository_collaborators#inputSchema", Required: []string{"owner", "repo"}}),
-	composition.Describe[ListRepositoryCollaboratorsArgsAffiliation](composition.TypeInfo{Doc: "list_repository_collaborators#inputSchema", Pointer: "/properties/affiliation"}),
+	composition.Describe[Affiliation](composition.TypeInfo{Doc: "list_repository_collaborators#inputSchema", Pointer: "/properties/affiliation"}),
 	composition.Describe[ListRepositorySecurityAdvisoriesArgs](composition.TypeInfo{Doc: "list_repository_security_advisories#inputSchema", Required: []string{"owner", "repo"}}),
 	composition.Describe[ListSecretScanningAlertsArgs](composition.TypeInfo{Doc: "list_secret_scanning_alerts#inputSchema", Required: []string{"owner", "repo"}}),
-	composition.Describe[ListSecretScanningAlertsArgsResolution](composition.TypeInfo{Doc: "list_secret_scanning_alerts#inputSchema", Pointer: "/properties/resolution"}),
+	composition.Describe[Resolution](composition.TypeInfo{Doc: "list_secret_scanning_alerts#inputSchema", Pointer: "/properties/resolution"}),
 	composition.Describe[ListSecretScanningAlertsArgsState](composition.TypeInfo{Doc: "list_secret_scanning_alerts#inputSchema", Pointer: "/properties/state"}),
 	composition.Describe[ListStarredRepositoriesArgs](composition.TypeInfo{Doc: "list_starred_repositories#inputSchema"}),
-	composition.Describe[ListStarredRepositoriesArgsDirection](composition.TypeInfo{Doc: "list_starred_repositories#inputSchema", Pointer: "/properties/direction"}),
 	composition.Describe[ListStarredRepositoriesArgsSort](composition.TypeInfo{Doc: "list_starred_repositories#inputSchema", Pointer: "/properties/sort"}),
 	composition.Describe[ListTagsArgs](composition.TypeInfo{Doc: "list_tags#inputSchema", Required: []string{"owner", "repo"}}),
 	composition.Describe[ManageNotificationSubscriptionArgs](composition.TypeInfo{Doc: "manage_notification_subscription#inputSchema", Required: []string{"action", "notificationID"}}),
-	composition.Describe[ManageNotificationSubscriptionArgsAction](composition.TypeInfo{Doc: "manage_notification_subscription#inputSchema", Pointer: "/properties/action"}),
+	composition.Describe[Action](composition.TypeInfo{Doc: "manage_notification_subscription#inputSchema", Pointer: "/properties/action"}),
 	composition.Describe[ManageRepositoryNotificationSubscriptionArgs](composition.TypeInfo{Doc: "manage_repository_notification_subscription#inputSchema", Required: []string{"action", "owner", "repo"}}),
-	composition.Describe[ManageRepositoryNotificationSubscriptionArgsAction](composition.TypeInfo{Doc: "manage_repository_notification_subscription#inputSchema", Pointer: "/properties/action"}),
 	composition.Describe[MarkAllNotificationsReadArgs](composition.TypeInfo{Doc: "mark_all_notifications_read#inputSchema"}),
 	composition.Describe[MergePullRequestArgs](composition.TypeInfo{Doc: "merge_pull_request#inputSchema", Required: []string{"owner", "pullNumber", "repo"}}),
-	composition.Describe[MergePullRequestArgsMergeMethod](composition.TypeInfo{Doc: "merge_pull_request#inputSchema", Pointer: "/properties/merge_method"}),
+	composition.Describe[MergeMethod](composition.TypeInfo{Doc: "merge_pull_request#inputSchema", Pointer: "/properties/merge_method"}),
 	composition.Describe[ProjectsGetArgs](composition.TypeInfo{Doc: "projects_get#inputSchema", Required: []string{"method"}}),
 	composition.Describe[ProjectsGetArgsMethod](composition.TypeInfo{Doc: "projects_get#inputSchema", Pointer: "/properties/method"}),
-	composition.Describe[ProjectsGetArgsOwnerType](composition.TypeInfo{Doc: "projects_get#inputSchema", Pointer: "/properties/owner_type"}),
+	composition.Describe[OwnerType](composition.TypeInfo{Doc: "projects_get#inputSchema", Pointer: "/properties/owner_type"}),
 	composition.Describe[ProjectsListArgs](composition.TypeInfo{Doc: "projects_list#inputSchema", Required: []string{"method", "owner"}}),
 	composition.Describe[ProjectsListArgsMethod](composition.TypeInfo{Doc: "projects_list#inputSchema", Pointer: "/properties/method"}),
-	composition.Describe[ProjectsListArgsOwnerType](composition.TypeInfo{Doc: "projects_list#inputSchema", Pointer: "/properties/owner_type"}),
 	composition.Describe[ProjectsWriteArgs](composition.TypeInfo{Doc: "projects_write#inputSchema", Required: []string{"method", "owner"}}),
-	composition.Describe[ProjectsWriteArgsItemType](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/item_type"}),
-	composition.Describe[ProjectsWriteArgsItemsItem](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/items/items", Union: composition.UnionByRequired, Cases: []string{"node_id", "item_id", "item_owner"}}),
-	composition.Describe[ProjectsWriteArgsItemsItemNodeID](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/items/items/oneOf/0", Required: []string{"node_id"}, Closed: true}),
-	composition.Describe[ProjectsWriteArgsItemsItemItemID](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/items/items/oneOf/1", Required: []string{"item_id"}, Closed: true}),
-	composition.Describe[ProjectsWriteArgsItemsItemItemOwner](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/items/items/oneOf/2", Required: []string{"issue_number", "item_owner", "item_repo"}, Closed: true}),
-	composition.Describe[ProjectsWriteArgsIterationsItem](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/iterations/items", Required: []string{"duration", "start_date", "title"}, Closed: true}),
+	composition.Describe[ItemType](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/item_type"}),
+	composition.Describe[Item](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/items/items", Union: composition.UnionByRequired, Cases: []string{"node_id", "item_id", "item_owner"}}),
+	composition.Describe[ItemNodeID](composition.TypeInfo{Doc: "projects_write#inputSchema", Base: composition.TypeOf[Item](), Pointer: "/oneOf/0", Required: []string{"node_id"}, Closed: true}),
+	composition.Describe[ItemItemID](composition.TypeInfo{Doc: "projects_write#inputSchema", Base: composition.TypeOf[Item](), Pointer: "/oneOf/1", Required: []string{"item_id"}, Closed: true}),
+	composition.Describe[ItemItemOwner](composition.TypeInfo{Doc: "projects_write#inputSchema", Base: composition.TypeOf[Item](), Pointer: "/oneOf/2", Required: []string{"issue_number", "item_owner", "item_repo"}, Closed: true}),
+	composition.Describe[Iteration](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/iterations/items", Required: []string{"duration", "start_date", "title"}, Closed: true}),
 	composition.Describe[ProjectsWriteArgsMethod](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/method"}),
-	composition.Describe[ProjectsWriteArgsOwnerType](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/owner_type"}),
 	composition.Describe[ProjectsWriteArgsStatus](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/status"}),
-	composition.Describe[ProjectsWriteArgsUpdatedField](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/updated_field", Union: composition.UnionByRequired, Cases: []string{"id", "name"}}),
-	composition.Describe[ProjectsWriteArgsUpdatedFieldID](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/updated_field/oneOf/0", Required: []string{"id", "value"}, Closed: true}),
-	composition.Describe[ProjectsWriteArgsUpdatedFieldName](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/updated_field/oneOf/1", Required: []string{"name", "value"}, Closed: true}),
+	composition.Describe[UpdatedField](composition.TypeInfo{Doc: "projects_write#inputSchema", Pointer: "/properties/updated_field", Union: composition.UnionByRequired, Cases: []string{"id", "name"}}),
+	composition.Describe[UpdatedFieldID](composition.TypeInfo{Doc: "projects_write#inputSchema", Base: composition.TypeOf[UpdatedField](), Pointer: "/oneOf/0", Required: []string{"id", "value"}, Closed: true}),
+	composition.Describe[UpdatedFieldName](composition.TypeInfo{Doc: "projects_write#inputSchema", Base: composition.TypeOf[UpdatedField](), Pointer: "/oneOf/1", Required: []string{"name", "value"}, Closed: true}),
 	composition.Describe[PullRequestReadArgs](composition.TypeInfo{Doc: "pull_request_read#inputSchema", Required: []string{"method", "owner", "pullNumber", "repo"}}),
 	composition.Describe[PullRequestReadArgsMethod](composition.TypeInfo{Doc: "pull_request_read#inputSchema", Pointer: "/properties/method"}),
 	composition.Describe[PullRequestReviewWriteArgs](composition.TypeInfo{Doc: "pull_request_review_write#inputSchema", Required: []string{"method", "owner", "pullNumber", "repo"}}),
 	composition.Describe[PullRequestReviewWriteArgsEvent](composition.TypeInfo{Doc: "pull_request_review_write#inputSchema", Pointer: "/properties/event"}),
 	composition.Describe[PullRequestReviewWriteArgsMethod](composition.TypeInfo{Doc: "pull_request_review_write#inputSchema", Pointer: "/properties/method"}),
 	composition.Describe[PushFilesArgs](composition.TypeInfo{Doc: "push_files#inputSchema", Required: []string{"branch", "files", "message", "owner", "repo"}}),
-	composition.Describe[PushFilesArgsFilesItem](composition.TypeInfo{Doc: "push_files#inputSchema", Pointer: "/properties/files/items", Required: []string{"content", "path"}, Closed: true}),
+	composition.Describe[File](composition.TypeInfo{Doc: "push_files#inputSchema", Pointer: "/properties/files/items", Required: []string{"content", "path"}, Closed: true}),
 	composition.Describe[RequestCopilotReviewArgs](composition.TypeInfo{Doc: "request_copilot_review#inputSchema", Required: []string{"owner", "pullNumber", "repo"}}),
 	composition.Describe[SearchCodeArgs](composition.TypeInfo{Doc: "search_code#inputSchema", Required: []string{"query"}}),
-	composition.Describe[SearchCodeArgsFieldsItem](composition.TypeInfo{Doc: "search_code#inputSchema", Pointer: "/properties/fields/items"}),
-	composition.Describe[SearchCodeArgsOrder](composition.TypeInfo{Doc: "search_code#inputSchema", Pointer: "/properties/order"}),
+	composition.Describe[SearchCodeArgsField](composition.TypeInfo{Doc: "search_code#inputSchema", Pointer: "/properties/fields/items"}),
 	composition.Describe[SearchCommitsArgs](composition.TypeInfo{Doc: "search_commits#inputSchema", Required: []string{"query"}}),
-	composition.Describe[Order](composition.TypeInfo{Doc: "search_commits#inputSchema", Pointer: "/properties/order"}),
 	composition.Describe[SearchCommitsArgsSort](composition.TypeInfo{Doc: "search_commits#inputSchema", Pointer: "/properties/sort"}),
 	composition.Describe[SearchIssuesArgs](composition.TypeInfo{Doc: "search_issues#inputSchema", Required: []string{"query"}}),
-	composition.Describe[SearchIssuesArgsFieldsItem](composition.TypeInfo{Doc: "search_issues#inputSchema", Pointer: "/properties/fields/items"}),
+	composition.Describe[SearchIssuesArgsField](composition.TypeInfo{Doc: "search_issues#inputSchema", Pointer: "/properties/fields/items"}),
 	composition.Describe[SearchIssuesArgsSort](composition.TypeInfo{Doc: "search_issues#inputSchema", Pointer: "/properties/sort"}),
 	composition.Describe[SearchOrgsArgs](composition.TypeInfo{Doc: "search_orgs#inputSchema", Required: []string{"query"}}),
 	composition.Describe[SearchOrgsArgsSort](composition.TypeInfo{Doc: "search_orgs#inputSchema", Pointer: "/properties/sort"}),
 	composition.Describe[SearchPullRequestsArgs](composition.TypeInfo{Doc: "search_pull_requests#inputSchema", Required: []string{"query"}}),
-	composition.Describe[SearchPullRequestsArgsFieldsItem](composition.TypeInfo{Doc: "search_pull_requests#inputSchema", Pointer: "/properties/fields/items"}),
+	composition.Describe[SearchPullRequestsArgsField](composition.TypeInfo{Doc: "search_pull_requests#inputSchema", Pointer: "/properties/fields/items"}),
 	composition.Describe[SearchRepositoriesArgs](composition.TypeInfo{Doc: "search_repositories#inputSchema", Required: []string{"query"}, Defaults: map[string]string{"minimal_output": "true"}}),
 	composition.Describe[SearchRepositoriesArgsSort](composition.TypeInfo{Doc: "search_repositories#inputSchema", Pointer: "/properties/sort"}),
 	composition.Describe[SearchUsersArgs](composition.TypeInfo{Doc: "search_users#inputSchema", Required: []string{"query"}}),
-	composition.Describe[SearchUsersArgsSort](composition.TypeInfo{Doc: "search_users#inputSchema", Pointer: "/properties/sort"}),
 	composition.Describe[StarRepositoryArgs](composition.TypeInfo{Doc: "star_repository#inputSchema", Required: []string{"owner", "repo"}}),
 	composition.Describe[SubIssueWriteArgs](composition.TypeInfo{Doc: "sub_issue_write#inputSchema", Required: []string{"issue_number", "method", "owner", "repo", "sub_issue_id"}}),
 	composition.Describe[UnstarRepositoryArgs](composition.TypeInfo{Doc: "unstar_repository#inputSchema", Required: []string{"owner", "repo"}}),

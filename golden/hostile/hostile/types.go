@@ -10,7 +10,7 @@ import (
 
 // FetchArgs is the argument object of the tool "fetch".
 type FetchArgs struct {
-	Src FetchArgsSrc `json:"src"`
+	Src Src `json:"src"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -18,41 +18,41 @@ func (v FetchArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *FetchArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v FetchArgs) Validate() error                  { return types.Validate(v) }
 
-// FetchArgsSrc is the type of FetchArgs.Src.
+// Src is the type of FetchArgs.Src.
 //
 // It is one of several objects, told apart by a required property only one of them has; exactly one field is set.
-type FetchArgsSrc struct {
-	URL       *FetchArgsSrcURL
-	LocalFile *FetchArgsSrcLocalFile
+type Src struct {
+	URL       *SrcURL
+	LocalFile *LocalFile
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v FetchArgsSrc) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *FetchArgsSrc) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v FetchArgsSrc) Validate() error                  { return types.Validate(v) }
+func (v Src) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Src) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Src) Validate() error                  { return types.Validate(v) }
 
-// FetchArgsSrcURL is the schema at #/properties/src/oneOf/0.
-type FetchArgsSrcURL struct {
+// SrcURL is the schema at #/properties/src/oneOf/0.
+type SrcURL struct {
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v FetchArgsSrcURL) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *FetchArgsSrcURL) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v FetchArgsSrcURL) Validate() error                  { return types.Validate(v) }
+func (v SrcURL) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SrcURL) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SrcURL) Validate() error                  { return types.Validate(v) }
 
-// FetchArgsSrcLocalFile is the schema at #/properties/src/oneOf/1.
+// LocalFile is the schema at #/properties/src/oneOf/1.
 //
 // Local file
-type FetchArgsSrcLocalFile struct {
+type LocalFile struct {
 	Path string `json:"path"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v FetchArgsSrcLocalFile) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *FetchArgsSrcLocalFile) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v FetchArgsSrcLocalFile) Validate() error                  { return types.Validate(v) }
+func (v LocalFile) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *LocalFile) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v LocalFile) Validate() error                  { return types.Validate(v) }
 
 // FindArgs is the argument object of the tool "find".
 type FindArgs struct {
@@ -66,7 +66,7 @@ func (v FindArgs) Validate() error                  { return types.Validate(v) }
 
 // PointArgs is the argument object of the tool "point".
 type PointArgs struct {
-	At PointArgsAt `json:"at"`
+	At At `json:"at"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -74,23 +74,23 @@ func (v PointArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *PointArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v PointArgs) Validate() error                  { return types.Validate(v) }
 
-// PointArgsAt is the type of PointArgs.At.
+// At is the type of PointArgs.At.
 //
 // It is a tuple: a JSON array whose items are the fields, in order.
-type PointArgsAt struct {
+type At struct {
 	V0 float64
 	V1 float64
 	V2 *string
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v PointArgsAt) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *PointArgsAt) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v PointArgsAt) Validate() error                  { return types.Validate(v) }
+func (v At) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *At) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v At) Validate() error                  { return types.Validate(v) }
 
 // PointResult is the result of the tool "point".
 type PointResult struct {
-	Path PointResultPath `json:"path"`
+	Path Path `json:"path"`
 	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
@@ -100,19 +100,19 @@ func (v PointResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v)
 func (v *PointResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v PointResult) Validate() error                  { return types.Validate(v) }
 
-// PointResultPath is the type of PointResult.Path.
+// Path is the type of PointResult.Path.
 //
 // It is a tuple: a JSON array whose items are the fields, in order.
-type PointResultPath struct {
+type Path struct {
 	V0 *string
 	// Rest holds the items after the positional ones.
 	Rest []int64
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v PointResultPath) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *PointResultPath) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v PointResultPath) Validate() error                  { return types.Validate(v) }
+func (v Path) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Path) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Path) Validate() error                  { return types.Validate(v) }
 
 // ReadNote2Args is the argument object of the tool "read_note".
 type ReadNote2Args struct {
@@ -124,15 +124,15 @@ type ReadNote2Args struct {
 	MaxLines *int64                        `json:"maxLines,omitzero"`
 	FooBar   *string                       `json:"foo-bar,omitzero"`
 	FooBar2  *float64                      `json:"foo_bar,omitzero"`
-	Type     ReadNote2ArgsType             `json:"type"`
+	Type     Type                          `json:"type"`
 	X2Fa     *bool                         `json:"2fa,omitzero"`
 	X名前      composition.Nullable[string]  `json:"名前,omitzero"`
-	Range    *ReadNote2ArgsRange           `json:"range,omitzero"`
-	Func     *ReadNote2ArgsFunc            `json:"func,omitzero"`
-	Items    []ReadNote2ArgsItemsItem      `json:"items,omitzero"`
+	Range    *Range                        `json:"range,omitzero"`
+	Func     *Func                         `json:"func,omitzero"`
+	Items    []Item                        `json:"items,omitzero"`
 	Meta     map[string]json.RawMessage    `json:"meta,omitzero"`
 	Extra    map[string]int64              `json:"extra,omitzero"`
-	Shape    *ReadNote2ArgsShape           `json:"shape,omitzero"`
+	Shape    *Shape                        `json:"shape,omitzero"`
 	Maybe    composition.Nullable[Address] `json:"maybe,omitzero"`
 }
 
@@ -141,85 +141,85 @@ func (v ReadNote2Args) MarshalJSON() ([]byte, error)     { return types.Marshal(
 func (v *ReadNote2Args) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ReadNote2Args) Validate() error                  { return types.Validate(v) }
 
-// ReadNote2ArgsType is the type of ReadNote2Args.Type.
-type ReadNote2ArgsType string
+// Type is the type of ReadNote2Args.Type.
+type Type string
 
-// The values of ReadNote2ArgsType.
+// The values of Type.
 const (
-	ReadNote2ArgsTypeA  ReadNote2ArgsType = "a"
-	ReadNote2ArgsTypeA2 ReadNote2ArgsType = "A"
-	ReadNote2ArgsTypeB  ReadNote2ArgsType = "b"
+	TypeA  Type = "a"
+	TypeA2 Type = "A"
+	TypeB  Type = "b"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ReadNote2ArgsType) Validate() error { return types.Validate(v) }
+func (v Type) Validate() error { return types.Validate(v) }
 
-// ReadNote2ArgsRange is the type of ReadNote2Args.Range.
+// Range is the type of ReadNote2Args.Range.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
-type ReadNote2ArgsRange struct {
+type Range struct {
 	Bool   *bool
 	String *string
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ReadNote2ArgsRange) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *ReadNote2ArgsRange) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v ReadNote2ArgsRange) Validate() error                  { return types.Validate(v) }
+func (v Range) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Range) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Range) Validate() error                  { return types.Validate(v) }
 
-// ReadNote2ArgsFunc is the type of ReadNote2Args.Func.
-type ReadNote2ArgsFunc string
+// Func is the type of ReadNote2Args.Func.
+type Func string
 
-// The values of ReadNote2ArgsFunc.
+// The values of Func.
 const (
-	ReadNote2ArgsFuncX ReadNote2ArgsFunc = "x"
+	FuncX Func = "x"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ReadNote2ArgsFunc) Validate() error { return types.Validate(v) }
+func (v Func) Validate() error { return types.Validate(v) }
 
-// ReadNote2ArgsItemsItem is the type of the items of ReadNote2Args.Items.
-type ReadNote2ArgsItemsItem struct {
+// Item is the type of the items of ReadNote2Args.Items.
+type Item struct {
 	Content *string `json:"content,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ReadNote2ArgsItemsItem) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *ReadNote2ArgsItemsItem) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v ReadNote2ArgsItemsItem) Validate() error                  { return types.Validate(v) }
+func (v Item) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Item) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Item) Validate() error                  { return types.Validate(v) }
 
-// ReadNote2ArgsShape is the type of ReadNote2Args.Shape.
+// Shape is the type of ReadNote2Args.Shape.
 //
 // It is one of several objects, told apart by their "kind" property; exactly one field is set.
-type ReadNote2ArgsShape struct {
-	Circle *ReadNote2ArgsShapeCircle
-	Square *ReadNote2ArgsShapeSquare
+type Shape struct {
+	Circle *ShapeCircle
+	Square *ShapeSquare
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ReadNote2ArgsShape) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *ReadNote2ArgsShape) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v ReadNote2ArgsShape) Validate() error                  { return types.Validate(v) }
+func (v Shape) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Shape) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Shape) Validate() error                  { return types.Validate(v) }
 
-// ReadNote2ArgsShapeCircle is the schema at #/properties/shape/oneOf/0.
-type ReadNote2ArgsShapeCircle struct {
+// ShapeCircle is the schema at #/properties/shape/oneOf/0.
+type ShapeCircle struct {
 	Radius float64 `json:"radius"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ReadNote2ArgsShapeCircle) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *ReadNote2ArgsShapeCircle) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v ReadNote2ArgsShapeCircle) Validate() error                  { return types.Validate(v) }
+func (v ShapeCircle) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ShapeCircle) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ShapeCircle) Validate() error                  { return types.Validate(v) }
 
-// ReadNote2ArgsShapeSquare is the schema at #/properties/shape/oneOf/1.
-type ReadNote2ArgsShapeSquare struct {
+// ShapeSquare is the schema at #/properties/shape/oneOf/1.
+type ShapeSquare struct {
 	Side *float64 `json:"side,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ReadNote2ArgsShapeSquare) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *ReadNote2ArgsShapeSquare) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v ReadNote2ArgsShapeSquare) Validate() error                  { return types.Validate(v) }
+func (v ShapeSquare) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ShapeSquare) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ShapeSquare) Validate() error                  { return types.Validate(v) }
 
 // Address is the schema at #/$defs/Address.
 type Address struct {
@@ -265,22 +265,22 @@ func (v StrictResult) Validate() error { return types.Validate(v) }
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
 var types = composition.NewTypes(schemas,
 	composition.Describe[FetchArgs](composition.TypeInfo{Doc: "fetch#inputSchema", Required: []string{"src"}}),
-	composition.Describe[FetchArgsSrc](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src", Union: composition.UnionByRequired, Cases: []string{"url", "path"}}),
-	composition.Describe[FetchArgsSrcURL](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src/oneOf/0", Required: []string{"url"}}),
-	composition.Describe[FetchArgsSrcLocalFile](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src/oneOf/1", Required: []string{"path"}}),
+	composition.Describe[Src](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src", Union: composition.UnionByRequired, Cases: []string{"url", "path"}}),
+	composition.Describe[SrcURL](composition.TypeInfo{Doc: "fetch#inputSchema", Base: composition.TypeOf[Src](), Pointer: "/oneOf/0", Required: []string{"url"}}),
+	composition.Describe[LocalFile](composition.TypeInfo{Doc: "fetch#inputSchema", Base: composition.TypeOf[Src](), Pointer: "/oneOf/1", Required: []string{"path"}}),
 	composition.Describe[FindArgs](composition.TypeInfo{Doc: "find#inputSchema", Required: []string{"id"}}),
 	composition.Describe[PointArgs](composition.TypeInfo{Doc: "point#inputSchema", Required: []string{"at"}}),
-	composition.Describe[PointArgsAt](composition.TypeInfo{Doc: "point#inputSchema", Pointer: "/properties/at", Tuple: 3, MinItems: 2}),
+	composition.Describe[At](composition.TypeInfo{Doc: "point#inputSchema", Pointer: "/properties/at", Tuple: 3, MinItems: 2}),
 	composition.Describe[PointResult](composition.TypeInfo{Doc: "point#outputSchema", Required: []string{"path"}, Extra: "AdditionalProperties"}),
-	composition.Describe[PointResultPath](composition.TypeInfo{Doc: "point#outputSchema", Pointer: "/properties/path", Tuple: 1}),
+	composition.Describe[Path](composition.TypeInfo{Doc: "point#outputSchema", Pointer: "/properties/path", Tuple: 1}),
 	composition.Describe[ReadNote2Args](composition.TypeInfo{Doc: "read_note#inputSchema", Required: []string{"id", "type"}, Defaults: map[string]string{"maxLines": "10"}}),
-	composition.Describe[ReadNote2ArgsType](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/type"}),
-	composition.Describe[ReadNote2ArgsRange](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/range", Union: composition.UnionByKind, Cases: []string{"boolean", "string"}}),
-	composition.Describe[ReadNote2ArgsFunc](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/func"}),
-	composition.Describe[ReadNote2ArgsItemsItem](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/items/items"}),
-	composition.Describe[ReadNote2ArgsShape](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape", Union: composition.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"square\""}}),
-	composition.Describe[ReadNote2ArgsShapeCircle](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape/oneOf/0", Required: []string{"radius", "kind"}, Tag: "kind", TagValue: "\"circle\""}),
-	composition.Describe[ReadNote2ArgsShapeSquare](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape/oneOf/1", Required: []string{"kind"}, Tag: "kind", TagValue: "\"square\""}),
+	composition.Describe[Type](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/type"}),
+	composition.Describe[Range](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/range", Union: composition.UnionByKind, Cases: []string{"boolean", "string"}}),
+	composition.Describe[Func](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/func"}),
+	composition.Describe[Item](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/items/items"}),
+	composition.Describe[Shape](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape", Union: composition.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"square\""}}),
+	composition.Describe[ShapeCircle](composition.TypeInfo{Doc: "read_note#inputSchema", Base: composition.TypeOf[Shape](), Pointer: "/oneOf/0", Required: []string{"radius", "kind"}, Tag: "kind", TagValue: "\"circle\""}),
+	composition.Describe[ShapeSquare](composition.TypeInfo{Doc: "read_note#inputSchema", Base: composition.TypeOf[Shape](), Pointer: "/oneOf/1", Required: []string{"kind"}, Tag: "kind", TagValue: "\"square\""}),
 	composition.Describe[Address](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/$defs/Address"}),
 	composition.Describe[ReadNote2Result](composition.TypeInfo{Doc: "read_note#outputSchema", Required: []string{"text"}, Extra: "AdditionalProperties"}),
 	composition.Describe[StrictArgs](composition.TypeInfo{Doc: "strict#inputSchema", Required: []string{"name"}, Closed: true}),

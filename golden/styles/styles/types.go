@@ -10,9 +10,9 @@ import (
 
 // DirectMapArgs is the argument object of the tool "direct_map".
 type DirectMapArgs struct {
-	Amount   float64               `json:"amount"`
-	Currency DirectMapArgsCurrency `json:"currency"`
-	Tags     []string              `json:"tags,omitzero"`
+	Amount   float64  `json:"amount"`
+	Currency Currency `json:"currency"`
+	Tags     []string `json:"tags,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -20,17 +20,17 @@ func (v DirectMapArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(
 func (v *DirectMapArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v DirectMapArgs) Validate() error                  { return types.Validate(v) }
 
-// DirectMapArgsCurrency is the type of DirectMapArgs.Currency.
-type DirectMapArgsCurrency string
+// Currency is the type of DirectMapArgs.Currency.
+type Currency string
 
-// The values of DirectMapArgsCurrency.
+// The values of Currency.
 const (
-	DirectMapArgsCurrencyEUR DirectMapArgsCurrency = "EUR"
-	DirectMapArgsCurrencyUSD DirectMapArgsCurrency = "USD"
+	CurrencyEUR Currency = "EUR"
+	CurrencyUSD Currency = "USD"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v DirectMapArgsCurrency) Validate() error { return types.Validate(v) }
+func (v Currency) Validate() error { return types.Validate(v) }
 
 // Draft04RangeArgs is the argument object of the tool "draft04_range".
 type Draft04RangeArgs struct {
@@ -73,7 +73,7 @@ type Filter struct {
 	// Value
 	//
 	// Default: null.
-	Value composition.Nullable[FilterValue] `json:"value,omitzero"`
+	Value composition.Nullable[Value] `json:"value,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -81,18 +81,18 @@ func (v Filter) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *Filter) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v Filter) Validate() error                  { return types.Validate(v) }
 
-// FilterValue is the type of Filter.Value.
+// Value is the type of Filter.Value.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
-type FilterValue struct {
+type Value struct {
 	String *string
 	Int    *int64
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v FilterValue) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *FilterValue) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v FilterValue) Validate() error                  { return types.Validate(v) }
+func (v Value) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Value) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Value) Validate() error                  { return types.Validate(v) }
 
 // Hit is the schema at #/$defs/Hit.
 //
@@ -563,7 +563,7 @@ func (v WideArgs) Validate() error                  { return types.Validate(v) }
 
 // ZodShapeArgs is the argument object of the tool "zod_shape".
 type ZodShapeArgs struct {
-	Shape ZodShapeArgsShape `json:"shape"`
+	Shape Shape `json:"shape"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -571,39 +571,39 @@ func (v ZodShapeArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v
 func (v *ZodShapeArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ZodShapeArgs) Validate() error                  { return types.Validate(v) }
 
-// ZodShapeArgsShape is the type of ZodShapeArgs.Shape.
+// Shape is the type of ZodShapeArgs.Shape.
 //
 // It is one of several objects, told apart by their "kind" property; exactly one field is set.
-type ZodShapeArgsShape struct {
-	Circle *ZodShapeArgsShapeCircle
-	Rect   *ZodShapeArgsShapeRect
+type Shape struct {
+	Circle *ShapeCircle
+	Rect   *ShapeRect
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ZodShapeArgsShape) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *ZodShapeArgsShape) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v ZodShapeArgsShape) Validate() error                  { return types.Validate(v) }
+func (v Shape) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Shape) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Shape) Validate() error                  { return types.Validate(v) }
 
-// ZodShapeArgsShapeCircle is the schema at #/properties/shape/oneOf/0.
-type ZodShapeArgsShapeCircle struct {
+// ShapeCircle is the schema at #/properties/shape/oneOf/0.
+type ShapeCircle struct {
 	Radius float64 `json:"radius"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ZodShapeArgsShapeCircle) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *ZodShapeArgsShapeCircle) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v ZodShapeArgsShapeCircle) Validate() error                  { return types.Validate(v) }
+func (v ShapeCircle) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ShapeCircle) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ShapeCircle) Validate() error                  { return types.Validate(v) }
 
-// ZodShapeArgsShapeRect is the schema at #/properties/shape/oneOf/1.
-type ZodShapeArgsShapeRect struct {
+// ShapeRect is the schema at #/properties/shape/oneOf/1.
+type ShapeRect struct {
 	W float64 `json:"w"`
 	H float64 `json:"h"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ZodShapeArgsShapeRect) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *ZodShapeArgsShapeRect) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v ZodShapeArgsShapeRect) Validate() error                  { return types.Validate(v) }
+func (v ShapeRect) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *ShapeRect) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v ShapeRect) Validate() error                  { return types.Validate(v) }
 
 // ZodShapeResult is the result of the tool "zod_shape".
 type ZodShapeResult struct {
@@ -620,20 +620,20 @@ func (v ZodShapeResult) Validate() error                  { return types.Validat
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
 var types = composition.NewTypes(schemas,
 	composition.Describe[DirectMapArgs](composition.TypeInfo{Doc: "direct_map#inputSchema", Required: []string{"amount", "currency"}}),
-	composition.Describe[DirectMapArgsCurrency](composition.TypeInfo{Doc: "direct_map#inputSchema", Pointer: "/properties/currency"}),
+	composition.Describe[Currency](composition.TypeInfo{Doc: "direct_map#inputSchema", Pointer: "/properties/currency"}),
 	composition.Describe[Draft04RangeArgs](composition.TypeInfo{Doc: "draft04_range#inputSchema", Required: []string{"low"}}),
 	composition.Describe[PydanticSearchArgs](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Required: []string{"query"}}),
 	composition.Describe[Filter](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Pointer: "/$defs/Filter", Required: []string{"field"}}),
-	composition.Describe[FilterValue](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Pointer: "/$defs/Filter/properties/value", Union: composition.UnionByKind, Cases: []string{"string", "number"}}),
+	composition.Describe[Value](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Base: composition.TypeOf[Filter](), Pointer: "/properties/value", Union: composition.UnionByKind, Cases: []string{"string", "number"}}),
 	composition.Describe[Hit](composition.TypeInfo{Doc: "pydantic_search#outputSchema", Pointer: "/$defs/Hit", Required: []string{"id", "score"}, Extra: "AdditionalProperties"}),
 	composition.Describe[SchemarsTreeArgs](composition.TypeInfo{Doc: "schemars_tree#inputSchema", Required: []string{"depth"}}),
 	composition.Describe[Node](composition.TypeInfo{Doc: "schemars_tree#outputSchema", Required: []string{"name", "children"}, Extra: "AdditionalProperties"}),
 	composition.Describe[Meta](composition.TypeInfo{Doc: "schemars_tree#outputSchema", Pointer: "/$defs/Meta", Extra: "AdditionalProperties"}),
 	composition.Describe[WideArgs](composition.TypeInfo{Doc: "wide#inputSchema", Required: []string{"field_000", "field_007", "field_014", "field_021", "field_028", "field_035", "field_042", "field_049", "field_056", "field_063", "field_070", "field_077", "field_084", "field_091", "field_098", "field_105", "field_112", "field_119", "field_126", "field_133", "field_140", "field_147", "field_154", "field_161", "field_168", "field_175", "field_182", "field_189", "field_196"}}),
 	composition.Describe[ZodShapeArgs](composition.TypeInfo{Doc: "zod_shape#inputSchema", Required: []string{"shape"}, Closed: true}),
-	composition.Describe[ZodShapeArgsShape](composition.TypeInfo{Doc: "zod_shape#inputSchema", Pointer: "/properties/shape", Union: composition.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"rect\""}}),
-	composition.Describe[ZodShapeArgsShapeCircle](composition.TypeInfo{Doc: "zod_shape#inputSchema", Pointer: "/properties/shape/oneOf/0", Required: []string{"radius", "kind"}, Closed: true, Tag: "kind", TagValue: "\"circle\""}),
-	composition.Describe[ZodShapeArgsShapeRect](composition.TypeInfo{Doc: "zod_shape#inputSchema", Pointer: "/properties/shape/oneOf/1", Required: []string{"w", "h", "kind"}, Closed: true, Tag: "kind", TagValue: "\"rect\""}),
+	composition.Describe[Shape](composition.TypeInfo{Doc: "zod_shape#inputSchema", Pointer: "/properties/shape", Union: composition.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"rect\""}}),
+	composition.Describe[ShapeCircle](composition.TypeInfo{Doc: "zod_shape#inputSchema", Base: composition.TypeOf[Shape](), Pointer: "/oneOf/0", Required: []string{"radius", "kind"}, Closed: true, Tag: "kind", TagValue: "\"circle\""}),
+	composition.Describe[ShapeRect](composition.TypeInfo{Doc: "zod_shape#inputSchema", Base: composition.TypeOf[Shape](), Pointer: "/oneOf/1", Required: []string{"w", "h", "kind"}, Closed: true, Tag: "kind", TagValue: "\"rect\""}),
 	composition.Describe[ZodShapeResult](composition.TypeInfo{Doc: "zod_shape#outputSchema", Required: []string{"area"}, Closed: true}),
 )
 

@@ -21,7 +21,7 @@ func (v AggregateArgs) Validate() error                  { return types.Validate
 // AggregateResult is the result of the tool "aggregate".
 type AggregateResult struct {
 	// How many documents matched.
-	Count AggregateResultCount `json:"count"`
+	Count Count `json:"count"`
 	// AdditionalProperties holds the properties that have no field of their own.
 	AdditionalProperties map[string]json.RawMessage `json:"-"`
 }
@@ -31,38 +31,38 @@ func (v AggregateResult) MarshalJSON() ([]byte, error)     { return types.Marsha
 func (v *AggregateResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v AggregateResult) Validate() error                  { return types.Validate(v) }
 
-// AggregateResultCount is the type of AggregateResult.Count.
+// Count is the type of AggregateResult.Count.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
-type AggregateResultCount struct {
+type Count struct {
 	Float  *float64
-	String *AggregateResultCountString
+	String *CountString
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v AggregateResultCount) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *AggregateResultCount) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v AggregateResultCount) Validate() error                  { return types.Validate(v) }
+func (v Count) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Count) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Count) Validate() error                  { return types.Validate(v) }
 
-// AggregateResultCountString is the schema at #/properties/count/anyOf/1.
-type AggregateResultCountString string
+// CountString is the schema at #/properties/count/anyOf/1.
+type CountString string
 
-// The values of AggregateResultCountString.
+// The values of CountString.
 const (
-	AggregateResultCountStringIndeterminate AggregateResultCountString = "indeterminate"
+	CountStringIndeterminate CountString = "indeterminate"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v AggregateResultCountString) Validate() error { return types.Validate(v) }
+func (v CountString) Validate() error { return types.Validate(v) }
 
 // ChartArgs is the argument object of the tool "chart".
 type ChartArgs struct {
-	Rows []map[string]*ChartArgsRowsItemValue `json:"rows"`
+	Rows []map[string]*Cell `json:"rows"`
 	// A cell outside the rows, of the same schema.
-	Cell    composition.Nullable[ChartArgsCell] `json:"cell,omitzero"`
-	Labels  map[string]*string                  `json:"labels,omitzero"`
-	Tags    []*string                           `json:"tags,omitzero"`
-	Weights []*int64                            `json:"weights,omitzero"`
+	Cell    composition.Nullable[Cell] `json:"cell,omitzero"`
+	Labels  map[string]*string         `json:"labels,omitzero"`
+	Tags    []*string                  `json:"tags,omitzero"`
+	Weights []*int64                   `json:"weights,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -70,42 +70,29 @@ func (v ChartArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
 func (v *ChartArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ChartArgs) Validate() error                  { return types.Validate(v) }
 
-// ChartArgsRowsItemValue is the schema at #/properties/rows/items/additionalProperties.
+// Cell is the schema at #/properties/rows/items/additionalProperties.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
-type ChartArgsRowsItemValue struct {
+type Cell struct {
 	String *string
 	Float  *float64
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ChartArgsRowsItemValue) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *ChartArgsRowsItemValue) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v ChartArgsRowsItemValue) Validate() error                  { return types.Validate(v) }
-
-// ChartArgsCell is the type of ChartArgs.Cell.
-//
-// It holds a value of one of several JSON types; exactly one field is set.
-type ChartArgsCell struct {
-	String *string
-	Float  *float64
-}
-
-// MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ChartArgsCell) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *ChartArgsCell) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v ChartArgsCell) Validate() error                  { return types.Validate(v) }
+func (v Cell) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Cell) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Cell) Validate() error                  { return types.Validate(v) }
 
 // ChooseArgs is the argument object of the tool "choose".
 type ChooseArgs struct {
 	// Mode
-	Mode ChooseArgsMode `json:"mode"`
+	Mode Mode `json:"mode"`
 	// Ratio
-	Ratio     *float64                                  `json:"ratio,omitzero"`
-	Scale     *float64                                  `json:"scale,omitzero"`
-	Freshness *string                                   `json:"freshness,omitzero"`
-	Level     composition.Nullable[ChooseArgsLevel]     `json:"level,omitzero"`
-	Direction composition.Nullable[ChooseArgsDirection] `json:"direction,omitzero"`
+	Ratio     *float64                        `json:"ratio,omitzero"`
+	Scale     *float64                        `json:"scale,omitzero"`
+	Freshness *string                         `json:"freshness,omitzero"`
+	Level     composition.Nullable[Level]     `json:"level,omitzero"`
+	Direction composition.Nullable[Direction] `json:"direction,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -113,60 +100,60 @@ func (v ChooseArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v) 
 func (v *ChooseArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ChooseArgs) Validate() error                  { return types.Validate(v) }
 
-// ChooseArgsMode is the type of ChooseArgs.Mode.
-type ChooseArgsMode string
+// Mode is the type of ChooseArgs.Mode.
+type Mode string
 
-// The values of ChooseArgsMode.
+// The values of Mode.
 const (
-	ChooseArgsModeFast ChooseArgsMode = "fast"
-	ChooseArgsModeSlow ChooseArgsMode = "slow"
+	ModeFast Mode = "fast"
+	ModeSlow Mode = "slow"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ChooseArgsMode) Validate() error { return types.Validate(v) }
+func (v Mode) Validate() error { return types.Validate(v) }
 
-// ChooseArgsLevel is the type of ChooseArgs.Level.
+// Level is the type of ChooseArgs.Level.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
-type ChooseArgsLevel struct {
+type Level struct {
 	Int    *int64
-	String *ChooseArgsLevelString
+	String *LevelString
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v ChooseArgsLevel) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *ChooseArgsLevel) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v ChooseArgsLevel) Validate() error                  { return types.Validate(v) }
+func (v Level) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Level) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Level) Validate() error                  { return types.Validate(v) }
 
-// ChooseArgsLevelString is the schema at #/properties/level/anyOf/1.
-type ChooseArgsLevelString string
+// LevelString is the schema at #/properties/level/anyOf/1.
+type LevelString string
 
-// The values of ChooseArgsLevelString.
+// The values of LevelString.
 const (
-	ChooseArgsLevelStringLow  ChooseArgsLevelString = "low"
-	ChooseArgsLevelStringHigh ChooseArgsLevelString = "high"
+	LevelStringLow  LevelString = "low"
+	LevelStringHigh LevelString = "high"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ChooseArgsLevelString) Validate() error { return types.Validate(v) }
+func (v LevelString) Validate() error { return types.Validate(v) }
 
-// ChooseArgsDirection is the type of ChooseArgs.Direction.
-type ChooseArgsDirection string
+// Direction is the type of ChooseArgs.Direction.
+type Direction string
 
-// The values of ChooseArgsDirection.
+// The values of Direction.
 const (
-	ChooseArgsDirectionUp   ChooseArgsDirection = "up"
-	ChooseArgsDirectionDown ChooseArgsDirection = "down"
+	DirectionUp   Direction = "up"
+	DirectionDown Direction = "down"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v ChooseArgsDirection) Validate() error { return types.Validate(v) }
+func (v Direction) Validate() error { return types.Validate(v) }
 
 // CreateIndexArgs is the argument object of the tool "create_index".
 type CreateIndexArgs struct {
-	Keys          map[string]CreateIndexArgsKeysValue `json:"keys"`
-	Sort          map[string]CreateIndexArgsSortValue `json:"sort,omitzero"`
-	NumPartitions *CreateIndexArgsNumPartitions       `json:"numPartitions,omitzero"`
+	Keys          map[string]Key       `json:"keys"`
+	Sort          map[string]SortValue `json:"sort,omitzero"`
+	NumPartitions *NumPartitions       `json:"numPartitions,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -174,100 +161,100 @@ func (v CreateIndexArgs) MarshalJSON() ([]byte, error)     { return types.Marsha
 func (v *CreateIndexArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v CreateIndexArgs) Validate() error                  { return types.Validate(v) }
 
-// CreateIndexArgsKeysValue is the schema at #/properties/keys/additionalProperties.
+// Key is the schema at #/properties/keys/additionalProperties.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
-type CreateIndexArgsKeysValue struct {
-	Int    *CreateIndexArgsKeysValueInt
-	String *CreateIndexArgsKeysValueString
+type Key struct {
+	Int    *KeyInt
+	String *KeyString
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v CreateIndexArgsKeysValue) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *CreateIndexArgsKeysValue) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v CreateIndexArgsKeysValue) Validate() error                  { return types.Validate(v) }
+func (v Key) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Key) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Key) Validate() error                  { return types.Validate(v) }
 
-// CreateIndexArgsKeysValueInt is the number values of CreateIndexArgsKeysValue.
-type CreateIndexArgsKeysValueInt int64
+// Key.Int is the number values of Key.
+type KeyInt int64
 
-// The values of CreateIndexArgsKeysValueInt.
+// The values of KeyInt.
 const (
-	CreateIndexArgsKeysValueInt1      CreateIndexArgsKeysValueInt = 1
-	CreateIndexArgsKeysValueIntMinus1 CreateIndexArgsKeysValueInt = -1
+	KeyInt1      KeyInt = 1
+	KeyIntMinus1 KeyInt = -1
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v CreateIndexArgsKeysValueInt) Validate() error { return types.Validate(v) }
+func (v KeyInt) Validate() error { return types.Validate(v) }
 
-// CreateIndexArgsKeysValueString is the string values of CreateIndexArgsKeysValue.
-type CreateIndexArgsKeysValueString string
+// Key.String is the string values of Key.
+type KeyString string
 
-// The values of CreateIndexArgsKeysValueString.
+// The values of KeyString.
 const (
-	CreateIndexArgsKeysValueString2D       CreateIndexArgsKeysValueString = "2d"
-	CreateIndexArgsKeysValueString2Dsphere CreateIndexArgsKeysValueString = "2dsphere"
-	CreateIndexArgsKeysValueStringText     CreateIndexArgsKeysValueString = "text"
-	CreateIndexArgsKeysValueStringHashed   CreateIndexArgsKeysValueString = "hashed"
+	KeyString2D       KeyString = "2d"
+	KeyString2Dsphere KeyString = "2dsphere"
+	KeyStringText     KeyString = "text"
+	KeyStringHashed   KeyString = "hashed"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v CreateIndexArgsKeysValueString) Validate() error { return types.Validate(v) }
+func (v KeyString) Validate() error { return types.Validate(v) }
 
-// CreateIndexArgsSortValue is the schema at #/properties/sort/additionalProperties.
+// SortValue is the schema at #/properties/sort/additionalProperties.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
-type CreateIndexArgsSortValue struct {
-	Int    *CreateIndexArgsSortValueInt
-	String *CreateIndexArgsSortValueString
+type SortValue struct {
+	Int    *SortValueInt
+	String *SortValueString
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v CreateIndexArgsSortValue) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *CreateIndexArgsSortValue) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v CreateIndexArgsSortValue) Validate() error                  { return types.Validate(v) }
+func (v SortValue) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *SortValue) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v SortValue) Validate() error                  { return types.Validate(v) }
 
-// CreateIndexArgsSortValueInt is the number values of CreateIndexArgsSortValue.
-type CreateIndexArgsSortValueInt int64
+// SortValue.Int is the number values of SortValue.
+type SortValueInt int64
 
-// The values of CreateIndexArgsSortValueInt.
+// The values of SortValueInt.
 const (
-	CreateIndexArgsSortValueInt1      CreateIndexArgsSortValueInt = 1
-	CreateIndexArgsSortValueIntMinus1 CreateIndexArgsSortValueInt = -1
+	SortValueInt1      SortValueInt = 1
+	SortValueIntMinus1 SortValueInt = -1
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v CreateIndexArgsSortValueInt) Validate() error { return types.Validate(v) }
+func (v SortValueInt) Validate() error { return types.Validate(v) }
 
-// CreateIndexArgsSortValueString is the string values of CreateIndexArgsSortValue.
-type CreateIndexArgsSortValueString string
+// SortValue.String is the string values of SortValue.
+type SortValueString string
 
-// The values of CreateIndexArgsSortValueString.
+// The values of SortValueString.
 const (
-	CreateIndexArgsSortValueStringAsc  CreateIndexArgsSortValueString = "asc"
-	CreateIndexArgsSortValueStringDesc CreateIndexArgsSortValueString = "desc"
+	SortValueStringAsc  SortValueString = "asc"
+	SortValueStringDesc SortValueString = "desc"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v CreateIndexArgsSortValueString) Validate() error { return types.Validate(v) }
+func (v SortValueString) Validate() error { return types.Validate(v) }
 
-// CreateIndexArgsNumPartitions is the type of CreateIndexArgs.NumPartitions.
-type CreateIndexArgsNumPartitions string
+// NumPartitions is the type of CreateIndexArgs.NumPartitions.
+type NumPartitions string
 
-// The values of CreateIndexArgsNumPartitions.
+// The values of NumPartitions.
 const (
-	CreateIndexArgsNumPartitions1 CreateIndexArgsNumPartitions = "1"
-	CreateIndexArgsNumPartitions2 CreateIndexArgsNumPartitions = "2"
-	CreateIndexArgsNumPartitions4 CreateIndexArgsNumPartitions = "4"
+	NumPartitions1 NumPartitions = "1"
+	NumPartitions2 NumPartitions = "2"
+	NumPartitions4 NumPartitions = "4"
 )
 
 // Validate checks v against the JSON Schema it was generated from.
-func (v CreateIndexArgsNumPartitions) Validate() error { return types.Validate(v) }
+func (v NumPartitions) Validate() error { return types.Validate(v) }
 
 // GeometryArgs is the argument object of the tool "geometry".
 type GeometryArgs struct {
-	Point GeometryArgsPoint `json:"point"`
-	Pair  *GeometryArgsPair `json:"pair,omitzero"`
-	Path  *GeometryArgsPath `json:"path,omitzero"`
+	Point Point `json:"point"`
+	Pair  *Pair `json:"pair,omitzero"`
+	Path  *Path `json:"path,omitzero"`
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
@@ -275,45 +262,45 @@ func (v GeometryArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(v
 func (v *GeometryArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v GeometryArgs) Validate() error                  { return types.Validate(v) }
 
-// GeometryArgsPoint is the type of GeometryArgs.Point.
+// Point is the type of GeometryArgs.Point.
 //
 // It is a tuple: a JSON array whose items are the fields, in order.
-type GeometryArgsPoint struct {
+type Point struct {
 	V0 float64
 	V1 float64
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v GeometryArgsPoint) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *GeometryArgsPoint) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v GeometryArgsPoint) Validate() error                  { return types.Validate(v) }
+func (v Point) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Point) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Point) Validate() error                  { return types.Validate(v) }
 
-// GeometryArgsPair is the type of GeometryArgs.Pair.
+// Pair is the type of GeometryArgs.Pair.
 //
 // It is a tuple: a JSON array whose items are the fields, in order.
-type GeometryArgsPair struct {
+type Pair struct {
 	V0 *string
 	V1 *int64
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v GeometryArgsPair) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *GeometryArgsPair) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v GeometryArgsPair) Validate() error                  { return types.Validate(v) }
+func (v Pair) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Pair) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Pair) Validate() error                  { return types.Validate(v) }
 
-// GeometryArgsPath is the type of GeometryArgs.Path.
+// Path is the type of GeometryArgs.Path.
 //
 // It is a tuple: a JSON array whose items are the fields, in order.
-type GeometryArgsPath struct {
+type Path struct {
 	V0 *string
 	// Rest holds the items after the positional ones.
 	Rest []*float64
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v GeometryArgsPath) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *GeometryArgsPath) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v GeometryArgsPath) Validate() error                  { return types.Validate(v) }
+func (v Path) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Path) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Path) Validate() error                  { return types.Validate(v) }
 
 // LeftoversArgs is the argument object of the tool "leftovers".
 type LeftoversArgs struct {
@@ -322,10 +309,10 @@ type LeftoversArgs struct {
 	// mcpbind: anyOf with several object variants that no const or required property tells apart is not typed yet; kept as raw JSON.
 	Shapes map[string]json.RawMessage `json:"shapes,omitzero"`
 	// mcpbind: anyOf with several object variants that no const or required property tells apart is not typed yet; kept as raw JSON.
-	List    []json.RawMessage     `json:"list,omitzero"`
-	Either  *LeftoversArgsEither  `json:"either,omitzero"`
-	Headers *LeftoversArgsHeaders `json:"headers,omitzero"`
-	Steps   *LeftoversArgsSteps   `json:"steps,omitzero"`
+	List    []json.RawMessage `json:"list,omitzero"`
+	Either  *Either           `json:"either,omitzero"`
+	Headers *Headers          `json:"headers,omitzero"`
+	Steps   *Steps            `json:"steps,omitzero"`
 	// mcpbind: property "x,y" cannot be a Go struct field tag, so the object is a map; kept as raw JSON.
 	CSV map[string]json.RawMessage `json:"csv,omitzero"`
 }
@@ -335,22 +322,22 @@ func (v LeftoversArgs) MarshalJSON() ([]byte, error)     { return types.Marshal(
 func (v *LeftoversArgs) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v LeftoversArgs) Validate() error                  { return types.Validate(v) }
 
-// LeftoversArgsEither is the type of LeftoversArgs.Either.
+// Either is the type of LeftoversArgs.Either.
 //
 // It holds a value of one of several JSON types; exactly one field is set.
-type LeftoversArgsEither struct {
+type Either struct {
 	String *string
 	// mcpbind: values of an object with patternProperties are not typed yet; kept as raw JSON.
 	Object map[string]json.RawMessage
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v LeftoversArgsEither) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *LeftoversArgsEither) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v LeftoversArgsEither) Validate() error                  { return types.Validate(v) }
+func (v Either) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Either) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Either) Validate() error                  { return types.Validate(v) }
 
-// LeftoversArgsHeaders is the type of LeftoversArgs.Headers.
-type LeftoversArgsHeaders struct {
+// Headers is the type of LeftoversArgs.Headers.
+type Headers struct {
 	Host *string `json:"host,omitzero"`
 	// AdditionalProperties holds the properties that have no field of their own.
 	//
@@ -359,14 +346,14 @@ type LeftoversArgsHeaders struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v LeftoversArgsHeaders) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *LeftoversArgsHeaders) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v LeftoversArgsHeaders) Validate() error                  { return types.Validate(v) }
+func (v Headers) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Headers) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Headers) Validate() error                  { return types.Validate(v) }
 
-// LeftoversArgsSteps is the type of LeftoversArgs.Steps.
+// Steps is the type of LeftoversArgs.Steps.
 //
 // It is a tuple: a JSON array whose items are the fields, in order.
-type LeftoversArgsSteps struct {
+type Steps struct {
 	V0 *string
 	// Rest holds the items after the positional ones.
 	//
@@ -375,9 +362,9 @@ type LeftoversArgsSteps struct {
 }
 
 // MarshalJSON and UnmarshalJSON let encoding/json apply the rules of Marshal and Unmarshal; Validate checks v against its JSON Schema.
-func (v LeftoversArgsSteps) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
-func (v *LeftoversArgsSteps) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
-func (v LeftoversArgsSteps) Validate() error                  { return types.Validate(v) }
+func (v Steps) MarshalJSON() ([]byte, error)     { return types.Marshal(v) }
+func (v *Steps) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
+func (v Steps) Validate() error                  { return types.Validate(v) }
 
 // LeftoversResult is the result of the tool "leftovers".
 //
@@ -403,32 +390,31 @@ func (v PatternArgsArgs) Validate() error { return types.Validate(v) }
 var types = composition.NewTypes(schemas,
 	composition.Describe[AggregateArgs](composition.TypeInfo{Doc: "aggregate#inputSchema", Required: []string{"pipeline"}}),
 	composition.Describe[AggregateResult](composition.TypeInfo{Doc: "aggregate#outputSchema", Required: []string{"count"}, Extra: "AdditionalProperties"}),
-	composition.Describe[AggregateResultCount](composition.TypeInfo{Doc: "aggregate#outputSchema", Pointer: "/properties/count", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
-	composition.Describe[AggregateResultCountString](composition.TypeInfo{Doc: "aggregate#outputSchema", Pointer: "/properties/count/anyOf/1"}),
+	composition.Describe[Count](composition.TypeInfo{Doc: "aggregate#outputSchema", Pointer: "/properties/count", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
+	composition.Describe[CountString](composition.TypeInfo{Doc: "aggregate#outputSchema", Base: composition.TypeOf[Count](), Pointer: "/anyOf/1"}),
 	composition.Describe[ChartArgs](composition.TypeInfo{Doc: "chart#inputSchema", Required: []string{"rows"}}),
-	composition.Describe[ChartArgsRowsItemValue](composition.TypeInfo{Doc: "chart#inputSchema", Pointer: "/properties/rows/items/additionalProperties", Union: composition.UnionByKind, Cases: []string{"string", "number"}}),
-	composition.Describe[ChartArgsCell](composition.TypeInfo{Doc: "chart#inputSchema", Pointer: "/properties/cell", Union: composition.UnionByKind, Cases: []string{"string", "number"}}),
+	composition.Describe[Cell](composition.TypeInfo{Doc: "chart#inputSchema", Pointer: "/properties/rows/items/additionalProperties", Union: composition.UnionByKind, Cases: []string{"string", "number"}}),
 	composition.Describe[ChooseArgs](composition.TypeInfo{Doc: "choose#inputSchema", Required: []string{"mode"}}),
-	composition.Describe[ChooseArgsMode](composition.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/mode"}),
-	composition.Describe[ChooseArgsLevel](composition.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/level", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
-	composition.Describe[ChooseArgsLevelString](composition.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/level/anyOf/1"}),
-	composition.Describe[ChooseArgsDirection](composition.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/direction"}),
+	composition.Describe[Mode](composition.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/mode"}),
+	composition.Describe[Level](composition.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/level", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
+	composition.Describe[LevelString](composition.TypeInfo{Doc: "choose#inputSchema", Base: composition.TypeOf[Level](), Pointer: "/anyOf/1"}),
+	composition.Describe[Direction](composition.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/direction"}),
 	composition.Describe[CreateIndexArgs](composition.TypeInfo{Doc: "create_index#inputSchema", Required: []string{"keys"}}),
-	composition.Describe[CreateIndexArgsKeysValue](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
-	composition.Describe[CreateIndexArgsKeysValueInt](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties"}),
-	composition.Describe[CreateIndexArgsKeysValueString](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties"}),
-	composition.Describe[CreateIndexArgsSortValue](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
-	composition.Describe[CreateIndexArgsSortValueInt](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties"}),
-	composition.Describe[CreateIndexArgsSortValueString](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties"}),
-	composition.Describe[CreateIndexArgsNumPartitions](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/numPartitions"}),
+	composition.Describe[Key](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
+	composition.Describe[KeyInt](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties"}),
+	composition.Describe[KeyString](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties"}),
+	composition.Describe[SortValue](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
+	composition.Describe[SortValueInt](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties"}),
+	composition.Describe[SortValueString](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties"}),
+	composition.Describe[NumPartitions](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/numPartitions"}),
 	composition.Describe[GeometryArgs](composition.TypeInfo{Doc: "geometry#inputSchema", Required: []string{"point"}}),
-	composition.Describe[GeometryArgsPoint](composition.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/point", Tuple: 2, MinItems: 2}),
-	composition.Describe[GeometryArgsPair](composition.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/pair", Tuple: 2}),
-	composition.Describe[GeometryArgsPath](composition.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/path", Tuple: 1}),
+	composition.Describe[Point](composition.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/point", Tuple: 2, MinItems: 2}),
+	composition.Describe[Pair](composition.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/pair", Tuple: 2}),
+	composition.Describe[Path](composition.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/path", Tuple: 1}),
 	composition.Describe[LeftoversArgs](composition.TypeInfo{Doc: "leftovers#inputSchema"}),
-	composition.Describe[LeftoversArgsEither](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/either", Union: composition.UnionByKind, Cases: []string{"string", "object"}}),
-	composition.Describe[LeftoversArgsHeaders](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/headers", Extra: "AdditionalProperties"}),
-	composition.Describe[LeftoversArgsSteps](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/steps", Tuple: 1}),
+	composition.Describe[Either](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/either", Union: composition.UnionByKind, Cases: []string{"string", "object"}}),
+	composition.Describe[Headers](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/headers", Extra: "AdditionalProperties"}),
+	composition.Describe[Steps](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/steps", Tuple: 1}),
 	composition.Describe[LeftoversResult](composition.TypeInfo{Doc: "leftovers#outputSchema", Raw: true}),
 	composition.Describe[PatternArgsArgs](composition.TypeInfo{Doc: "pattern_args#inputSchema"}),
 )
