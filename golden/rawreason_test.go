@@ -136,15 +136,8 @@ func TestEveryTypeIsUsed(t *testing.T) {
 				return
 			}
 			used[x] = true
-			walk(x.Elem)
-			walk(x.Extra)
-			for _, f := range x.Fields {
-				walk(f.Type)
-			}
-			if x.Union != nil {
-				for _, v := range x.Union.Variants {
-					walk(v.Type)
-				}
+			for c := range x.Children() {
+				walk(c)
 			}
 		}
 		for _, tool := range p.Tools {

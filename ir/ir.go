@@ -9,6 +9,7 @@ package ir
 
 import (
 	"encoding/json"
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -147,6 +148,33 @@ func (t *Type) KnownJSONNames() []string {
 
 // Named reports whether the type is declared under its own name.
 func (t *Type) Named() bool { return t.Name != "" }
+
+// Children yields the types t is built from, one step down: Elem, Extra,
+// each field's type and each union variant's type, in that order, the nil
+// ones left out. Walks of the IR (which named type holds which, which types
+// a tool uses) go through it, so a new place a type can hold another is
+// added here once.
+func (t *Type) Children() iter.Seq[*Type] {
+	return func(yield func(*Type) bool) {
+		for _, x := range []*Type{t.Elem, t.Extra} {
+			if x != nil && !yield(x) {
+				return
+			}
+		}
+		for _, f := range t.Fields {
+			if !yield(f.Type) {
+				return
+			}
+		}
+		if t.Union != nil {
+			for _, v := range t.Union.Variants {
+				if !yield(v.Type) {
+					return
+				}
+			}
+		}
+	}
+}
 
 // Nilable reports whether the Go type has a nil value that marshals as
 // JSON null or is omitted by omitempty (slices, maps, json.RawMessage), so

@@ -26,15 +26,8 @@ func setPointerBases(p *Package) {
 				}
 				return
 			}
-			visit(x.Elem)
-			visit(x.Extra)
-			for _, f := range x.Fields {
-				visit(f.Type)
-			}
-			if x.Union != nil {
-				for _, v := range x.Union.Variants {
-					visit(v.Type)
-				}
+			for c := range x.Children() {
+				visit(c)
 			}
 		}
 		visit(owner)

@@ -220,15 +220,8 @@ func typeNames(t *ir.Tool) []string {
 		if x.Named() {
 			names = append(names, x.Name)
 		}
-		walk(x.Elem)
-		walk(x.Extra)
-		for _, f := range x.Fields {
-			walk(f.Type)
-		}
-		if x.Union != nil {
-			for _, v := range x.Union.Variants {
-				walk(v.Type)
-			}
+		for c := range x.Children() {
+			walk(c)
 		}
 	}
 	walk(t.Args)
