@@ -130,38 +130,7 @@ func TestStreamableHTTPDoesNotCopyResult(t *testing.T) {
 	}
 	hs := httptest.NewServer(composition.StreamableHTTPHandler(server.NewStreamableHTTPServer(srv)))
 	defer hs.Close()
-	sessionID := ""
-	// post sends one message and reads the answer without keeping it,
-	// returning its size, first 128 bytes and last 64.
-	post := func(body string) (int, string, string) {
-		t.Helper()
-		req, err := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-		if sessionID != "" {
-			req.Header.Set(server.HeaderKeySessionID, sessionID)
-		}
-		resp, err := hs.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		if id := resp.Header.Get(server.HeaderKeySessionID); id != "" {
-			sessionID = id
-		}
-		size, head, tail, err := answerShape(bufio.NewReaderSize(resp.Body, 64<<10))
-		if err != nil && err != io.EOF {
-			t.Fatalf("reading the answer: %v", err)
-		}
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("%s answered %s: %s", body, resp.Status, head)
-		}
-		return size, head, tail
-	}
+	post := httpPoster(t, hs)
 	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fwd"}}`
@@ -174,6 +143,77 @@ func TestStreamableHTTPDoesNotCopyResult(t *testing.T) {
 	runtime.ReadMemStats(&after)
 
 	checkUncopied(t, n, size, head, tail, after.TotalAlloc-before.TotalAlloc)
+}
+
+// httpPoster returns a function that posts one message to the streamable
+// HTTP server hs (protocol version 2025-06-18, in the session that an
+// initialize answer named) and reads the answer without keeping it,
+// returning its size, first 128 bytes and last 64.
+func httpPoster(tb testing.TB, hs *httptest.Server) func(body string) (int, string, string) {
+	sessionID := ""
+	return func(body string) (int, string, string) {
+		tb.Helper()
+		req, err := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		if sessionID != "" {
+			req.Header.Set(server.HeaderKeySessionID, sessionID)
+		}
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if id := resp.Header.Get(server.HeaderKeySessionID); id != "" {
+			sessionID = id
+		}
+		size, head, tail, err := answerShape(bufio.NewReaderSize(resp.Body, 64<<10))
+		if err != nil && err != io.EOF {
+			tb.Fatalf("reading the answer: %v", err)
+		}
+		if resp.StatusCode/100 != 2 {
+			tb.Fatalf("%s answered %s: %s", body, resp.Status, head)
+		}
+		return size, head, tail
+	}
+}
+
+// BenchmarkStreamableHTTPLargeResult answers a tools/call whose handler
+// returns a *Result of 2 MiB (a 1 MiB text block and a 1 MiB
+// structuredContent, as bytes: what a forwarding handler returns) over
+// loopback HTTP, served by composition.StreamableHTTPHandler and by
+// mcp-go's StreamableHTTPServer alone: B/op is what the process (server
+// and client) allocates per answer (issue 16; peak RSS is measured with
+// composition/internal/memdriver -http).
+func BenchmarkStreamableHTTPLargeResult(b *testing.B) {
+	const n = 1 << 20
+	for _, name := range []string{"composition.StreamableHTTPHandler", "mcp-go"} {
+		b.Run(name, func(b *testing.B) {
+			srv := server.NewMCPServer("bench", "1", server.WithToolCapabilities(false))
+			if err := composition.Serve(srv, []composition.ServedTool{bigResultTool(n, "z")}); err != nil {
+				b.Fatal(err)
+			}
+			var h http.Handler = server.NewStreamableHTTPServer(srv)
+			if name != "mcp-go" {
+				h = composition.StreamableHTTPHandler(server.NewStreamableHTTPServer(srv))
+			}
+			hs := httptest.NewServer(h)
+			defer hs.Close()
+			post := httpPoster(b, hs)
+			post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
+			b.ReportAllocs()
+			b.SetBytes(2 * n)
+			for b.Loop() {
+				if size, _, _ := post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fwd"}}`); size < 2*n {
+					b.Fatalf("answer of %d bytes", size)
+				}
+			}
+		})
+	}
 }
 
 // TestStreamableHTTPPlainResult: a tool result that is not a forwarded
