@@ -145,8 +145,9 @@ func holdResult(ctx context.Context, req mcp.CallToolRequest, r *mcp.CallToolRes
 //
 // srv must not be made with server.WithEventStore: an event stored for
 // resumption would keep placeholders (a client resuming the stream would
-// get them, not the result). Middleware that rewrites the body (such as
-// compression) must wrap the returned handler, not srv.
+// get them, not the result). Middleware, including one that rewrites the
+// body (compression), wraps the returned handler: it sees the bytes after
+// the placeholders were replaced.
 func StreamableHTTPHandler(srv *server.StreamableHTTPServer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := newHeldBytes()
