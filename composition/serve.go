@@ -220,11 +220,15 @@ func (st ServedTool) handler(cfg serveConfig, l listing) server.ToolHandlerFunc 
 			if ae, ok := errors.AsType[*argsError](err); ok {
 				return argsErrorResult(st.tool.Name, ae), nil
 			}
-			return toolErrorResult(err), nil
+			return holdResult(ctx, req, toolErrorResult(err))
 		}
 		if st.tool.OutputDoc == "" {
 			if r, ok := v.(*Result); ok {
-				return plainResult(r)
+				res, err := plainResult(r)
+				if err != nil {
+					return nil, err
+				}
+				return holdResult(ctx, req, res)
 			}
 		}
 		value, err := st.tool.encodeResult(v)

@@ -30,29 +30,8 @@ import (
 // byte and its isError, in both protocol eras.
 func TestServeStdioForwardsLargeResult(t *testing.T) {
 	const n = 3 << 20
-	big := strings.Repeat("x", n)
-	result := map[string]any{
-		"content": []any{
-			map[string]any{"type": "text", "text": big + ` "quoted" <tag> & é ✓ \ end`},
-			map[string]any{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
-			map[string]any{"type": "resource_link", "uri": "file:///a.txt", "name": "a", "mimeType": "text/plain"},
-			map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///b.txt", "text": "b"}},
-		},
-		"structuredContent": map[string]any{"blob": big, "n": 1.5, "list": []any{1, "two", nil, true}},
-		"isError":           true,
-	}
-	hostileBin := testenv.Build(t, "./internal/hostileserver")
+	hostileBin, env := largeResultServer(t, n)
 	driver := testenv.Build(t, "./composition/internal/memdriver")
-	spec, err := json.Marshal(map[string]any{"serverInfo": map[string]string{"name": "hostile", "version": "1"},
-		"tools": []any{map[string]any{"name": "big", "result": result}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "spec.json")
-	if err := os.WriteFile(path, spec, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := composition.WithEnv("MCPBIND_HOSTILE_SPEC=" + path)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, version := range []string{"", "2025-11-25"} {
@@ -76,25 +55,64 @@ func TestServeStdioForwardsLargeResult(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%.200v", err)
 			}
-			if len(want.Content) != 4 || len(want.Content[0].Text) < n {
-				t.Fatalf("the downstream's result: %d blocks", len(want.Content))
-			}
-			if len(got.Content) != len(want.Content) {
-				t.Fatalf("forwarded %d content blocks, want %d", len(got.Content), len(want.Content))
-			}
-			for i := range want.Content {
-				if !bytes.Equal(got.Content[i].Raw, want.Content[i].Raw) {
-					t.Errorf("content block %d differs: got %.80s…, want %.80s…", i, got.Content[i].Raw, want.Content[i].Raw)
-				}
-			}
-			if !bytes.Equal(got.StructuredContent, want.StructuredContent) || len(want.StructuredContent) < n {
-				t.Errorf("structuredContent differs: got %d bytes %.60s…, want %d bytes %.60s…",
-					len(got.StructuredContent), got.StructuredContent, len(want.StructuredContent), want.StructuredContent)
-			}
-			if !got.IsError || !want.IsError {
-				t.Errorf("isError: forwarded %v, downstream %v; want both true", got.IsError, want.IsError)
-			}
+			sameResult(t, got, want, n)
 		})
+	}
+}
+
+// largeResultServer builds internal/hostileserver and returns it with the
+// environment that makes its tool "big" return a result of about 2n bytes
+// with isError: a text block of n bytes (with quotes, <>&, non-ASCII and a
+// backslash), an image, a resource link, an embedded resource, and a
+// structuredContent with a string of n bytes.
+func largeResultServer(t *testing.T, n int) (string, composition.Option) {
+	t.Helper()
+	big := strings.Repeat("x", n)
+	result := map[string]any{
+		"content": []any{
+			map[string]any{"type": "text", "text": big + ` "quoted" <tag> & é ✓ \ end`},
+			map[string]any{"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+			map[string]any{"type": "resource_link", "uri": "file:///a.txt", "name": "a", "mimeType": "text/plain"},
+			map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///b.txt", "text": "b"}},
+		},
+		"structuredContent": map[string]any{"blob": big, "n": 1.5, "list": []any{1, "two", nil, true}},
+		"isError":           true,
+	}
+	hostileBin := testenv.Build(t, "./internal/hostileserver")
+	spec, err := json.Marshal(map[string]any{"serverInfo": map[string]string{"name": "hostile", "version": "1"},
+		"tools": []any{map[string]any{"name": "big", "result": result}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "spec.json")
+	if err := os.WriteFile(path, spec, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return hostileBin, composition.WithEnv("MCPBIND_HOSTILE_SPEC=" + path)
+}
+
+// sameResult checks that a forwarded result (got) has the downstream's
+// (want, from largeResultServer) content blocks and structuredContent byte
+// for byte, and isError.
+func sameResult(t *testing.T, got, want *composition.Result, n int) {
+	t.Helper()
+	if len(want.Content) != 4 || len(want.Content[0].Text) < n {
+		t.Fatalf("the downstream's result: %d blocks", len(want.Content))
+	}
+	if len(got.Content) != len(want.Content) {
+		t.Fatalf("forwarded %d content blocks, want %d", len(got.Content), len(want.Content))
+	}
+	for i := range want.Content {
+		if !bytes.Equal(got.Content[i].Raw, want.Content[i].Raw) {
+			t.Errorf("content block %d differs: got %.80s…, want %.80s…", i, got.Content[i].Raw, want.Content[i].Raw)
+		}
+	}
+	if !bytes.Equal(got.StructuredContent, want.StructuredContent) || len(want.StructuredContent) < n {
+		t.Errorf("structuredContent differs: got %d bytes %.60s…, want %d bytes %.60s…",
+			len(got.StructuredContent), got.StructuredContent, len(want.StructuredContent), want.StructuredContent)
+	}
+	if !got.IsError || !want.IsError {
+		t.Errorf("isError: forwarded %v, downstream %v; want both true", got.IsError, want.IsError)
 	}
 }
 
@@ -175,6 +193,37 @@ func readAnswer(r *bufio.Reader, seen func(frag []byte)) (int, error) {
 	}
 }
 
+// answerShape reads one line from r without keeping it, returning its
+// size, its first 128 bytes and its last 64.
+func answerShape(r *bufio.Reader) (size int, head, tail string, err error) {
+	var h, tl []byte
+	size, err = readAnswer(r, func(frag []byte) {
+		if len(h) < 128 {
+			h = append(h, frag[:min(len(frag), 128-len(h))]...)
+		}
+		tl = append(tl, frag[max(0, len(frag)-64):]...)
+		tl = tl[max(0, len(tl)-64):]
+	})
+	return size, string(h), string(tl), err
+}
+
+// checkUncopied checks the answer (id 3) to a call of bigResultTool(n, "y")
+// by its size, head and tail (answerShape), and that answering it
+// allocated (alloc bytes) far less than the result's 2n bytes.
+func checkUncopied(t *testing.T, n, size int, head, tail string, alloc uint64) {
+	t.Helper()
+	if want := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"yyy`; !strings.HasPrefix(head, want) {
+		t.Errorf("the answer starts %q, want %q", head, want)
+	}
+	if want := `yyy"}}}` + "\n"; !strings.HasSuffix(tail, want) || size < 2*n {
+		t.Errorf("the answer is %d bytes ending %q, want more than %d ending %q", size, tail, 2*n, want)
+	}
+	t.Logf("answering a %d-byte result allocated %d bytes", 2*n, alloc)
+	if alloc > uint64(n/4) {
+		t.Errorf("answering a %d-byte result allocated %d bytes; want under %d (the result must not be copied)", 2*n, alloc, n/4)
+	}
+}
+
 // TestServeStdioDoesNotCopyResult: answering a tools/call whose handler
 // returns a *Result of 16 MiB (as a forwarding handler does) allocates far
 // less than the result's size in the serving process: the bytes are
@@ -192,22 +241,13 @@ func TestServeStdioDoesNotCopyResult(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// readLine reads one line, returning its length, its first 128 bytes
-	// and its last 64 (the line itself is not kept).
 	readLine := func() (int, string, string) {
 		t.Helper()
-		var head, tail []byte
-		size, err := readAnswer(out, func(frag []byte) {
-			if len(head) < 128 {
-				head = append(head, frag[:min(len(frag), 128-len(head))]...)
-			}
-			tail = append(tail, frag[max(0, len(frag)-64):]...)
-			tail = tail[max(0, len(tail)-64):]
-		})
+		size, head, tail, err := answerShape(out)
 		if err != nil {
 			t.Fatalf("reading the answer: %v", err)
 		}
-		return size, string(head), string(tail)
+		return size, head, tail
 	}
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	readLine()
@@ -223,15 +263,7 @@ func TestServeStdioDoesNotCopyResult(t *testing.T) {
 	size, head, tail := readLine()
 	runtime.ReadMemStats(&after)
 
-	if want := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"yyy`; !strings.HasPrefix(head, want) {
-		t.Errorf("the answer starts %q, want %q", head, want)
-	}
-	if want := `yyy"}}}` + "\n"; !strings.HasSuffix(tail, want) || size < 2*n {
-		t.Errorf("the answer is %d bytes ending %q, want more than %d ending %q", size, tail, 2*n, want)
-	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > n/4 {
-		t.Errorf("answering a %d-byte result allocated %d bytes; want under %d (the result must not be copied)", 2*n, alloc, n/4)
-	}
+	checkUncopied(t, n, size, head, tail, after.TotalAlloc-before.TotalAlloc)
 	_ = inW.Close()
 	if err := <-served; err != nil {
 		t.Errorf("ServeStdio: %v", err)

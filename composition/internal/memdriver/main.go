@@ -15,9 +15,9 @@
 // is a composing server on stdio: its tool "fwd" calls T on COMMAND and
 // forwards the result as is (composition.Serve), served by
 // composition.ServeStdio, or by mcp-go's server.ServeStdio with -server
-// mcp-go (to compare). With -http ADDR it serves streamable HTTP
-// (mcp-go's server.StreamableHTTPServer) on ADDR at /mcp instead, until
-// stdin ends.
+// mcp-go (to compare). With -http ADDR it serves streamable HTTP on ADDR
+// at /mcp instead, until stdin ends: mcp-go's server.StreamableHTTPServer
+// through composition.StreamableHTTPHandler, or alone with -server mcp-go.
 //
 //	memdriver -mode client -k K [-url URL] -- COMMAND [ARG...]
 //
@@ -34,6 +34,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -64,7 +65,7 @@ func run() error {
 	tool := flag.String("tool", "big", "the downstream tool (call, serve)")
 	nsessions := flag.Int("sessions", 1, "sessions to the server, call i going to session i mod sessions (call)")
 	budget := flag.Int64("budget", 0, "bytes of a composition.ResultBudget the sessions share (0: none)")
-	serverKind := flag.String("server", "ours", "ours (composition.ServeStdio) or mcp-go (server.ServeStdio) (serve)")
+	serverKind := flag.String("server", "ours", "ours (composition.ServeStdio, composition.StreamableHTTPHandler) or mcp-go (server.ServeStdio, server.StreamableHTTPServer alone) (serve)")
 	httpAddr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio (serve)")
 	url := flag.String("url", "", "call the streamable HTTP server at this URL (client)")
 	flag.Parse()
@@ -129,9 +130,19 @@ func run() error {
 		}
 		switch {
 		case *httpAddr != "":
-			hs := server.NewStreamableHTTPServer(srv)
+			var h http.Handler = server.NewStreamableHTTPServer(srv)
+			switch *serverKind {
+			case "ours":
+				h = composition.StreamableHTTPHandler(server.NewStreamableHTTPServer(srv))
+			case "mcp-go":
+			default:
+				return fmt.Errorf("unknown -server %q", *serverKind)
+			}
+			mux := http.NewServeMux()
+			mux.Handle("/mcp", h)
+			hs := &http.Server{Addr: *httpAddr, Handler: mux}
 			errc := make(chan error, 1)
-			go func() { errc <- hs.Start(*httpAddr) }()
+			go func() { errc <- hs.ListenAndServe() }()
 			go func() { _, _ = io.Copy(io.Discard, os.Stdin); errc <- nil }()
 			err := <-errc
 			_ = hs.Shutdown(ctx)

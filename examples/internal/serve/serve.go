@@ -33,13 +33,15 @@ func Stdio(ctx context.Context, s *server.MCPServer, stdin io.Reader, stdout io.
 	return err
 }
 
-// HTTP serves s as streamable HTTP at the path /mcp on the bound listener
-// ln until ctx ends, then shuts down within 5 seconds. The caller binds ln
-// (net.Listen) and writes the "listening on" line with EndpointURL first.
+// HTTP serves s as streamable HTTP (through
+// composition.StreamableHTTPHandler, so forwarded results are not copied)
+// at the path /mcp on the bound listener ln until ctx ends, then shuts
+// down within 5 seconds. The caller binds ln (net.Listen) and writes the
+// "listening on" line with EndpointURL first.
 func HTTP(ctx context.Context, s *server.MCPServer, ln net.Listener) error {
 	streamable := server.NewStreamableHTTPServer(s)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", streamable)
+	mux.Handle("/mcp", composition.StreamableHTTPHandler(streamable))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	served := make(chan error, 1)

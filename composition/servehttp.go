@@ -1,0 +1,303 @@
+package composition
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Serving streamable HTTP without copying large forwarded results.
+//
+// mcp-go's StreamableHTTPServer writes a response with
+// json.NewEncoder(w).Encode (or json.Marshal and fmt.Fprintf for an SSE
+// event), and encoding/json copies every MarshalJSON output while
+// compacting it: a forwarded 30 MB result cost the composing server 5–6×
+// its size. The sessions, SSE upgrade, resumability and header checks all
+// live unexported in StreamableHTTPServer, so StreamableHTTPHandler keeps
+// it and changes only what reaches the wire: a forwarded result's raw
+// blocks are marshalled as short placeholder strings, and the response
+// writer puts the held bytes in their place as the body is written.
+
+// heldPrefix starts every placeholder, after its opening quote. ASCII
+// letters, digits and '-' only: encoding/json writes them unchanged (no
+// HTML escaping), so the placeholder reaches the writer as marshalled.
+const heldPrefix = "mcpbind-held-"
+
+// heldDigits is the most digits a placeholder's number has (an int).
+const heldDigits = 19
+
+// heldKey is the context key of a request's *heldBytes.
+type heldKey struct{}
+
+// heldBytes is one HTTP request's store of JSON values to be written in
+// place of their placeholders: `"mcpbind-held-<token>-<n>"`, token being
+// 128 random bits (hex) drawn per request, so a downstream cannot forge
+// one, and n the value's index. It is emptied when the request ends,
+// whether or not the values were written.
+type heldBytes struct {
+	needle []byte // `"` + heldPrefix + token + "-"
+
+	mu     sync.Mutex
+	values [][]byte // by n; nil once released
+	done   bool
+}
+
+// newHeldBytes returns an empty store with a fresh token.
+func newHeldBytes() *heldBytes {
+	var token [16]byte
+	_, _ = rand.Read(token[:]) // crypto/rand.Read never fails (Go 1.24)
+	return &heldBytes{needle: []byte(`"` + heldPrefix + hex.EncodeToString(token[:]) + "-")}
+}
+
+// hold registers raw (valid JSON without line breaks) and returns its
+// placeholder (a JSON string), or nil, false once the request has ended.
+func (h *heldBytes) hold(raw []byte) (placeholder []byte, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done {
+		return nil, false
+	}
+	n := len(h.values)
+	h.values = append(h.values, raw)
+	return append(strconv.AppendInt(bytes.Clone(h.needle), int64(n), 10), '"'), true
+}
+
+// value returns the bytes held as n.
+func (h *heldBytes) value(n int) ([]byte, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n < 0 || n >= len(h.values) {
+		return nil, false
+	}
+	return h.values[n], true
+}
+
+// release drops the held values; later holds fail.
+func (h *heldBytes) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.values, h.done = nil, true
+}
+
+// holdResult replaces r's raw blocks (rawContent) and RawStructuredContent
+// by placeholders when ctx carries a request's store (StreamableHTTPHandler)
+// and req is answered by that request (not run as a task, whose result
+// another request fetches), so that mcp-go marshals a few bytes per block
+// instead of copying the received ones; otherwise r is left as it is. A raw
+// value with line breaks is compacted first (a copy) since it is written as
+// it is, maybe inside an SSE data line.
+func holdResult(ctx context.Context, req mcp.CallToolRequest, r *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+	h, _ := ctx.Value(heldKey{}).(*heldBytes)
+	if h == nil || r == nil || req.Params.Task != nil {
+		return r, nil
+	}
+	hold := func(raw []byte) ([]byte, error) {
+		raw, err := wireJSON(raw, true)
+		if err != nil {
+			return nil, err
+		}
+		if p, ok := h.hold(raw); ok {
+			return p, nil
+		}
+		return raw, nil // the request has ended: nothing will be written
+	}
+	for i, c := range r.Content {
+		if rc, isRaw := c.(rawContent); isRaw {
+			p, err := hold(rc.raw)
+			if err != nil {
+				return nil, fmt.Errorf("composition: encoding the handler's result: content block %d: %w", i, err)
+			}
+			r.Content[i] = rawContent{raw: p}
+		}
+	}
+	if len(r.RawStructuredContent) > 0 {
+		p, err := hold(r.RawStructuredContent)
+		if err != nil {
+			return nil, fmt.Errorf("composition: encoding the handler's result: structuredContent: %w", err)
+		}
+		r.RawStructuredContent = p
+	}
+	return r, nil
+}
+
+// StreamableHTTPHandler serves srv (mcp-go's streamable HTTP transport,
+// MCP spec "Transports: Streamable HTTP") so that the tools/call results
+// of composition.Serve tools returning a *Result (a forwarded result) are
+// written as the bytes received, not copied by encoding/json: a forwarded
+// 30 MB result costs the serving process about 3× its size instead of
+// 5–6×. Everything else is srv's (sessions, SSE upgrade, headers, errors);
+// the response body is the same but for raw blocks keeping their sender's
+// bytes (encoding/json would HTML-escape <, >, & in them).
+//
+// Each request gets a store of held values in its context; the handler of
+// a served tool puts its raw blocks there and hands mcp-go placeholders,
+// which the response writer replaces by the held bytes as the body is
+// written (http.Flusher is kept, so SSE streams as before). Held values
+// are dropped when the request ends.
+//
+// srv must not be made with server.WithEventStore: an event stored for
+// resumption would keep placeholders (a client resuming the stream would
+// get them, not the result). Middleware, including one that rewrites the
+// body (compression), wraps the returned handler: it sees the bytes after
+// the placeholders were replaced.
+func StreamableHTTPHandler(srv *server.StreamableHTTPServer) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := newHeldBytes()
+		defer h.release()
+		hw := &heldWriter{w: w, held: h}
+		var out http.ResponseWriter = hw
+		if f, ok := w.(http.Flusher); ok {
+			out = &heldFlushWriter{heldWriter: hw, flusher: f}
+		}
+		srv.ServeHTTP(out, r.WithContext(context.WithValue(r.Context(), heldKey{}, h)))
+		_ = hw.end()
+	})
+}
+
+// heldWriter is an http.ResponseWriter that writes the body through,
+// replacing each placeholder of its store (with its quotes) by the held
+// bytes. A placeholder may be split across Write calls: the bytes that
+// could begin one are kept until the next Write shows whether they do.
+type heldWriter struct {
+	w    http.ResponseWriter
+	held *heldBytes
+
+	mu      sync.Mutex
+	pending []byte // a tail that may begin a placeholder; shorter than maxPlaceholder
+}
+
+// heldFlushWriter is a heldWriter whose underlying writer streams.
+type heldFlushWriter struct {
+	*heldWriter
+	flusher http.Flusher
+}
+
+// Flush sends what was written so far (not a pending partial placeholder).
+func (f *heldFlushWriter) Flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.flusher.Flush()
+}
+
+// Header returns the underlying writer's header map.
+func (hw *heldWriter) Header() http.Header { return hw.w.Header() }
+
+// WriteHeader sends the status code.
+func (hw *heldWriter) WriteHeader(status int) { hw.w.WriteHeader(status) }
+
+// Unwrap returns the underlying writer (for http.ResponseController).
+func (hw *heldWriter) Unwrap() http.ResponseWriter { return hw.w }
+
+// maxPlaceholder is the length of the longest placeholder.
+func (hw *heldWriter) maxPlaceholder() int { return len(hw.held.needle) + heldDigits + 1 }
+
+// Write writes p, placeholders replaced. It reports len(p) on success.
+func (hw *heldWriter) Write(p []byte) (int, error) {
+	hw.mu.Lock()
+	defer hw.mu.Unlock()
+	size := len(p)
+	if len(hw.pending) > 0 {
+		// Resolve the pending tail with at most maxPlaceholder bytes of p
+		// (a small copy), then go on with the rest of p. A tail still
+		// pending after that starts in p unless all of p was joined: a
+		// placeholder is shorter than maxPlaceholder.
+		k := min(len(p), hw.maxPlaceholder())
+		joined := append(hw.pending, p[:k]...)
+		hw.pending = nil
+		n, err := hw.scan(joined)
+		if err != nil {
+			return 0, err
+		}
+		from := len(joined) - k
+		if n < from {
+			hw.pending = append([]byte(nil), joined[n:]...)
+			return size, nil
+		}
+		p = p[n-from:]
+	}
+	n, err := hw.scan(p)
+	if err != nil {
+		return 0, err
+	}
+	hw.pending = append(hw.pending, p[n:]...)
+	return size, nil
+}
+
+// scan writes data with placeholders replaced, up to a tail that may
+// begin a placeholder, and returns how many bytes of data it consumed.
+func (hw *heldWriter) scan(data []byte) (int, error) {
+	needle := hw.held.needle
+	i := 0
+	for {
+		at := bytes.Index(data[i:], needle)
+		if at < 0 {
+			end := len(data) - partialSuffix(data[i:], needle)
+			return end, hw.write(data[i:end])
+		}
+		at += i
+		if err := hw.write(data[i:at]); err != nil {
+			return 0, err
+		}
+		digits := at + len(needle)
+		j := digits
+		for j < len(data) && j-digits <= heldDigits && '0' <= data[j] && data[j] <= '9' {
+			j++
+		}
+		if j == len(data) && j-digits <= heldDigits {
+			return at, nil // the placeholder may go on in the next Write
+		}
+		if j > digits && j-digits <= heldDigits && data[j] == '"' {
+			if n, err := strconv.Atoi(string(data[digits:j])); err == nil {
+				if v, ok := hw.held.value(n); ok {
+					if err := hw.write(v); err != nil {
+						return 0, err
+					}
+					i = j + 1
+					continue
+				}
+			}
+		}
+		// Not one of ours: written as it is.
+		if err := hw.write(data[at:digits]); err != nil {
+			return 0, err
+		}
+		i = digits
+	}
+}
+
+// partialSuffix is the length of the longest suffix of data that is a
+// proper prefix of needle.
+func partialSuffix(data, needle []byte) int {
+	for n := min(len(data), len(needle)-1); n > 0; n-- {
+		if bytes.HasPrefix(needle, data[len(data)-n:]) {
+			return n
+		}
+	}
+	return 0
+}
+
+// write writes b to the underlying writer.
+func (hw *heldWriter) write(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	_, err := hw.w.Write(b)
+	return err
+}
+
+// end writes a pending tail that turned out not to be a placeholder.
+func (hw *heldWriter) end() error {
+	hw.mu.Lock()
+	defer hw.mu.Unlock()
+	err := hw.write(hw.pending)
+	hw.pending = nil
+	return err
+}
