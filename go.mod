@@ -18,13 +18,13 @@ require (
 	github.com/cli/browser v1.3.0
 	github.com/creack/pty v1.1.24
 	github.com/dlclark/regexp2 v1.12.0
+	github.com/gertd/go-pluralize v0.2.1
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/zalando/go-keyring v0.2.8
 )
 
 require (
 	github.com/danieljoos/wincred v1.2.3 // indirect
-	github.com/gertd/go-pluralize v0.2.1 // indirect
 	github.com/godbus/dbus/v5 v5.2.2 // indirect
 )
 
