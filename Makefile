@@ -1,6 +1,7 @@
 # The two commands a newcomer needs (see README.md):
 #   make demo   export sqlite-explorer → generate its client → run the composer
-#   make test   install the test servers from npm, vet, run every test (no
+#   make test   install the test servers from npm, check that go.mod is tidy,
+#               vet, run every test (no
 #               cached results; a skipped test fails), the concurrent packages
 #               again under the race detector, and make demo on an empty
 #               build cache, which must leave the work tree unchanged
@@ -44,6 +45,8 @@ RACE_PKGS = ./composition ./internal/mcpconn ./export
 # graph (example servers, the CLI), which the test cache does not track.
 test: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt -l lists unformatted files:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) mod tidy -diff
+	cd examples/toolmodule && $(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) run ./internal/tools/testrun -count=1 ./...
 	$(GO) run ./internal/tools/testrun -race -count=1 $(RACE_PKGS)
