@@ -72,12 +72,12 @@ func TestStreamableHTTPForwardsLargeResult(t *testing.T) {
 }
 
 // largeResultDownstream connects to largeResultServer(t, n) over stdio
-// (closed when t ends) and returns the session with the result its tool
-// "big" returns when called directly.
-func largeResultDownstream(ctx context.Context, t *testing.T, n int) (*composition.Session, *composition.Result) {
+// with opts (closed when t ends) and returns the session with the result
+// its tool "big" returns when called directly.
+func largeResultDownstream(ctx context.Context, t *testing.T, n int, opts ...composition.Option) (*composition.Session, *composition.Result) {
 	t.Helper()
 	hostileBin, env := largeResultServer(t, n)
-	down, err := composition.Connect(ctx, composition.Stdio(hostileBin), env)
+	down, err := composition.Connect(ctx, composition.Stdio(hostileBin), append(opts, env)...)
 	if err != nil {
 		t.Fatal(err)
 	}
