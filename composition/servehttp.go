@@ -63,8 +63,8 @@ func newHeldBytes(budget *ResultBudget) *heldBytes {
 }
 
 // reserve reserves n bytes of the budget for values about to be held,
-// waiting for room until ctx ends (then it returns an error wrapping
-// ctx.Err()). Once the request has ended nothing is reserved: the values
+// waiting for room until ctx ends (then it returns our error wrapping
+// ctx's cause). Once the request has ended nothing is reserved: the values
 // will not be held.
 func (h *heldBytes) reserve(ctx context.Context, n int64) error {
 	if h.budget == nil || n <= 0 {
