@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 )
 
 // Serving streamable HTTP without copying large forwarded results.
@@ -43,18 +45,45 @@ type heldKey struct{}
 // one, and n the value's index. It is emptied when the request ends,
 // whether or not the values were written.
 type heldBytes struct {
-	needle []byte // `"` + heldPrefix + token + "-"
+	needle []byte        // `"` + heldPrefix + token + "-"
+	budget *ResultBudget // the handler's bound on bytes held at once
 
-	mu     sync.Mutex
-	values [][]byte // by n; nil once released
-	done   bool
+	mu       sync.Mutex
+	values   [][]byte // by n; nil once released
+	reserved int64    // bytes of budget reserved by this request
+	done     bool
 }
 
-// newHeldBytes returns an empty store with a fresh token.
-func newHeldBytes() *heldBytes {
+// newHeldBytes returns an empty store with a fresh token whose holds
+// reserve budget.
+func newHeldBytes(budget *ResultBudget) *heldBytes {
 	var token [16]byte
 	_, _ = rand.Read(token[:]) // crypto/rand.Read never fails (Go 1.24)
-	return &heldBytes{needle: []byte(`"` + heldPrefix + hex.EncodeToString(token[:]) + "-")}
+	return &heldBytes{needle: []byte(`"` + heldPrefix + hex.EncodeToString(token[:]) + "-"), budget: budget}
+}
+
+// reserve reserves n bytes of the budget for values about to be held,
+// waiting for room until ctx ends (then it returns our error wrapping
+// ctx's cause). Once the request has ended nothing is reserved: the values
+// will not be held.
+func (h *heldBytes) reserve(ctx context.Context, n int64) error {
+	if h.budget == nil || n <= 0 {
+		return nil
+	}
+	got := mcpconn.Reserve(h.budget, n, ctx.Done())
+	if got == 0 {
+		return fmt.Errorf("composition: no room to hold the tool's result (%d bytes) for its HTTP response "+
+			"before the request ended (held-results budget of %d bytes; see WithHeldBudget): %w",
+			n, h.budget.Capacity(), context.Cause(ctx))
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done {
+		mcpconn.Release(h.budget, got)
+		return nil
+	}
+	h.reserved += got
+	return nil
 }
 
 // hold registers raw (valid JSON without line breaks) and returns its
@@ -80,11 +109,14 @@ func (h *heldBytes) value(n int) ([]byte, bool) {
 	return h.values[n], true
 }
 
-// release drops the held values; later holds fail.
+// release drops the held values and gives back their budget; later holds
+// fail.
 func (h *heldBytes) release() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.values, h.done = nil, true
+	reserved := h.reserved
+	h.values, h.reserved, h.done = nil, 0, true
+	h.mu.Unlock()
+	mcpconn.Release(h.budget, reserved)
 }
 
 // holdResult replaces r's raw blocks (rawContent) and RawStructuredContent
@@ -94,36 +126,55 @@ func (h *heldBytes) release() {
 // instead of copying the received ones; otherwise r is left as it is. A raw
 // value with line breaks is compacted first (a copy) since it is written as
 // it is, maybe inside an SSE data line.
+//
+// The values' bytes are reserved in the handler's held-results budget, all
+// at once, before any placeholder is handed out; when ctx ends before there
+// is room, the error (wrapping ctx's cause) fails the call: mcp-go answers
+// it as a JSON-RPC internal error (-32603).
 func holdResult(ctx context.Context, req mcp.CallToolRequest, r *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 	h, _ := ctx.Value(heldKey{}).(*heldBytes)
 	if h == nil || r == nil || req.Params.Task != nil {
 		return r, nil
 	}
-	hold := func(raw []byte) ([]byte, error) {
+	var total int64
+	compact := func(raw []byte, what string) ([]byte, error) {
 		raw, err := wireJSON(raw, true)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("composition: encoding the handler's result: %s: %w", what, err)
 		}
-		if p, ok := h.hold(raw); ok {
-			return p, nil
-		}
-		return raw, nil // the request has ended: nothing will be written
+		total += int64(len(raw))
+		return raw, nil
 	}
+	var err error
 	for i, c := range r.Content {
 		if rc, isRaw := c.(rawContent); isRaw {
-			p, err := hold(rc.raw)
-			if err != nil {
-				return nil, fmt.Errorf("composition: encoding the handler's result: content block %d: %w", i, err)
+			if rc.raw, err = compact(rc.raw, fmt.Sprintf("content block %d", i)); err != nil {
+				return nil, err
 			}
-			r.Content[i] = rawContent{raw: p}
+			r.Content[i] = rc
 		}
 	}
 	if len(r.RawStructuredContent) > 0 {
-		p, err := hold(r.RawStructuredContent)
-		if err != nil {
-			return nil, fmt.Errorf("composition: encoding the handler's result: structuredContent: %w", err)
+		if r.RawStructuredContent, err = compact(r.RawStructuredContent, "structuredContent"); err != nil {
+			return nil, err
 		}
-		r.RawStructuredContent = p
+	}
+	if err := h.reserve(ctx, total); err != nil {
+		return nil, err
+	}
+	hold := func(raw []byte) []byte {
+		if p, ok := h.hold(raw); ok {
+			return p
+		}
+		return raw // the request has ended: nothing will be written
+	}
+	for i, c := range r.Content {
+		if rc, isRaw := c.(rawContent); isRaw {
+			r.Content[i] = rawContent{raw: hold(rc.raw)}
+		}
+	}
+	if len(r.RawStructuredContent) > 0 {
+		r.RawStructuredContent = hold(r.RawStructuredContent)
 	}
 	return r, nil
 }
@@ -148,9 +199,29 @@ func holdResult(ctx context.Context, req mcp.CallToolRequest, r *mcp.CallToolRes
 // get them, not the result). Middleware, including one that rewrites the
 // body (compression), wraps the returned handler: it sees the bytes after
 // the placeholders were replaced.
-func StreamableHTTPHandler(srv *server.StreamableHTTPServer) http.Handler {
+//
+// Held results are bounded: a result's bytes reserve a [ResultBudget]
+// (by default one of [DefaultHeldBytes] per handler; see [WithHeldBudget])
+// before mcp-go gets its placeholders and give them back when its request
+// ends, so slow clients cannot make the server hold any number of large
+// results. A call that finds the budget full waits for a request to end;
+// if its own request ends first (the client went away) it fails with a
+// JSON-RPC internal error (-32603) whose message says so (the handler's
+// error wraps the request context's cause, context.Canceled). Results
+// that are not a *Result, and task-augmented calls' results, are not held
+// nor counted.
+func StreamableHTTPHandler(srv *server.StreamableHTTPServer, opts ...HTTPOption) http.Handler {
+	var cfg httpConfig
+	for _, o := range opts {
+		if o.apply != nil {
+			o.apply(&cfg)
+		}
+	}
+	if cfg.held == nil {
+		cfg.held = NewResultBudget(DefaultHeldBytes)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := newHeldBytes()
+		h := newHeldBytes(cfg.held)
 		defer h.release()
 		hw := &heldWriter{w: w, held: h}
 		var out http.ResponseWriter = hw
@@ -160,6 +231,46 @@ func StreamableHTTPHandler(srv *server.StreamableHTTPServer) http.Handler {
 		srv.ServeHTTP(out, r.WithContext(context.WithValue(r.Context(), heldKey{}, h)))
 		_ = hw.end()
 	})
+}
+
+// DefaultHeldBytes is the size of a [StreamableHTTPHandler]'s held-results
+// budget when no [WithHeldBudget] is given: 4 × [DefaultMaxResponseBytes]
+// (128 MiB), so four results of the largest size a session accepts by
+// default (or many smaller ones) wait for their clients at once, and the
+// memory of forwarded results waiting to be written stays near 128 MiB
+// whatever the number of clients. A single result larger than the budget
+// is still held, alone.
+const DefaultHeldBytes = 4 * DefaultMaxResponseBytes
+
+// HTTPOption configures [StreamableHTTPHandler].
+type HTTPOption struct {
+	apply func(*httpConfig)
+}
+
+// httpConfig is what the HTTPOptions set.
+type httpConfig struct {
+	held *ResultBudget
+}
+
+// WithHeldBudget makes the handler reserve b for the results it holds
+// until written (see [StreamableHTTPHandler]): the bytes of the forwarded
+// results (their raw content blocks and structuredContent, as written) of
+// all requests in progress stay within b's capacity, except for one
+// result larger than the capacity, held alone. A nil b means a budget of
+// [DefaultHeldBytes] of the handler's own.
+//
+// b may be shared: by several handlers, and with the sessions whose
+// results are forwarded ([WithResultBudget]), making one bound for the
+// results being read and the results waiting to be written. That cannot
+// deadlock: a request reserves once, for its whole result, after the
+// result has been read, and a stdio session gives its reservation back
+// once the result is handed to the handler, whatever the handler does; so
+// a call waiting to hold has nothing reserved, and what it waits for is
+// either a read that completes on its own or a request that ends when its
+// client reads the body. (A session's reads do wait, and so its other
+// calls, while slow clients keep the budget full.)
+func WithHeldBudget(b *ResultBudget) HTTPOption {
+	return HTTPOption{apply: func(c *httpConfig) { c.held = b }}
 }
 
 // heldWriter is an http.ResponseWriter that writes the body through,

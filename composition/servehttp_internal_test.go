@@ -12,7 +12,7 @@ import (
 // another token, one whose number is not held, one with too many digits,
 // and a tail that only begins like a placeholder.
 func TestHeldWriterSplit(t *testing.T) {
-	h := newHeldBytes()
+	h := newHeldBytes(nil)
 	p0, _ := h.hold([]byte(`{"type":"text","text":"a \"quoted\" <b>"}`))
 	p1, _ := h.hold([]byte(`{"blob":[1,2,3]}`))
 	token := string(h.needle[1:])
@@ -59,7 +59,7 @@ func TestHeldWriterSplit(t *testing.T) {
 // TestHeldBytesRelease: once the request has ended, nothing is held (a
 // late handler's result is marshalled as it is) and nothing is replaced.
 func TestHeldBytesRelease(t *testing.T) {
-	h := newHeldBytes()
+	h := newHeldBytes(nil)
 	p, ok := h.hold([]byte(`1`))
 	if !ok {
 		t.Fatal("hold refused before release")

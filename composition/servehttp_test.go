@@ -28,18 +28,9 @@ import (
 // body and, when the handler first sends a notification, as an SSE stream.
 func TestStreamableHTTPForwardsLargeResult(t *testing.T) {
 	const n = 3 << 20
-	hostileBin, env := largeResultServer(t, n)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	down, err := composition.Connect(ctx, composition.Stdio(hostileBin), env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer down.Close()
-	want, err := errorResult(down.CallResult(ctx, "big", nil))
-	if err != nil {
-		t.Fatalf("%.200v", err)
-	}
+	down, want := largeResultDownstream(ctx, t, n)
 	for _, version := range []string{composition.ModernProtocolVersion, "2025-06-18"} {
 		for _, sse := range []bool{false, true} {
 			t.Run(fmt.Sprintf("version=%s/sse=%v", version, sse), func(t *testing.T) {
@@ -78,6 +69,24 @@ func TestStreamableHTTPForwardsLargeResult(t *testing.T) {
 			})
 		}
 	}
+}
+
+// largeResultDownstream connects to largeResultServer(t, n) over stdio
+// with opts (closed when t ends) and returns the session with the result
+// its tool "big" returns when called directly.
+func largeResultDownstream(ctx context.Context, t *testing.T, n int, opts ...composition.Option) (*composition.Session, *composition.Result) {
+	t.Helper()
+	hostileBin, env := largeResultServer(t, n)
+	down, err := composition.Connect(ctx, composition.Stdio(hostileBin), append(opts, env)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { down.Close() })
+	want, err := errorResult(down.CallResult(ctx, "big", nil))
+	if err != nil {
+		t.Fatalf("%.200v", err)
+	}
+	return down, want
 }
 
 // contentTypes records the Content-Type of every response of a handler.

@@ -32,6 +32,28 @@ func (b *ResultBudget) Peak() int64 {
 	return b.peak
 }
 
+// Waiting is how many reservations wait for room now.
+func (b *ResultBudget) Waiting() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.waiting
+}
+
+// Reserve reserves n bytes of b (at most its capacity, so one larger
+// value passes alone), waiting for room until done is closed, and returns
+// the bytes reserved: 0 when done closed first (or n <= 0). It is acquire
+// for composition's held HTTP results (composition.WithHeldBudget); give
+// the bytes back with Release.
+func Reserve(b *ResultBudget, n int64, done <-chan struct{}) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return b.acquire(n, done)
+}
+
+// Release gives back n bytes reserved with Reserve; a nil b does nothing.
+func Release(b *ResultBudget, n int64) { b.release(n) }
+
 // budgetState is a snapshot of a budget's accounting, for tests.
 type budgetState struct {
 	used, peak      int64
