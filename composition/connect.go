@@ -409,6 +409,12 @@ func WithMaxResponseBytes(n int64) Option {
 // most twice the budget, plus 64 KiB per session. HTTP sessions do not use
 // the budget (a response body is read by net/http). Without a budget (the
 // default) sessions read independently.
+//
+// On the serving side, [StreamableHTTPHandler] reserves a budget for the
+// forwarded results it holds until their clients read them
+// ([WithHeldBudget]); passing it the budget the sessions read with makes one
+// bound for reading and holding (see WithHeldBudget for why that cannot
+// deadlock).
 type ResultBudget = mcpconn.ResultBudget
 
 // NewResultBudget returns a budget of bytes bytes (bytes <= 0 means
