@@ -191,8 +191,9 @@ func Parse(data []byte, source string) (*Bundle, error) {
 }
 
 // Marshal returns the canonical bytes of b: servers sorted by ID, tools by
-// name, raw members re-indented (never re-encoded), two-space indentation, no
-// HTML escaping, a final newline. The same bundle always gives the same bytes,
+// name, raw members re-indented (never re-encoded), two-space indentation
+// (values nested deeper than MaxIndentDepth written compact), no HTML
+// escaping, a final newline. The same bundle always gives the same bytes,
 // and Parse reads them back to an equal bundle. b is not modified.
 //
 // It fails, writing nothing, when the result would not be a valid bundle:
@@ -233,11 +234,10 @@ func (d *Document) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(Bundle{BundleVersion: Version, Servers: d.servers}); err != nil {
 		return nil, &Error{Kind: KindInvalid, Msg: err.Error(), Err: err}
 	}
-	return buf.Bytes(), nil
+	return indentJSON(buf.Bytes()), nil
 }
 
 // CheckSchemasWith returns what Bundle.CheckSchemasWith returns for the
