@@ -1,6 +1,10 @@
 package bundle
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/mcpbind/mcpbind/internal/jsonscan"
+)
 
 // MaxIndentDepth is how many levels of a bundle are indented. A value
 // nested deeper is written compact, on the line of its key: two spaces a
@@ -27,7 +31,7 @@ func indent(dst, src []byte) []byte {
 		c := src[i]
 		switch c {
 		case '"':
-			end := stringEnd(src, i)
+			end := jsonscan.StringEnd(src, i)
 			dst = append(dst, src[i:end]...)
 			i = end - 1
 		case '{', '[':
@@ -61,20 +65,6 @@ func indent(dst, src []byte) []byte {
 	return dst
 }
 
-// stringEnd returns the index just after the JSON string that starts at
-// src[i] (a '"').
-func stringEnd(src []byte, i int) int {
-	for j := i + 1; j < len(src); j++ {
-		switch src[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(src)
-}
-
 // valueEnd returns the index just after the object or array that starts at
 // src[i].
 func valueEnd(src []byte, i int) int {
@@ -82,7 +72,7 @@ func valueEnd(src []byte, i int) int {
 	for j := i; j < len(src); j++ {
 		switch src[j] {
 		case '"':
-			j = stringEnd(src, j) - 1
+			j = jsonscan.StringEnd(src, j) - 1
 		case '{', '[':
 			depth++
 		case '}', ']':

@@ -3,6 +3,8 @@ package composition
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/mcpbind/mcpbind/internal/jsonscan"
 )
 
 // member is one member of a JSON object: its name as written (without the
@@ -91,7 +93,7 @@ func splitObject(data []byte, buf []member, x *spans) ([]member, bool) {
 		return buf, true
 	}
 	for i < len(data) {
-		end := skipString(data, i)
+		end := jsonscan.StringEnd(data, i)
 		name := data[i+1 : end-1]
 		i = skipSpace(data, end)
 		i = skipSpace(data, i+1) // ':'
@@ -136,19 +138,6 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string that starts at data[i].
-func skipString(data []byte, i int) int {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(data)
-}
-
 // skipValue returns the index after the value that starts at data[i]. A
 // container recorded in x is not scanned again; scanning one records the
 // large containers inside it.
@@ -158,7 +147,7 @@ func skipValue(data []byte, i int, x *spans) int {
 	}
 	switch data[i] {
 	case '"':
-		return skipString(data, i)
+		return jsonscan.StringEnd(data, i)
 	case '{', '[':
 		if e, ok := x.end(data, i); ok {
 			return e
@@ -169,7 +158,7 @@ func skipValue(data []byte, i int, x *spans) int {
 		for j := i; j < len(data); j++ {
 			switch data[j] {
 			case '"':
-				j = skipString(data, j) - 1
+				j = jsonscan.StringEnd(data, j) - 1
 			case '{', '[':
 				depth++
 				if x != nil {

@@ -27,3 +27,17 @@ func Outside(data []byte, fn func(c byte) bool) {
 		}
 	}
 }
+
+// StringEnd returns the index just after the string literal of valid JSON
+// data that starts at data[i] (a '"'), or len(data) when it is not closed.
+func StringEnd(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(data)
+}
