@@ -971,9 +971,8 @@ func (ts *typeSession) ref(n *schema.Node, name string) (t *Type, nullable bool,
 			ts.byPtr[target] = t
 		}
 	}()
-	if target != "" {
-		toks := strings.Split(target, "/")
-		if defName := ts.b.cfg.Namer.Exported(jsonpointer.Unescape(toks[len(toks)-1])); defName != "" && (len(toks) >= 2 && (toks[len(toks)-2] == "$defs" || toks[len(toks)-2] == "definitions")) {
+	if toks, _ := jsonpointer.Split(target); len(toks) >= 2 && (toks[len(toks)-2] == "$defs" || toks[len(toks)-2] == "definitions") {
+		if defName := ts.b.cfg.Namer.Exported(toks[len(toks)-1]); defName != "" {
 			name = defsName(ts.b.prov.root(name), defName)
 		}
 	}
