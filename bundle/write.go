@@ -14,55 +14,96 @@ import (
 // new one, never a partial one; on any error the temporary file is removed
 // and an existing file at path is left untouched. When path is a symbolic
 // link, the file it points to is replaced and the link kept.
-func WriteFile(path string, data []byte) (err error) {
-	mode := fs.FileMode(0o644)
-	target := path
-	if resolved, rerr := filepath.EvalSymlinks(path); rerr == nil {
-		target = resolved
+func WriteFile(path string, data []byte) error {
+	s, err := StageFile(path, data)
+	if err != nil {
+		return err
 	}
-	if fi, serr := os.Stat(target); serr == nil {
+	if err := s.Commit(); err != nil {
+		s.Discard()
+		return err
+	}
+	SyncDir(filepath.Dir(s.target))
+	return nil
+}
+
+// StagedFile is the new content of a file, written in full and synced to a
+// temporary file next to the file it replaces, not yet in place: Commit
+// renames it over the file, Discard removes it. WriteFile is StageFile and
+// Commit; writers of several files that must change together (gen.Write)
+// stage them all before committing any.
+type StagedFile struct {
+	path, target, tmp string
+}
+
+// StageFile writes data to a synced temporary file in the folder of path,
+// or of the file path is a symbolic link to (which keeps the link), with
+// the mode of the file it will replace (0644 for a new one). It fails,
+// leaving nothing behind, when path exists and is not a regular file or
+// the temporary file cannot be written in full.
+func StageFile(path string, data []byte) (*StagedFile, error) {
+	s := &StagedFile{path: path, target: path}
+	if resolved, rerr := filepath.EvalSymlinks(path); rerr == nil {
+		s.target = resolved
+	}
+	mode := fs.FileMode(0o644)
+	if fi, serr := os.Stat(s.target); serr == nil {
 		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("write %s: not a regular file", path)
+			return nil, fmt.Errorf("write %s: not a regular file", path)
 		}
 		mode = fi.Mode().Perm()
 	} else if !errors.Is(serr, fs.ErrNotExist) {
-		return fmt.Errorf("write %s: %w", path, serr)
+		return nil, fmt.Errorf("write %s: %w", path, serr)
 	}
-
-	dir, base := filepath.Split(target)
+	dir, base := filepath.Split(s.target)
 	if dir == "" {
 		dir = "."
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
+	s.tmp = f.Name()
+	if _, err = f.Write(data); err == nil {
+		if err = f.Chmod(mode); err == nil {
+			err = f.Sync()
 		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = f.Chmod(mode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err != nil {
+		_ = os.Remove(s.tmp)
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	return s, nil
+}
+
+// Commit renames the staged file over the file it replaces. The rename is
+// made durable by syncing the folder (SyncDir), which the caller does once
+// after its last Commit.
+func (s *StagedFile) Commit() error {
+	if err := os.Rename(s.tmp, s.target); err != nil {
+		return fmt.Errorf("write %s: %w", s.path, err)
 	}
-	if err = os.Rename(tmp, target); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	s.tmp = ""
+	return nil
+}
+
+// Discard removes the temporary file of a staged file not committed; it
+// does nothing after Commit.
+func (s *StagedFile) Discard() {
+	if s.tmp != "" {
+		_ = os.Remove(s.tmp)
+		s.tmp = ""
 	}
-	// Make the rename durable; not every system can sync a directory.
-	if d, derr := os.Open(dir); derr == nil {
+}
+
+// SyncDir makes the renames and removals in dir durable; not every system
+// can sync a directory, so it reports nothing.
+func SyncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		_ = d.Close()
 	}
-	return nil
 }

@@ -17,12 +17,11 @@ func typeInfo(t *ir.Type) string {
 	if t.SchemaDoc != "" {
 		add("Doc", strconv.Quote(t.SchemaDoc))
 	}
-	switch {
-	case t.PointerBase != nil:
+	if rel, ok := t.RelativePointer(); ok {
 		// Relative: pointers of deeply nested types stay short.
 		add("Base", "composition.TypeOf["+t.PointerBase.Name+"]()")
-		add("Pointer", strconv.Quote(strings.TrimPrefix(t.Pointer, t.PointerBase.Pointer)))
-	case t.Pointer != "":
+		add("Pointer", strconv.Quote(rel))
+	} else if t.Pointer != "" {
 		add("Pointer", strconv.Quote(t.Pointer))
 	}
 	switch t.Kind {

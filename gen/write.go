@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcpbind/mcpbind/bundle"
 )
 
 // Write writes files, one generated package, into dir, creating it, and
@@ -28,28 +29,25 @@ func Write(dir string, files []File) (removed []string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	staged := make([]stagedFile, 0, len(files))
+	staged := make([]*bundle.StagedFile, 0, len(files))
 	defer func() {
 		for _, s := range staged {
-			if s.tmp != "" {
-				_ = os.Remove(s.tmp)
-			}
+			s.Discard()
 		}
 	}()
 	for _, f := range files {
-		s, err := stage(filepath.Join(dir, f.Name), f.Content)
+		s, err := bundle.StageFile(filepath.Join(dir, f.Name), f.Content)
 		if err != nil {
 			return nil, err
 		}
 		staged = append(staged, s)
 	}
-	for i := range staged {
-		if err := os.Rename(staged[i].tmp, staged[i].target); err != nil {
-			return nil, fmt.Errorf("write %s: %w", staged[i].path, err)
+	for _, s := range staged {
+		if err := s.Commit(); err != nil {
+			return nil, err
 		}
-		staged[i].tmp = ""
 	}
-	syncDir(dir)
+	bundle.SyncDir(dir)
 	written := map[string]bool{}
 	for _, f := range files {
 		written[f.Name] = true
@@ -65,61 +63,9 @@ func Write(dir string, files []File) (removed []string, err error) {
 		removed = append(removed, name)
 	}
 	if len(removed) > 0 {
-		syncDir(dir)
+		bundle.SyncDir(dir)
 	}
 	return removed, nil
-}
-
-// stagedFile is a file written to a temporary file (tmp, "" once renamed)
-// next to the file it replaces (target: path, or the file path links to).
-type stagedFile struct {
-	path, target, tmp string
-}
-
-// stage writes data to a synced temporary file in the folder of path (or of
-// the file path is a symbolic link to, which keeps the link), with the
-// mode of the file it will replace (0644 for a new one).
-func stage(path string, data []byte) (s stagedFile, err error) {
-	s = stagedFile{path: path, target: path}
-	if resolved, rerr := filepath.EvalSymlinks(path); rerr == nil {
-		s.target = resolved
-	}
-	mode := fs.FileMode(0o644)
-	if fi, serr := os.Stat(s.target); serr == nil {
-		if !fi.Mode().IsRegular() {
-			return s, fmt.Errorf("write %s: not a regular file", path)
-		}
-		mode = fi.Mode().Perm()
-	} else if !errors.Is(serr, fs.ErrNotExist) {
-		return s, fmt.Errorf("write %s: %w", path, serr)
-	}
-	f, err := os.CreateTemp(filepath.Dir(s.target), "."+filepath.Base(s.target)+".tmp-*")
-	if err != nil {
-		return s, fmt.Errorf("write %s: %w", path, err)
-	}
-	s.tmp = f.Name()
-	if _, err = f.Write(data); err == nil {
-		if err = f.Chmod(mode); err == nil {
-			err = f.Sync()
-		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(s.tmp)
-		return s, fmt.Errorf("write %s: %w", path, err)
-	}
-	return s, nil
-}
-
-// syncDir makes renames and removals in dir durable; not every system can
-// sync a directory.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }
 
 // staleGenerated lists, sorted, the regular .go files of dir that are not

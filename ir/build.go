@@ -98,10 +98,10 @@ func BuildServer(srv *bundle.Server, pkgName string, cfg Config) (*Package, erro
 		p.Tools = append(p.Tools, tool)
 	}
 	d, aliases := dedupTypes(p)
-	nameTypes(p, b.cfg.Namer, d, b.prov, aliases, b.cfg.TypeNames, b.used)
+	names := nameTypes(p, b.cfg.Namer, d, b.prov, aliases, b.cfg.TypeNames, b.used)
 	setPointerBases(p)
 	slices.SortFunc(p.Schemas, func(a, b SchemaDoc) int { return strings.Compare(a.Key, b.Key) })
-	shared, err := sharedMembers(p, b.cfg.Namer, b.types)
+	shared, err := sharedMembers(p, b.cfg.Namer, names)
 	if err != nil {
 		return nil, &Error{Server: srv.ID, Err: err}
 	}
@@ -126,7 +126,7 @@ type builder struct {
 	facts   bundle.Facts // srv's x-mcpbind
 	cfg     Config
 	pkg     *Package
-	types   *scope // package-level identifiers
+	types   *scope // the tools' own type names while typing (nameTypes then builds the package scope)
 	prov    *provisionals
 	methods *scope // Client method names
 	// used records the Config entries that applied ("format:<name>",
@@ -971,9 +971,8 @@ func (ts *typeSession) ref(n *schema.Node, name string) (t *Type, nullable bool,
 			ts.byPtr[target] = t
 		}
 	}()
-	if target != "" {
-		toks := strings.Split(target, "/")
-		if defName := ts.b.cfg.Namer.Exported(jsonpointer.Unescape(toks[len(toks)-1])); defName != "" && (len(toks) >= 2 && (toks[len(toks)-2] == "$defs" || toks[len(toks)-2] == "definitions")) {
+	if toks, _ := jsonpointer.Split(target); len(toks) >= 2 && (toks[len(toks)-2] == "$defs" || toks[len(toks)-2] == "definitions") {
+		if defName := ts.b.cfg.Namer.Exported(toks[len(toks)-1]); defName != "" {
 			name = defsName(ts.b.prov.root(name), defName)
 		}
 	}

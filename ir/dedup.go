@@ -345,8 +345,8 @@ func (d *dedup) sig(t *Type) int {
 
 // mergedDoc is the survivor's doc comment: its first line names every
 // use of the members ("Country is the type of AArgs.Country and
-// BArgs.Country.", sorted, so that it does not follow the members' order);
-// the rest is the first member's.
+// BArgs.Country."; nameTypes sorts the uses, by their final names, with
+// usesOnce); the rest is the first member's.
 func (d *dedup) mergedDoc(g []*Type) []string {
 	var uses []string
 	for _, t := range g {
@@ -359,8 +359,7 @@ func (d *dedup) mergedDoc(g []*Type) []string {
 	}
 	doc := slices.Clone(g[0].Doc)
 	if len(doc) > 0 && len(uses) == len(g) {
-		slices.Sort(uses)
-		doc[0] = g[0].Name + " is the type of " + joinAnd(slices.Compact(uses)) + "."
+		doc[0] = g[0].Name + " is the type of " + joinAnd(uses) + "."
 	}
 	return doc
 }

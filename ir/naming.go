@@ -110,6 +110,24 @@ func (n *Namer) Exported(name string) string {
 	return id
 }
 
+// Unexported returns the unexported Go identifier for a JSON name: Exported
+// with its first word lower-cased whole ("icons" → "icons", "URL list" →
+// "urlList", "IDs" → "ids"), so an initialism does not keep a capital; ""
+// when Exported gives "". It may be a Go keyword ("type"): callers append
+// to it (the shared members' constants append a method name).
+func (n *Namer) Unexported(name string) string {
+	id := []rune(n.Exported(name))
+	if len(id) == 0 {
+		return ""
+	}
+	word := n.words(name)[0]
+	first := len([]rune(word))
+	if first > len(id) || strings.ToLower(string(id[:first])) != word {
+		first = 1 // Exported put an "X" before a word that has no capital
+	}
+	return strings.ToLower(string(id[:first])) + string(id[first:])
+}
+
 // words splits a JSON name into lower-case words. Plural initialisms
 // ("URLs", "IDs") are folded first, since strcase would split them as
 // "UR"+"Ls".

@@ -1,6 +1,6 @@
 package ir
 
-import "strings"
+import "github.com/mcpbind/mcpbind/internal/jsonpointer"
 
 // setPointerBases sets the PointerBase of every named type of p that sits
 // inside another named type's schema in the same document: the nearest
@@ -20,7 +20,7 @@ func setPointerBases(p *Package) {
 			}
 			seen[x] = true
 			if x.Named() && x != owner {
-				if x.SchemaDoc == owner.SchemaDoc && owner.Pointer != "" && strings.HasPrefix(x.Pointer, owner.Pointer+"/") &&
+				if _, under := jsonpointer.Under(x.Pointer, owner.Pointer); under && x.SchemaDoc == owner.SchemaDoc && owner.Pointer != "" &&
 					(x.PointerBase == nil || len(owner.Pointer) > len(x.PointerBase.Pointer)) {
 					x.PointerBase = owner
 				}
@@ -32,4 +32,14 @@ func setPointerBases(p *Package) {
 		}
 		visit(owner)
 	}
+}
+
+// RelativePointer returns t's Pointer relative to its PointerBase's, as
+// generated code writes it (composition.TypeInfo.Base); ok is false when t
+// has no PointerBase.
+func (t *Type) RelativePointer() (string, bool) {
+	if t.PointerBase == nil {
+		return "", false
+	}
+	return jsonpointer.Under(t.Pointer, t.PointerBase.Pointer)
 }

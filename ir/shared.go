@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mcpbind/mcpbind/internal/rawjson"
 )
@@ -118,35 +116,11 @@ func sharedMembers(p *Package, namer *Namer, names *scope) ([]SharedMember, erro
 		if o.count < 2 {
 			continue
 		}
-		base := namer.Exported(k.key)
+		base := namer.Unexported(k.key)
 		if base == "" {
-			base = "Member"
+			base = "member"
 		}
-		shared = append(shared, SharedMember{Const: names.claim(lowerInitial(base) + o.first.Method), Key: k.key, JSON: k.value, Tools: o.count})
+		shared = append(shared, SharedMember{Const: names.claim(base + o.first.Method), Key: k.key, JSON: k.value, Tools: o.count})
 	}
 	return shared, nil
-}
-
-// lowerInitial lower-cases the leading capital of an exported identifier,
-// or its leading run of capitals when that is an initialism ("Icons" →
-// "icons", "URL" → "url", "URLList" → "urlList").
-func lowerInitial(s string) string {
-	runes := []rune(s)
-	n := 0
-	for n < len(runes) && unicode.IsUpper(runes[n]) {
-		n++
-	}
-	if n > 1 && n < len(runes) && unicode.IsLower(runes[n]) {
-		n-- // the last capital starts the next word
-	}
-	for i := range max(n, 1) {
-		if i < len(runes) {
-			runes[i] = unicode.ToLower(runes[i])
-		}
-	}
-	out := string(runes)
-	if r, _ := utf8.DecodeRuneInString(out); !unicode.IsLetter(r) && r != '_' {
-		return "member" + s
-	}
-	return out
 }

@@ -44,12 +44,14 @@ func TestSharedMembers(t *testing.T) {
 	}
 }
 
-// TestLowerInitial: the constant names start lower case, initialisms
-// lower-cased whole.
-func TestLowerInitial(t *testing.T) {
-	for in, want := range map[string]string{"Icons": "icons", "URL": "url", "URLList": "urlList", "X名前": "x名前", "Meta": "meta"} {
-		if got := lowerInitial(in); got != want {
-			t.Errorf("lowerInitial(%q) = %q, want %q", in, got, want)
+// TestUnexported: the constant names start lower case, initialisms
+// lower-cased whole, plural ones too.
+func TestUnexported(t *testing.T) {
+	namer := NewNamer(DefaultInitialisms())
+	for in, want := range map[string]string{"Icons": "icons", "URL": "url", "URLList": "urlList", "X名前": "x名前", "Meta": "meta",
+		"IDs": "ids", "userIDs": "userIDs", "_meta": "meta", "2fa": "x2Fa", "名前": "x名前", "": ""} {
+		if got := namer.Unexported(in); got != want {
+			t.Errorf("Unexported(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

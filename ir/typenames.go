@@ -149,8 +149,10 @@ type typeNamer struct {
 // keyed by the final default names; used records those that applied),
 // names the enum constants after their types, and rewrites the doc
 // comments that named a type by its provisional name. aliases lists, for a
-// type that dedupTypes merged others into, their provisional names.
-func nameTypes(p *Package, namer *Namer, d *dedup, pv *provisionals, aliases map[*Type][]string, renames map[string]string, used map[string]bool) {
+// type that dedupTypes merged others into, their provisional names. It
+// returns the package-level scope, holding the reserved names, the types and
+// their enum constants, in which later package-level names are claimed.
+func nameTypes(p *Package, namer *Namer, d *dedup, pv *provisionals, aliases map[*Type][]string, renames map[string]string, used map[string]bool) *scope {
 	tn := &typeNamer{namer: namer, d: d, pv: pv, byProv: map[string]*Type{}, aliases: aliases, locals: map[string]string{}, levels: map[string]int{}}
 	prov := map[*Type]string{}
 	for _, t := range p.Types {
@@ -197,6 +199,7 @@ func nameTypes(p *Package, namer *Namer, d *dedup, pv *provisionals, aliases map
 			t.Doc[0] = usesOnce(tn.rewriteDoc(t.Doc[0], final))
 		}
 	}
+	return names
 }
 
 // usesOnce lists each use once in a first doc line "X is the type of A.F,

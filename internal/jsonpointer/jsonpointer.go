@@ -50,3 +50,16 @@ func Split(ptr string) (tokens []string, ok bool) {
 	}
 	return tokens, true
 }
+
+// Under returns the pointer of ptr relative to base, the tokens after
+// base's: Under("/properties/b/properties/a", "/properties/b") is
+// "/properties/a", ok. ok is false unless ptr lies strictly below base,
+// whole tokens only ("/properties/bc" is not under "/properties/b").
+// Appending the result to base gives ptr again.
+func Under(ptr, base string) (rest string, ok bool) {
+	rest, ok = strings.CutPrefix(ptr, base)
+	if !ok || !strings.HasPrefix(rest, "/") {
+		return "", false
+	}
+	return rest, true
+}

@@ -34,3 +34,28 @@ func TestAppendSplit(t *testing.T) {
 		t.Fatal("Split accepted a pointer without a leading /")
 	}
 }
+
+// TestUnder: a pointer below another, by whole tokens, and its rest
+// appended to the base gives it back.
+func TestUnder(t *testing.T) {
+	for _, c := range []struct {
+		ptr, base, rest string
+		ok              bool
+	}{
+		{"/properties/b/properties/a", "/properties/b", "/properties/a", true},
+		{"/properties/a", "", "/properties/a", true},
+		{"/properties/bc", "/properties/b", "", false},
+		{"/properties/b", "/properties/b", "", false},
+		{"/properties", "/properties/b", "", false},
+		{"/a~1b/c", "/a~1b", "/c", true},
+		{"/a~1b/c", "/a", "", false},
+	} {
+		rest, ok := Under(c.ptr, c.base)
+		if rest != c.rest || ok != c.ok {
+			t.Errorf("Under(%q, %q) = %q, %v; want %q, %v", c.ptr, c.base, rest, ok, c.rest, c.ok)
+		}
+		if ok && c.base+rest != c.ptr {
+			t.Errorf("%q + %q is not %q", c.base, rest, c.ptr)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -143,45 +144,40 @@ func stringArg(call *ast.CallExpr, i int, consts map[string]ast.Expr) (string, e
 	if len(call.Args) <= i {
 		return "", fmt.Errorf("no argument %d", i)
 	}
-	s, ok := stringConst(call.Args[i], consts, 0)
-	if !ok {
+	var b strings.Builder
+	if !stringConst(call.Args[i], consts, map[string]bool{}, &b) {
 		return "", fmt.Errorf("argument %d is not a string constant", i)
 	}
-	return s, nil
+	return b.String(), nil
 }
 
-// stringConst evaluates a string constant expression of server.go.
-func stringConst(e ast.Expr, consts map[string]ast.Expr, depth int) (string, bool) {
-	if depth > 1<<16 { // a constant that refers to itself
-		return "", false
-	}
+// stringConst writes to b the value of e, a string constant expression of
+// server.go (literals, "+", parentheses, the file's constants), and reports
+// whether e is one; resolving holds the constants being resolved, so a
+// constant that refers to itself is not one.
+func stringConst(e ast.Expr, consts map[string]ast.Expr, resolving map[string]bool, b *strings.Builder) bool {
 	switch e := e.(type) {
 	case *ast.BasicLit:
 		if e.Kind != token.STRING {
-			return "", false
+			return false
 		}
 		s, err := strconv.Unquote(e.Value)
-		return s, err == nil
+		b.WriteString(s)
+		return err == nil
 	case *ast.ParenExpr:
-		return stringConst(e.X, consts, depth+1)
+		return stringConst(e.X, consts, resolving, b)
 	case *ast.BinaryExpr:
-		if e.Op != token.ADD {
-			return "", false
-		}
-		x, ok := stringConst(e.X, consts, depth+1)
-		if !ok {
-			return "", false
-		}
-		y, ok := stringConst(e.Y, consts, depth+1)
-		return x + y, ok
+		return e.Op == token.ADD && stringConst(e.X, consts, resolving, b) && stringConst(e.Y, consts, resolving, b)
 	case *ast.Ident:
 		v, ok := consts[e.Name]
-		if !ok {
-			return "", false
+		if !ok || resolving[e.Name] {
+			return false
 		}
-		return stringConst(v, consts, depth+1)
+		resolving[e.Name] = true
+		defer delete(resolving, e.Name)
+		return stringConst(v, consts, resolving, b)
 	}
-	return "", false
+	return false
 }
 
 // Era returns the protocol version of a session in srv's era, for
