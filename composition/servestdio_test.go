@@ -409,3 +409,71 @@ func TestServeStdioPanic(t *testing.T) {
 		t.Errorf("ServeStdio: %v", err)
 	}
 }
+
+// TestServeStdioClientNotReading: a client that stops reading its stdout
+// (while the composing server has answers of 10 MiB to write, more than
+// its write queue holds) holds no handler past its context: a handler's
+// sampling request to the client returns when the handler's context ends,
+// and ServeStdio returns when its own context ends, with pings still
+// arriving, rather than waiting on the pipe.
+func TestServeStdioClientNotReading(t *testing.T) {
+	srv := server.NewMCPServer("stuck-client-test", "1", server.WithToolCapabilities(false))
+	srv.EnableSampling()
+	asking := make(chan context.CancelFunc)
+	asked := make(chan error, 1)
+	tools := []composition.ServedTool{bigResultTool(5<<20, "x"),
+		composition.HandleNoArgs(composition.Tool{Name: "ask"}, `{"name":"ask","inputSchema":{"type":"object"}}`,
+			func(ctx context.Context) (*composition.Result, error) {
+				ctx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				asking <- cancel
+				_, err := srv.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
+					Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("question")}}, MaxTokens: 5}})
+				asked <- err
+				return nil, err
+			})}
+	if err := composition.Serve(srv, tools); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	defer inW.Close()
+	defer outR.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- composition.ServeStdio(ctx, srv, inR, outW) }()
+	_, exchange := stdioClient(t, inW, outR)
+	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// From here on the client reads nothing: one answer blocks the
+	// writing, the next fills the queue.
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fwd"}}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fwd"}}`)
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ask"}}`)
+	(<-asking)()
+	if err := <-asked; !errors.Is(err, context.Canceled) {
+		t.Errorf("the sampling request of a handler whose context ended: %v, want context.Canceled", err)
+	}
+	pinging := make(chan struct{})
+	go func() {
+		defer close(pinging)
+		for i := 5; ; i++ {
+			if _, err := fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i); err != nil {
+				return
+			}
+		}
+	}()
+	cancel()
+	if err := <-served; !errors.Is(err, context.Canceled) {
+		t.Errorf("ServeStdio after its context ended: %v, want context.Canceled", err)
+	}
+	_ = inR.Close()
+	<-pinging
+}
