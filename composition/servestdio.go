@@ -37,9 +37,12 @@ import (
 
 const (
 	// stdioToolCalls is how many tools/call requests ServeStdio runs at
-	// once; later ones wait for a slot (the read loop does not). A result
-	// is held from its handler until it is written, so this also bounds
-	// the results a composing server holds at once.
+	// once; later ones wait for a slot (the read loop does not, short of
+	// stdioRequests in flight). A result
+	// is held from its handler until it is queued for writing, and the
+	// queue holds at most 4 MiB or one larger answer beside the one being
+	// written, so this also bounds the results a composing server holds
+	// at once (8 + 2).
 	stdioToolCalls = 8
 	// stdioRequests is how many requests ServeStdio has in flight at
 	// once, tools/call included; with that many, the read loop waits for
@@ -71,8 +74,9 @@ const (
 // copy of it (mcp-go's StdioServer allocates about 3.5 times its size to
 // answer it). The JSON a client
 // reads is the same as mcp-go's, member for member. At most 8 tools/call
-// requests run at once (a result is held until it is written, so this
-// bounds the results held at once); other requests and notifications are
+// requests run at once (a result is held until it is queued, behind at
+// most one being written and one queued, so this bounds the results held
+// at once); other requests and notifications are
 // not held back by them until 64 requests are in flight, when reading
 // waits. Answers and notifications are written from one goroutine through
 // a bounded queue (mcpconn.WriteQueue): a client that stops reading its
