@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/internal/mcpconn"
 	"github.com/mcpbind/mcpbind/internal/rawjson"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // Serving an mcp-go server over stdio without copying large results.
@@ -542,7 +543,8 @@ func (s *stdioSession) RequestSampling(ctx context.Context, req mcp.CreateMessag
 	}
 	content, err := mcp.ParseSamplingContent(res.Content)
 	if err != nil {
-		return nil, fmt.Errorf("composition: the client's answer to %s: %w", mcp.MethodSamplingCreateMessage, err)
+		// mcp-go's error quotes the client's content type as it is.
+		return nil, textsafe.Error(fmt.Errorf("composition: the client's answer to %s: %w", mcp.MethodSamplingCreateMessage, err))
 	}
 	res.Content = content
 	return &res, nil

@@ -383,6 +383,18 @@ func TestServeStdioServerRequests(t *testing.T) {
 	if line, _, _ := next(); !strings.Contains(line, `"isError":true`) || !strings.Contains(line, `-32601`) || !strings.Contains(line, `no roots here`) {
 		t.Errorf("tools/call roots answered with an error: %s", line)
 	}
+
+	// A sampling answer mcp-go cannot parse: its error names the client's
+	// content type, which reaches the handler escaped.
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ask"}}`)
+	line, id, method = next()
+	if method != "sampling/createMessage" {
+		t.Fatalf("want the sampling request, got %s", line)
+	}
+	send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"role":"assistant","content":{"type":"evil\u202e\u001b[2J"},"model":"m1"}}`)
+	if line, _, _ := next(); !strings.Contains(line, `"isError":true`) || !strings.Contains(line, `evil\\u202e\\u001b[2J`) || strings.Contains(line, "\u202e") {
+		t.Errorf("tools/call ask answered with a content type mcp-go rejects: %s, want it escaped", line)
+	}
 	_ = inW.Close()
 	if err := <-served; err != nil {
 		t.Errorf("ServeStdio: %v", err)
