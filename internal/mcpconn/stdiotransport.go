@@ -393,7 +393,7 @@ func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest) {
 		if err != nil {
 			return
 		}
-		_, _ = t.w.send(ctx, t.done, b, []byte{'\n'})
+		_, _ = t.w.send(ctx, t.done, append(b, '\n'))
 	}()
 }
 
@@ -420,7 +420,7 @@ func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSON
 		delete(t.pending, key)
 		t.mu.Unlock()
 	}()
-	f, err := t.w.send(ctx, t.done, b, []byte{'\n'})
+	f, err := t.w.send(ctx, t.done, append(b, '\n'))
 	if err != nil {
 		if ctx.Err() == nil {
 			if serr := t.stopped(); serr != nil {
@@ -459,7 +459,7 @@ func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNoti
 	if err != nil {
 		return fmt.Errorf("encoding the notification: %w", err)
 	}
-	_, err = t.w.send(ctx, t.done, b, []byte{'\n'})
+	_, err = t.w.send(ctx, t.done, append(b, '\n'))
 	return err
 }
 
@@ -501,7 +501,9 @@ type stdinWriter struct {
 	// stop, if set, is called once when writing ends for a reason other
 	// than close: a *StallError, or the error of the write (EPIPE).
 	stop func(error)
-	bw   *bufio.Writer // over chunks, so small pieces of a frame go out together
+	// bw, made for the first frame of several pieces, is over chunks, so
+	// the small pieces of a frame go out together.
+	bw *bufio.Writer
 
 	mu     sync.Mutex
 	queue  []*frame
@@ -524,9 +526,7 @@ type frame struct {
 }
 
 func newStdinWriter(out io.Writer, stall time.Duration, stop func(error)) *stdinWriter {
-	w := &stdinWriter{out: out, stall: stall, stop: stop, room: make(chan struct{}), wake: make(chan struct{}, 1), ended: make(chan struct{})}
-	w.bw = bufio.NewWriterSize(chunks{w}, stdinChunk)
-	return w
+	return &stdinWriter{out: out, stall: stall, stop: stop, room: make(chan struct{}), wake: make(chan struct{}, 1), ended: make(chan struct{})}
 }
 
 // send queues a frame of pieces, waiting for room until ctx ends, done is
@@ -628,13 +628,23 @@ func (w *stdinWriter) run() {
 
 // writeFrame writes f's pieces and flushes them.
 func (w *stdinWriter) writeFrame(f *frame) error {
-	for _, p := range f.pieces {
-		if _, err := w.bw.Write(p); err != nil {
+	switch {
+	case len(f.pieces) == 1:
+		if err := w.write(f.pieces[0]); err != nil {
 			return err
 		}
-	}
-	if err := w.bw.Flush(); err != nil {
-		return err
+	case len(f.pieces) > 1:
+		if w.bw == nil {
+			w.bw = bufio.NewWriterSize(chunks{w}, stdinChunk)
+		}
+		for _, p := range f.pieces {
+			if _, err := w.bw.Write(p); err != nil {
+				return err
+			}
+		}
+		if err := w.bw.Flush(); err != nil {
+			return err
+		}
 	}
 	if f.written != nil {
 		close(f.written)
