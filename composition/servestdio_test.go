@@ -489,3 +489,34 @@ func TestServeStdioClientNotReading(t *testing.T) {
 	_ = inR.Close()
 	<-pinging
 }
+
+// TestServeStdioAnswersBeforeEOF: a client that sends its requests and
+// closes its end at once still reads every answer: ServeStdio returns at
+// EOF only once the queued answers are written.
+func TestServeStdioAnswersBeforeEOF(t *testing.T) {
+	srv := server.NewMCPServer("eof-test", "1", server.WithToolCapabilities(false))
+	inW, outR, served := serveStdioPipes(t, srv)
+	go func() {
+		lines := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
+		for i := 2; i <= 20; i++ {
+			lines += fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+		}
+		_, _ = io.WriteString(inW, lines)
+		_ = inW.Close()
+	}()
+	out := bufio.NewScanner(outR)
+	ids := map[string]bool{}
+	for out.Scan() {
+		var m struct{ ID json.RawMessage }
+		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+			t.Fatalf("%s: %v", out.Text(), err)
+		}
+		ids[string(m.ID)] = true
+	}
+	if len(ids) != 20 {
+		t.Errorf("answers to %d of the 20 requests before stdout ended: %v", len(ids), ids)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("ServeStdio: %v", err)
+	}
+}
