@@ -38,18 +38,24 @@ import (
 
 const (
 	// stdioToolCalls is how many tools/call requests ServeStdio runs at
-	// once; later ones wait for a slot (the read loop does not, short of
-	// stdioRequests in flight). A result
+	// once; later ones wait for a slot (the read loop does not). A result
 	// is held from its handler until it is queued for writing, and the
 	// queue holds at most 4 MiB or one larger answer beside the one being
 	// written, so this also bounds the results a composing server holds
 	// at once (8 + 2).
 	stdioToolCalls = 8
 	// stdioRequests is how many requests ServeStdio has in flight at
-	// once, tools/call included; with that many, the read loop waits for
-	// one to be answered. This bounds the goroutines (and answers) a
-	// client holds by sending requests without reading the answers.
-	stdioRequests = 64
+	// once, tools/call included; a request beyond them is answered at
+	// once with errBusy. This bounds the goroutines (and answers) a client
+	// holds by sending requests without reading the answers. The read
+	// loop does not wait for a slot instead: the answers to the server's
+	// own requests (sampling, elicitation, roots), which the handlers in
+	// flight may be waiting for, come on the same stream.
+	stdioRequests = 256
+	// errBusy is the JSON-RPC error code of a request beyond
+	// stdioRequests (-32000 to -32099 are the implementation's own
+	// server errors).
+	errBusy = -32000
 	// stdioReadBuffer is the buffer of ServeStdio's input.
 	stdioReadBuffer = 64 << 10
 	// stdioNotifications is the size of the session's notification
@@ -78,11 +84,13 @@ const (
 // requests run at once (a result is held until it is queued, behind at
 // most one being written and one queued, so this bounds the results held
 // at once); other requests and notifications are
-// not held back by them until 64 requests are in flight, when reading
-// waits. Answers and notifications are written from one goroutine through
-// a bounded queue (mcpconn.WriteQueue): a client that stops reading its
-// stdout holds at most that queue and those 64 requests, and a handler's
-// request to the client returns when its context ends.
+// not held back by them. At most 256 requests are in flight: a request
+// beyond them is answered at once with error -32000. Answers and
+// notifications are written from one goroutine through a bounded queue
+// (mcpconn.WriteQueue): a client that stops reading its stdout holds at
+// most that queue and those 256 requests (the read loop then waits for
+// room to answer), and a handler's request to the client returns when its
+// context ends.
 //
 // The session records the client's info, capabilities, negotiated
 // protocol version and log level (server.SessionWithClientInfo,
@@ -205,7 +213,8 @@ func (ss *stdioServer) handle(ctx context.Context, line []byte, wg *sync.WaitGro
 	_ = json.Unmarshal(head.ID, &id)
 	select {
 	case ss.requests <- struct{}{}:
-	case <-ctx.Done():
+	default:
+		ss.write(ctx, errorResponse(id, errBusy, fmt.Sprintf("composition: too many requests in flight (%d); send it again once some are answered", stdioRequests)))
 		return
 	}
 	wg.Go(func() {

@@ -520,3 +520,45 @@ func TestServeStdioAnswersBeforeEOF(t *testing.T) {
 		t.Errorf("ServeStdio: %v", err)
 	}
 }
+
+// TestServeStdioBusy: with 256 requests in flight (tools/call requests
+// whose handlers wait), the next request is answered at once with error
+// -32000 rather than read loop waiting (which could hold back the client's
+// answers to the handlers' own requests); the held calls are answered
+// once their handlers return.
+func TestServeStdioBusy(t *testing.T) {
+	srv := server.NewMCPServer("busy-test", "1", server.WithToolCapabilities(false))
+	release := make(chan struct{})
+	inW, outR, served := serveStdioPipes(t, srv,
+		composition.HandleNoArgs(composition.Tool{Name: "hold"}, `{"name":"hold","inputSchema":{"type":"object"}}`,
+			func(ctx context.Context) (*composition.Result, error) {
+				<-release
+				return &composition.Result{Content: []composition.Content{{Type: "text", Text: "done"}}}, nil
+			}))
+	out, exchange := stdioClient(t, inW, outR)
+	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	const held = 256
+	var lines strings.Builder
+	for i := range held {
+		fmt.Fprintf(&lines, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hold"}}`+"\n", 100+i)
+	}
+	if _, err := io.WriteString(inW, lines.String()); err != nil {
+		t.Fatal(err)
+	}
+	if got := exchange(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":2,"error":{"code":-32000,`) || !strings.Contains(got, "too many requests in flight") {
+		t.Errorf("a request beyond %d in flight: %s", held, got)
+	}
+	close(release)
+	for range held {
+		if !out.Scan() {
+			t.Fatalf("an answer to a held call is missing: %v", out.Err())
+		}
+		if !strings.Contains(out.Text(), `"text":"done"`) {
+			t.Errorf("a held call: %s", out.Text())
+		}
+	}
+	_ = inW.Close()
+	if err := <-served; err != nil {
+		t.Errorf("ServeStdio: %v", err)
+	}
+}
