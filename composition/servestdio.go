@@ -16,7 +16,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 	"github.com/mcpbind/mcpbind/internal/rawjson"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // Serving an mcp-go server over stdio without copying large results.
@@ -37,12 +39,25 @@ import (
 const (
 	// stdioToolCalls is how many tools/call requests ServeStdio runs at
 	// once; later ones wait for a slot (the read loop does not). A result
-	// is held from its handler until it is written, so this also bounds
-	// the results a composing server holds at once.
+	// is held from its handler until it is queued for writing, and the
+	// queue holds at most 4 MiB or one larger answer beside the one being
+	// written, so this also bounds the results a composing server holds
+	// at once (8 + 2).
 	stdioToolCalls = 8
-	// stdioWriteBuffer is the buffer of ServeStdio's output. A piece
-	// larger than what is free in it is written to out directly.
-	stdioWriteBuffer = 64 << 10
+	// stdioRequests is how many requests ServeStdio has in flight at
+	// once, tools/call included; a request beyond them is answered at
+	// once with errBusy. This bounds the goroutines (and answers) a client
+	// holds by sending requests without reading the answers. The read
+	// loop does not wait for a slot instead: the answers to the server's
+	// own requests (sampling, elicitation, roots), which the handlers in
+	// flight may be waiting for, come on the same stream.
+	stdioRequests = 256
+	// errBusy is the JSON-RPC error code of a request beyond
+	// stdioRequests (-32000 to -32099 are the implementation's own
+	// server errors).
+	errBusy = -32000
+	// stdioReadBuffer is the buffer of ServeStdio's input.
+	stdioReadBuffer = 64 << 10
 	// stdioNotifications is the size of the session's notification
 	// channel (mcp-go's StdioServer uses 100).
 	stdioNotifications = 100
@@ -51,9 +66,11 @@ const (
 // ServeStdio serves s to one client over a stdio stream pair: JSON-RPC
 // messages, one per line, are read from in (normally os.Stdin) and the
 // answers and notifications are written to out (normally os.Stdout). It
-// returns when in ends (nil at io.EOF) or ctx ends (ctx's error), once the
-// requests in flight have returned (their context is cancelled) — a read
-// blocked on in is not interrupted by ctx; closing in ends it.
+// returns when in ends (nil at io.EOF, once the answers are written) or
+// ctx ends (ctx's error), once the requests in flight have returned (their
+// context is cancelled) — a read blocked on in is not interrupted by ctx;
+// closing in ends it. Likewise a write blocked on out: its goroutine stays
+// until out accepts or fails.
 //
 // Every message is handled by s.HandleMessage, as mcp-go's
 // server.ServeStdio does; what differs is the writing. A tools/call result
@@ -64,9 +81,16 @@ const (
 // copy of it (mcp-go's StdioServer allocates about 3.5 times its size to
 // answer it). The JSON a client
 // reads is the same as mcp-go's, member for member. At most 8 tools/call
-// requests run at once (a result is held until it is written, so this
-// bounds the results held at once); other requests and notifications are
-// not held back by them.
+// requests run at once (a result is held until it is queued, behind at
+// most one being written and one queued, so this bounds the results held
+// at once); other requests and notifications are
+// not held back by them. At most 256 requests are in flight: a request
+// beyond them is answered at once with error -32000. Answers and
+// notifications are written from one goroutine through a bounded queue
+// (mcpconn.WriteQueue): a client that stops reading its stdout holds at
+// most that queue and those 256 requests (the read loop then waits for
+// room to answer), and a handler's request to the client returns when its
+// context ends.
 //
 // The session records the client's info, capabilities, negotiated
 // protocol version and log level (server.SessionWithClientInfo,
@@ -77,10 +101,12 @@ const (
 // the client's answer or for its context. Use signal.NotifyContext for
 // ctx to stop on SIGTERM, as server.ServeStdio does.
 func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer) error {
-	ss := &stdioServer{srv: s, out: bufio.NewWriterSize(out, stdioWriteBuffer), calls: make(chan struct{}, stdioToolCalls)}
+	q := mcpconn.NewWriteQueue(out)
+	defer q.Close()
+	ss := &stdioServer{srv: s, out: q, calls: make(chan struct{}, stdioToolCalls), requests: make(chan struct{}, stdioRequests)}
 	sess := &stdioSession{
 		notifications: make(chan mcp.JSONRPCNotification, stdioNotifications),
-		send:          func(b []byte) error { return ss.writePieces(b) },
+		send:          func(ctx context.Context, b []byte) error { return ss.writePieces(ctx, b) },
 		pending:       map[int64]chan clientAnswer{},
 	}
 	ss.sess = sess
@@ -89,6 +115,7 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 		return fmt.Errorf("composition: serving over stdio: %w", err)
 	}
 	defer s.UnregisterSession(ctx, sess.id)
+	outer := ctx
 	ctx, cancel := context.WithCancel(s.WithContext(ctx, sess))
 	defer cancel()
 
@@ -97,7 +124,7 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 		for {
 			select {
 			case n := <-sess.notifications:
-				ss.write(n)
+				ss.write(ctx, n)
 			case <-ctx.Done():
 				return
 			}
@@ -106,7 +133,7 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	lines := make(chan []byte)
 	readErr := make(chan error, 1)
 	go func() {
-		br := bufio.NewReaderSize(in, stdioWriteBuffer)
+		br := bufio.NewReaderSize(in, stdioReadBuffer)
 		for {
 			line, err := br.ReadBytes('\n')
 			if len(bytes.TrimSpace(line)) > 0 {
@@ -140,6 +167,13 @@ loop:
 	}
 	cancel()
 	wg.Wait()
+	if err == nil {
+		// The answers are queued: wait for them to be written (a client
+		// that does not read them holds this until outer ends).
+		if derr := q.Drain(outer); derr != nil {
+			err = fmt.Errorf("composition: writing stdout: %w", derr)
+		}
+	}
 	return err
 }
 
@@ -148,10 +182,10 @@ type stdioServer struct {
 	srv   *server.MCPServer
 	sess  *stdioSession
 	calls chan struct{} // a slot per tools/call running
-
-	mu       sync.Mutex
-	out      *bufio.Writer
-	writeErr error // the first failed write: nothing more is written
+	// requests is a slot per request in flight; the read loop waits for
+	// one.
+	requests chan struct{}
+	out      *mcpconn.WriteQueue
 }
 
 // handle handles one message from the client. Notifications are handled
@@ -177,7 +211,14 @@ func (ss *stdioServer) handle(ctx context.Context, line []byte, wg *sync.WaitGro
 	}
 	var id any
 	_ = json.Unmarshal(head.ID, &id)
+	select {
+	case ss.requests <- struct{}{}:
+	default:
+		ss.write(ctx, errorResponse(id, errBusy, fmt.Sprintf("composition: too many requests in flight (%d); send it again once some are answered", stdioRequests)))
+		return
+	}
 	wg.Go(func() {
+		defer func() { <-ss.requests }()
 		if head.Method == string(mcp.MethodToolsCall) {
 			select {
 			case ss.calls <- struct{}{}:
@@ -204,7 +245,7 @@ func (ss *stdioServer) answer(ctx context.Context, id any, line []byte) {
 		resp = ss.srv.HandleMessage(ctx, line)
 	}()
 	if resp != nil {
-		ss.write(resp)
+		ss.write(ctx, resp)
 	}
 }
 
@@ -218,12 +259,12 @@ func errorResponse(id any, code int, message string) mcp.JSONRPCError {
 // StdioServer does). A response that cannot be encoded is answered with an
 // internal error instead (mcp-go's would write nothing, and the request
 // would wait forever).
-func (ss *stdioServer) write(msg mcp.JSONRPCMessage) {
+func (ss *stdioServer) write(ctx context.Context, msg mcp.JSONRPCMessage) {
 	if resp, ok := msg.(mcp.JSONRPCResponse); ok {
 		if r := callToolResult(resp.Result); r != nil {
 			pieces, err := callResultPieces(resp.ID, r)
 			if err == nil {
-				_ = ss.writePieces(pieces...)
+				_ = ss.writePieces(ctx, pieces...)
 				return
 			}
 			msg = errorResponse(resp.ID.Value(), mcp.INTERNAL_ERROR, "composition: encoding the tool result: "+err.Error())
@@ -239,30 +280,15 @@ func (ss *stdioServer) write(msg mcp.JSONRPCMessage) {
 			return
 		}
 	}
-	_ = ss.writePieces(b)
+	_ = ss.writePieces(ctx, b)
 }
 
-// writePieces writes pieces and a newline as one line, under the lock.
-// After a failed write nothing more is written (the client has gone): it
-// returns that write's error.
-func (ss *stdioServer) writePieces(pieces ...[]byte) error {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.writeErr != nil {
-		return ss.writeErr
-	}
-	for _, p := range pieces {
-		if _, err := ss.out.Write(p); err != nil {
-			ss.writeErr = err
-			return err
-		}
-	}
-	if err := ss.out.WriteByte('\n'); err != nil {
-		ss.writeErr = err
-		return err
-	}
-	ss.writeErr = ss.out.Flush()
-	return ss.writeErr
+// writePieces queues pieces and a newline as one line, waiting for room
+// in the write queue at most until ctx ends (a client that stops reading
+// holds no caller past its context). After a failed write nothing more is
+// written (the client has gone): it returns that write's error.
+func (ss *stdioServer) writePieces(ctx context.Context, pieces ...[]byte) error {
+	return ss.out.Send(ctx, append(pieces, []byte{'\n'})...)
 }
 
 // callToolResult returns the tools/call result a response carries, or nil.
@@ -384,7 +410,7 @@ func wireJSON(raw []byte, valid bool) ([]byte, error) {
 type stdioSession struct {
 	id            string
 	notifications chan mcp.JSONRPCNotification
-	send          func([]byte) error // writes one line to the client
+	send          func(context.Context, []byte) error // queues one line to the client
 
 	nextID  atomic.Int64
 	mu      sync.Mutex
@@ -500,7 +526,7 @@ func (s *stdioSession) request(ctx context.Context, method mcp.MCPMethod, params
 	if err != nil {
 		return fmt.Errorf("composition: encoding the %s request: %w", method, err)
 	}
-	if err := s.send(b); err != nil {
+	if err := s.send(ctx, b); err != nil {
 		return fmt.Errorf("composition: sending the %s request to the client: %w", method, err)
 	}
 	select {
@@ -526,7 +552,8 @@ func (s *stdioSession) RequestSampling(ctx context.Context, req mcp.CreateMessag
 	}
 	content, err := mcp.ParseSamplingContent(res.Content)
 	if err != nil {
-		return nil, fmt.Errorf("composition: the client's answer to %s: %w", mcp.MethodSamplingCreateMessage, err)
+		// mcp-go's error quotes the client's content type as it is.
+		return nil, textsafe.Error(fmt.Errorf("composition: the client's answer to %s: %w", mcp.MethodSamplingCreateMessage, err))
 	}
 	res.Content = content
 	return &res, nil

@@ -383,6 +383,18 @@ func TestServeStdioServerRequests(t *testing.T) {
 	if line, _, _ := next(); !strings.Contains(line, `"isError":true`) || !strings.Contains(line, `-32601`) || !strings.Contains(line, `no roots here`) {
 		t.Errorf("tools/call roots answered with an error: %s", line)
 	}
+
+	// A sampling answer mcp-go cannot parse: its error names the client's
+	// content type, which reaches the handler escaped.
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ask"}}`)
+	line, id, method = next()
+	if method != "sampling/createMessage" {
+		t.Fatalf("want the sampling request, got %s", line)
+	}
+	send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"role":"assistant","content":{"type":"evil\u202e\u001b[2J"},"model":"m1"}}`)
+	if line, _, _ := next(); !strings.Contains(line, `"isError":true`) || !strings.Contains(line, `evil\\u202e\\u001b[2J`) || strings.Contains(line, "\u202e") {
+		t.Errorf("tools/call ask answered with a content type mcp-go rejects: %s, want it escaped", line)
+	}
 	_ = inW.Close()
 	if err := <-served; err != nil {
 		t.Errorf("ServeStdio: %v", err)
@@ -403,6 +415,147 @@ func TestServeStdioPanic(t *testing.T) {
 	}
 	if got := exchange(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); got != `{"jsonrpc":"2.0","id":2,"result":{}}` {
 		t.Errorf("ping after the panic: %s", got)
+	}
+	_ = inW.Close()
+	if err := <-served; err != nil {
+		t.Errorf("ServeStdio: %v", err)
+	}
+}
+
+// TestServeStdioClientNotReading: a client that stops reading its stdout
+// (while the composing server has answers of 10 MiB to write, more than
+// its write queue holds) holds no handler past its context: a handler's
+// sampling request to the client returns when the handler's context ends,
+// and ServeStdio returns when its own context ends, with pings still
+// arriving, rather than waiting on the pipe.
+func TestServeStdioClientNotReading(t *testing.T) {
+	srv := server.NewMCPServer("stuck-client-test", "1", server.WithToolCapabilities(false))
+	srv.EnableSampling()
+	asking := make(chan context.CancelFunc)
+	asked := make(chan error, 1)
+	tools := []composition.ServedTool{bigResultTool(5<<20, "x"),
+		composition.HandleNoArgs(composition.Tool{Name: "ask"}, `{"name":"ask","inputSchema":{"type":"object"}}`,
+			func(ctx context.Context) (*composition.Result, error) {
+				ctx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				asking <- cancel
+				_, err := srv.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
+					Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("question")}}, MaxTokens: 5}})
+				asked <- err
+				return nil, err
+			})}
+	if err := composition.Serve(srv, tools); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	defer inW.Close()
+	defer outR.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- composition.ServeStdio(ctx, srv, inR, outW) }()
+	_, exchange := stdioClient(t, inW, outR)
+	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// From here on the client reads nothing: one answer blocks the
+	// writing, the next fills the queue.
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fwd"}}`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fwd"}}`)
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ask"}}`)
+	(<-asking)()
+	if err := <-asked; !errors.Is(err, context.Canceled) {
+		t.Errorf("the sampling request of a handler whose context ended: %v, want context.Canceled", err)
+	}
+	pinging := make(chan struct{})
+	go func() {
+		defer close(pinging)
+		for i := 5; ; i++ {
+			if _, err := fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i); err != nil {
+				return
+			}
+		}
+	}()
+	cancel()
+	if err := <-served; !errors.Is(err, context.Canceled) {
+		t.Errorf("ServeStdio after its context ended: %v, want context.Canceled", err)
+	}
+	_ = inR.Close()
+	<-pinging
+}
+
+// TestServeStdioAnswersBeforeEOF: a client that sends its requests and
+// closes its end at once still reads every answer: ServeStdio returns at
+// EOF only once the queued answers are written.
+func TestServeStdioAnswersBeforeEOF(t *testing.T) {
+	srv := server.NewMCPServer("eof-test", "1", server.WithToolCapabilities(false))
+	inW, outR, served := serveStdioPipes(t, srv)
+	go func() {
+		lines := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
+		for i := 2; i <= 20; i++ {
+			lines += fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+		}
+		_, _ = io.WriteString(inW, lines)
+		_ = inW.Close()
+	}()
+	out := bufio.NewScanner(outR)
+	ids := map[string]bool{}
+	for out.Scan() {
+		var m struct{ ID json.RawMessage }
+		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+			t.Fatalf("%s: %v", out.Text(), err)
+		}
+		ids[string(m.ID)] = true
+	}
+	if len(ids) != 20 {
+		t.Errorf("answers to %d of the 20 requests before stdout ended: %v", len(ids), ids)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("ServeStdio: %v", err)
+	}
+}
+
+// TestServeStdioBusy: with 256 requests in flight (tools/call requests
+// whose handlers wait), the next request is answered at once with error
+// -32000 rather than read loop waiting (which could hold back the client's
+// answers to the handlers' own requests); the held calls are answered
+// once their handlers return.
+func TestServeStdioBusy(t *testing.T) {
+	srv := server.NewMCPServer("busy-test", "1", server.WithToolCapabilities(false))
+	release := make(chan struct{})
+	inW, outR, served := serveStdioPipes(t, srv,
+		composition.HandleNoArgs(composition.Tool{Name: "hold"}, `{"name":"hold","inputSchema":{"type":"object"}}`,
+			func(ctx context.Context) (*composition.Result, error) {
+				<-release
+				return &composition.Result{Content: []composition.Content{{Type: "text", Text: "done"}}}, nil
+			}))
+	out, exchange := stdioClient(t, inW, outR)
+	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	const held = 256
+	var lines strings.Builder
+	for i := range held {
+		fmt.Fprintf(&lines, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"hold"}}`+"\n", 100+i)
+	}
+	if _, err := io.WriteString(inW, lines.String()); err != nil {
+		t.Fatal(err)
+	}
+	if got := exchange(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":2,"error":{"code":-32000,`) || !strings.Contains(got, "too many requests in flight") {
+		t.Errorf("a request beyond %d in flight: %s", held, got)
+	}
+	close(release)
+	for range held {
+		if !out.Scan() {
+			t.Fatalf("an answer to a held call is missing: %v", out.Err())
+		}
+		if !strings.Contains(out.Text(), `"text":"done"`) {
+			t.Errorf("a held call: %s", out.Text())
+		}
 	}
 	_ = inW.Close()
 	if err := <-served; err != nil {

@@ -393,7 +393,7 @@ func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest) {
 		if err != nil {
 			return
 		}
-		_, _ = t.w.send(ctx, append(b, '\n'), t.done)
+		_, _ = t.w.send(ctx, t.done, append(b, '\n'))
 	}()
 }
 
@@ -420,7 +420,7 @@ func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSON
 		delete(t.pending, key)
 		t.mu.Unlock()
 	}()
-	f, err := t.w.send(ctx, append(b, '\n'), t.done)
+	f, err := t.w.send(ctx, t.done, append(b, '\n'))
 	if err != nil {
 		if ctx.Err() == nil {
 			if serr := t.stopped(); serr != nil {
@@ -459,7 +459,7 @@ func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNoti
 	if err != nil {
 		return fmt.Errorf("encoding the notification: %w", err)
 	}
-	_, err = t.w.send(ctx, append(b, '\n'), t.done)
+	_, err = t.w.send(ctx, t.done, append(b, '\n'))
 	return err
 }
 
@@ -490,14 +490,20 @@ func (t *stdioTransport) GetSessionId() string { return "" }
 
 var _ transport.BidirectionalInterface = (*stdioTransport)(nil)
 
-// stdinWriter writes frames to a stdio server's stdin from one goroutine, so
-// that no caller waits on the pipe (see above).
+// stdinWriter writes frames to a stdio peer from one goroutine, so that no
+// caller waits on the pipe (see above): a stdio server's stdin here, the
+// client's stdout in WriteQueue.
 type stdinWriter struct {
-	f     *os.File // pollable (os.Pipe), so write deadlines work
+	out io.Writer
+	// stall, if not zero, bounds how long a write may make no progress;
+	// out must then have SetWriteDeadline (a pollable *os.File).
 	stall time.Duration
-	// stop is called once when writing ends for a reason other than
-	// close: a *StallError, or the error of the write (EPIPE).
+	// stop, if set, is called once when writing ends for a reason other
+	// than close: a *StallError, or the error of the write (EPIPE).
 	stop func(error)
+	// bw, made for the first frame of several pieces, is over chunks, so
+	// the small pieces of a frame go out together.
+	bw *bufio.Writer
 
 	mu     sync.Mutex
 	queue  []*frame
@@ -508,20 +514,37 @@ type stdinWriter struct {
 	ended  chan struct{} // closed when err is set
 }
 
-// frame is one message waiting to be written.
+// frame is one message waiting to be written: its pieces, one after
+// another, or (written set, no pieces) a mark that WriteQueue.Drain waits
+// for.
 type frame struct {
-	b         []byte
-	started   bool // being written or written
-	abandoned bool // its caller gave up before it was written
+	pieces    [][]byte
+	size      int
+	written   chan struct{} // closed once the frames before it are written
+	started   bool          // being written or written
+	abandoned bool          // its caller gave up before it was written
 }
 
-func newStdinWriter(f *os.File, stall time.Duration, stop func(error)) *stdinWriter {
-	return &stdinWriter{f: f, stall: stall, stop: stop, room: make(chan struct{}), wake: make(chan struct{}, 1), ended: make(chan struct{})}
+func newStdinWriter(out io.Writer, stall time.Duration, stop func(error)) *stdinWriter {
+	return &stdinWriter{out: out, stall: stall, stop: stop, room: make(chan struct{}), wake: make(chan struct{}, 1), ended: make(chan struct{})}
 }
 
-// send queues b, waiting for room until ctx ends, done is closed or writing
-// ends. It does not wait for b to be written.
-func (w *stdinWriter) send(ctx context.Context, b []byte, done <-chan struct{}) (*frame, error) {
+// send queues a frame of pieces, waiting for room until ctx ends, done is
+// closed or writing ends. It does not wait for the frame to be written.
+func (w *stdinWriter) send(ctx context.Context, done <-chan struct{}, pieces ...[]byte) (*frame, error) {
+	return w.queueFrame(ctx, done, &frame{pieces: pieces, size: piecesLen(pieces)})
+}
+
+func piecesLen(pieces [][]byte) int {
+	n := 0
+	for _, p := range pieces {
+		n += len(p)
+	}
+	return n
+}
+
+// queueFrame queues f (see send).
+func (w *stdinWriter) queueFrame(ctx context.Context, done <-chan struct{}, f *frame) (*frame, error) {
 	for {
 		w.mu.Lock()
 		if w.err != nil {
@@ -529,10 +552,9 @@ func (w *stdinWriter) send(ctx context.Context, b []byte, done <-chan struct{}) 
 			w.mu.Unlock()
 			return nil, err
 		}
-		if w.queued == 0 || w.queued+len(b) <= stdinQueueBytes {
-			f := &frame{b: b}
+		if w.queued == 0 || w.queued+f.size <= stdinQueueBytes {
 			w.queue = append(w.queue, f)
-			w.queued += len(b)
+			w.queued += f.size
 			w.mu.Unlock()
 			select {
 			case w.wake <- struct{}{}:
@@ -585,7 +607,7 @@ func (w *stdinWriter) run() {
 			f := w.queue[0]
 			w.queue[0] = nil
 			w.queue = w.queue[1:]
-			w.queued -= len(f.b)
+			w.queued -= f.size
 			close(w.room)
 			w.room = make(chan struct{})
 			skip := f.abandoned
@@ -594,8 +616,8 @@ func (w *stdinWriter) run() {
 			if skip {
 				continue
 			}
-			if err := w.write(f.b); err != nil {
-				if w.end(err) {
+			if err := w.writeFrame(f); err != nil {
+				if w.end(err) && w.stop != nil {
 					w.stop(err)
 				}
 				return
@@ -604,14 +626,59 @@ func (w *stdinWriter) run() {
 	}
 }
 
-// write writes b in chunks, each of which must go through within stall.
-func (w *stdinWriter) write(b []byte) error {
-	for len(b) > 0 {
-		n := min(len(b), stdinChunk)
-		if err := w.f.SetWriteDeadline(time.Now().Add(w.stall)); err != nil {
+// writeFrame writes f's pieces and flushes them.
+func (w *stdinWriter) writeFrame(f *frame) error {
+	switch {
+	case len(f.pieces) == 1:
+		if err := w.write(f.pieces[0]); err != nil {
 			return err
 		}
-		m, err := w.f.Write(b[:n])
+	case len(f.pieces) > 1:
+		if w.bw == nil {
+			w.bw = bufio.NewWriterSize(chunks{w}, stdinChunk)
+		}
+		for _, p := range f.pieces {
+			if _, err := w.bw.Write(p); err != nil {
+				return err
+			}
+		}
+		if err := w.bw.Flush(); err != nil {
+			return err
+		}
+	}
+	if f.written != nil {
+		close(f.written)
+	}
+	return nil
+}
+
+// chunks is the io.Writer under stdinWriter's buffer.
+type chunks struct{ w *stdinWriter }
+
+func (c chunks) Write(b []byte) (int, error) {
+	if err := c.w.write(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// write writes b in chunks, each of which must go through within stall
+// (when stall is set).
+func (w *stdinWriter) write(b []byte) error {
+	if w.stall == 0 {
+		_, err := w.out.Write(b)
+		return err
+	}
+	d, ok := w.out.(interface{ SetWriteDeadline(time.Time) error })
+	if !ok {
+		return errors.New("the stdio pipe has no write deadline")
+	}
+	for len(b) > 0 {
+		n := min(len(b), stdinChunk)
+		if err := d.SetWriteDeadline(time.Now().Add(w.stall)); err != nil {
+			return err
+		}
+		m, err := w.out.Write(b[:n])
 		b = b[m:]
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return &StallError{After: w.stall}
@@ -636,9 +703,11 @@ func (w *stdinWriter) end(err error) bool {
 	return true
 }
 
-// close ends writing and closes stdin, which also ends a write blocked on
-// the pipe.
+// close ends writing and closes the pipe, which also ends a write blocked
+// on it.
 func (w *stdinWriter) close() {
 	w.end(transport.ErrTransportClosed)
-	_ = w.f.Close()
+	if c, ok := w.out.(io.Closer); ok {
+		_ = c.Close()
+	}
 }
