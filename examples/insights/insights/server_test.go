@@ -36,7 +36,9 @@ type fakeTable struct {
 
 // fakeDB is a typed fake of sqlite-explorer (sqliteexplorer.Handler): a few
 // tables in memory; query understands only the statement insights sends.
+// The embedded UnimplementedHandler answers any tool it does not implement.
 type fakeDB struct {
+	sqliteexplorer.UnimplementedHandler
 	mu     sync.Mutex
 	tables map[string]*fakeTable
 }
@@ -122,8 +124,10 @@ func (f *fakeDB) InsertRow(ctx context.Context, a sqliteexplorer.InsertRowArgs) 
 }
 
 // fakeMemory is a typed fake of server-memory (memory.Handler): the entities
-// of a knowledge graph, with server-memory's rules for duplicates.
+// of a knowledge graph, with server-memory's rules for duplicates. The
+// embedded UnimplementedHandler answers any tool it does not implement.
 type fakeMemory struct {
+	memory.UnimplementedHandler
 	mu       sync.Mutex
 	entities []memory.EntityResult
 }
