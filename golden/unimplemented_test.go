@@ -25,6 +25,7 @@ import (
 	"github.com/mcpbind/mcpbind/golden/styles/styles"
 	"github.com/mcpbind/mcpbind/golden/typing/typing"
 	"github.com/mcpbind/mcpbind/golden/untyped-envelope/untypedenvelope"
+	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
 // tablesOnly is a typed fake of sqlite-explorer that implements list_tables
@@ -37,15 +38,18 @@ type tablesOnly struct {
 // ListTables answers one table.
 func (tablesOnly) ListTables(context.Context) ([]string, error) { return []string{"books"}, nil }
 
-// TestUnimplementedHandlerOverTransports serves a fake that embeds the
-// generated UnimplementedHandler and omits five of sqlite-explorer's six
-// tools, and calls them through the generated client in this process and
-// over streamable HTTP on 127.0.0.1: each omitted tool answers a tool error
-// naming it (a *composition.ToolError with the documented text), and the
-// implemented tool still answers afterwards. The mcp-go server has no
-// WithRecovery, so a handler that panicked (a fake embedding the nil
-// Handler interface instead) would end the test binary.
+// TestUnimplementedHandlerOverTransports serves fakes that embed the
+// generated UnimplementedHandler and implement only list_tables of
+// sqlite-explorer's six tools, and calls four omitted tools through the
+// generated client: tablesOnly in this process and over streamable HTTP on
+// 127.0.0.1, and sqlitestub.TablesOnly in another process over stdio
+// (sqlite-stub --tables-only). Each omitted tool answers a tool error naming
+// it (a *composition.ToolError with the documented text), and list_tables
+// still answers afterwards, so the server survived. The in-process and HTTP
+// server has no WithRecovery, so a handler that panicked (a fake embedding
+// the nil Handler interface instead) would end the test binary.
 func TestUnimplementedHandlerOverTransports(t *testing.T) {
+	stubBin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
 	newServer := func() *server.MCPServer {
 		srv := server.NewMCPServer("sqlite-explorer", "0.1.0", server.WithToolCapabilities(false))
 		if err := modern.Register(srv, tablesOnly{}); err != nil {
@@ -55,13 +59,17 @@ func TestUnimplementedHandlerOverTransports(t *testing.T) {
 	}
 	hs := httptest.NewServer(server.NewStreamableHTTPServer(newServer()))
 	t.Cleanup(hs.Close)
-	for name, tr := range map[string]composition.Transport{
-		"in-process": composition.InProcess(newServer()),
-		"http":       composition.HTTP(hs.URL),
+	for name, tc := range map[string]struct {
+		tr     composition.Transport
+		tables []string
+	}{
+		"in-process": {composition.InProcess(newServer()), []string{"books"}},
+		"http":       {composition.HTTP(hs.URL), []string{"books"}},
+		"stdio":      {composition.Stdio(stubBin, "--dir", t.TempDir(), "--tables-only"), []string{"authors", "books", "loans"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()
-			s, err := composition.Connect(ctx, tr)
+			s, err := composition.Connect(ctx, tc.tr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,8 +98,8 @@ func TestUnimplementedHandlerOverTransports(t *testing.T) {
 				}
 			}
 			tables, err := c.ListTables(ctx)
-			if err != nil || !slices.Equal(tables, []string{"books"}) {
-				t.Fatalf("list_tables after the omitted tools = %v, %v; want [books]", tables, err)
+			if err != nil || !slices.Equal(tables, tc.tables) {
+				t.Fatalf("list_tables after the omitted tools = %v, %v; want %v", tables, err, tc.tables)
 			}
 		})
 	}
