@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -60,4 +61,67 @@ func TestReadmeQuickStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	run("vet", "./examples/"+filepath.Base(dir))
+}
+
+// TestReadmeFacts checks the README's lines that state a fact of this
+// repository, so they cannot drift from it: every //go:generate line runs
+// mcpbind through the tool directive (`go run` of the command fails from
+// another module); the Node.js minimum is the one .ci/run enforces; the Go
+// minimum of the tool directive section is the module's go line; and the
+// Development section counts and names every golden bundle.
+func TestReadmeFacts(t *testing.T) {
+	root := testenv.ModuleRoot(t)
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	readme := read("README.md")
+
+	n := 0
+	for line := range strings.Lines(readme) {
+		if strings.HasPrefix(line, "//go:generate ") {
+			n++
+			if !strings.HasPrefix(line, "//go:generate go tool mcpbind ") {
+				t.Errorf("README: %q does not run mcpbind with `go tool mcpbind`", strings.TrimSpace(line))
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("README has %d //go:generate lines; the composing section alone has 4", n)
+	}
+
+	node := regexp.MustCompile(`Node\.js (\d+\.\d+) or later is needed`).FindStringSubmatch(read(".ci/run"))
+	if node == nil {
+		t.Fatal(".ci/run states no Node.js minimum")
+	}
+	if !strings.Contains(readme, "Node.js "+node[1]+" or later") {
+		t.Errorf("README does not say Node.js %s or later, the minimum .ci/run enforces", node[1])
+	}
+
+	goLine := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindStringSubmatch(read("go.mod"))
+	_, directive, _ := strings.Cut(readme, "### In your own module: the tool directive\n")
+	if goLine == nil || !strings.HasPrefix(strings.TrimSpace(directive), "With Go "+goLine[1]+" or later") {
+		t.Errorf("the tool directive section does not start with the module's minimum, Go %v", goLine)
+	}
+
+	bundles, err := filepath.Glob(filepath.Join(root, "golden", "*", "bundle.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dev, _ := strings.Cut(readme, "\n## Development\n")
+	dev, _, _ = strings.Cut(dev, "\n- `make mutate`")
+	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"}
+	if len(bundles) >= len(words) || !strings.Contains(dev, " "+words[len(bundles)]+" golden bundles") &&
+		!strings.Contains(dev, "\n  "+words[len(bundles)]+" golden bundles") {
+		t.Errorf("the Development section does not count the %d golden bundles", len(bundles))
+	}
+	for _, b := range bundles {
+		if name := filepath.Base(filepath.Dir(b)); !strings.Contains(dev, "`"+name+"`") {
+			t.Errorf("the Development section does not name the golden bundle %s", name)
+		}
+	}
 }

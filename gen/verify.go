@@ -45,7 +45,7 @@ type plan struct {
 }
 
 func planOf(p *ir.Package) plan {
-	pl := plan{names: map[string]bool{}, types: map[string]bool{"Client": true, "Handler": true}, toolMethods: map[string]bool{}, typeMethods: map[string]bool{}}
+	pl := plan{names: map[string]bool{}, types: map[string]bool{"Client": true, "Handler": true, "UnimplementedHandler": true}, toolMethods: map[string]bool{}, typeMethods: map[string]bool{}}
 	for _, n := range ir.GeneratedPackageNames() {
 		pl.names[n] = true
 	}
@@ -143,8 +143,8 @@ func (pl plan) checkDecl(d ast.Decl, imports []string, fail func(token.Pos, stri
 		}
 		recv := receiverName(d.Recv)
 		switch {
-		case recv == "Client" && pl.toolMethods[name]:
-		case recv != "Client" && pl.types[recv] && pl.typeMethods[name]:
+		case (recv == "Client" || recv == "UnimplementedHandler") && pl.toolMethods[name]:
+		case recv != "Client" && recv != "UnimplementedHandler" && pl.types[recv] && pl.typeMethods[name]:
 		default:
 			return fail(d.Pos(), "an unplanned method %s.%s", recv, name)
 		}
@@ -166,7 +166,7 @@ func (pl plan) checkDecl(d ast.Decl, imports []string, fail func(token.Pos, stri
 					continue
 				}
 				for _, n := range s.Names {
-					if !pl.names[n.Name] || n.Name == "Client" || n.Name == "Handler" || slices.Contains(ir.GeneratedFunctions(), n.Name) {
+					if !pl.names[n.Name] || n.Name == "Client" || n.Name == "Handler" || n.Name == "UnimplementedHandler" || slices.Contains(ir.GeneratedFunctions(), n.Name) {
 						return fail(s.Pos(), "an unplanned declaration %s", n.Name)
 					}
 				}

@@ -39,6 +39,8 @@ func TestVerifyRefusesUnplannedOutput(t *testing.T) {
 		// Method names planned for one receiver, declared on another.
 		{"tool method on a type", "types.go", "$\nfunc (" + p.Types[0].Name + ") " + p.Tools[0].Method + "() {}\n", "unplanned method " + p.Types[0].Name + "." + p.Tools[0].Method},
 		{"type method on Client", "client.go", "$\nfunc (Client) Validate() error { return nil }\n", "unplanned method Client.Validate"},
+		{"type method on UnimplementedHandler", "client.go", "$\nfunc (UnimplementedHandler) Validate() error { return nil }\n", "unplanned method UnimplementedHandler.Validate"},
+		{"unplanned method on UnimplementedHandler", "client.go", "$\nfunc (UnimplementedHandler) Pwned() {}\n", "unplanned method UnimplementedHandler.Pwned"},
 		{"type method on an unplanned type", "types.go", "$\nfunc (Pwned) Validate() error { return nil }\n", "unplanned method Pwned.Validate"},
 		{"import C", "schemas.go", "^import \"C\"\n", "unplanned import"},
 		{"unplanned import", "schemas.go", "^import \"os/exec\"\n", "unplanned import \"os/exec\""},
@@ -46,6 +48,7 @@ func TestVerifyRefusesUnplannedOutput(t *testing.T) {
 		// Names the plan has, but not as variables.
 		{"var Client", "schemas.go", "$\nvar Client = 1\n", "unplanned declaration Client"},
 		{"var Handler", "schemas.go", "$\nvar Handler = 1\n", "unplanned declaration Handler"},
+		{"var UnimplementedHandler", "schemas.go", "$\nvar UnimplementedHandler = 1\n", "unplanned declaration UnimplementedHandler"},
 		{"var named like a function", "schemas.go", "$\nvar Marshal = 1\n", "unplanned declaration Marshal"},
 		{"no header", "schemas.go", "-", "header"},
 	} {

@@ -290,11 +290,11 @@ func GeneratedFields() []string {
 
 // GeneratedPackageNames are the package-level identifiers every generated
 // package may declare besides the tools' types and enum constants: the
-// Client type, the Handler interface of server.go (generate --server), the
-// functions of GeneratedFunctions, and the variables and constants
-// ServerDigest, schemas and types.
+// Client type, the Handler interface and the UnimplementedHandler struct of
+// server.go (generate --server), the functions of GeneratedFunctions, and
+// the variables and constants ServerDigest, schemas and types.
 func GeneratedPackageNames() []string {
-	return slices.Concat([]string{"Client", "Handler", "ServerDigest", "schemas", "types"}, GeneratedFunctions())
+	return slices.Concat([]string{"Client", "Handler", "UnimplementedHandler", "ServerDigest", "schemas", "types"}, GeneratedFunctions())
 }
 
 // GeneratedFunctions are the package-level functions (no receiver) the

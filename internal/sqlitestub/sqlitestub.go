@@ -28,10 +28,25 @@ type Handler struct {
 
 var _ sqliteexplorer.Handler = Handler{}
 
+// TablesOnly answers list_tables from Store and no other tool: the embedded
+// generated UnimplementedHandler answers the others with the tool error
+// `tool "NAME" is not implemented`, so a test can call an omitted tool of
+// a server in another process (sqlite-stub --tables-only).
+type TablesOnly struct {
+	sqliteexplorer.UnimplementedHandler
+	Store *explorer.Store
+}
+
+// ListTables lists the tables.
+func (h TablesOnly) ListTables(ctx context.Context) ([]string, error) {
+	return h.Store.Tables(ctx)
+}
+
 // NewServer returns an mcp-go server named and versioned like
 // sqlite-explorer (tools capability without listChanged, as the real one)
-// whose tools are registered by the generated Register with h and opts.
-func NewServer(h Handler, opts ...composition.ServerOption) (*server.MCPServer, error) {
+// whose tools are registered by the generated Register with h (a Handler or
+// a TablesOnly) and opts.
+func NewServer(h sqliteexplorer.Handler, opts ...composition.ServerOption) (*server.MCPServer, error) {
 	s := server.NewMCPServer(explorer.Name, explorer.Version, server.WithToolCapabilities(false), server.WithRecovery())
 	if err := sqliteexplorer.Register(s, h, opts...); err != nil {
 		return nil, err

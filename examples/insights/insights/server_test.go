@@ -36,7 +36,9 @@ type fakeTable struct {
 
 // fakeDB is a typed fake of sqlite-explorer (sqliteexplorer.Handler): a few
 // tables in memory; query understands only the statement insights sends.
+// The embedded UnimplementedHandler answers any tool it does not implement.
 type fakeDB struct {
+	sqliteexplorer.UnimplementedHandler
 	mu     sync.Mutex
 	tables map[string]*fakeTable
 }
@@ -109,21 +111,11 @@ func (f *fakeDB) Query(ctx context.Context, a sqliteexplorer.QueryArgs) (*sqlite
 	return &sqliteexplorer.QueryResult{Columns: t.columns, Rows: rows, RowCount: int64(len(rows))}, nil
 }
 
-func (f *fakeDB) DescribeTable(ctx context.Context, a sqliteexplorer.DescribeTableArgs) (*sqliteexplorer.DescribeTableResult, error) {
-	return nil, errors.New("not used by insights")
-}
-
-func (f *fakeDB) FindRow(ctx context.Context, a sqliteexplorer.FindRowArgs) (map[string]json.RawMessage, error) {
-	return nil, errors.New("not used by insights")
-}
-
-func (f *fakeDB) InsertRow(ctx context.Context, a sqliteexplorer.InsertRowArgs) (*sqliteexplorer.InsertRowResult, error) {
-	return nil, errors.New("not used by insights")
-}
-
 // fakeMemory is a typed fake of server-memory (memory.Handler): the entities
-// of a knowledge graph, with server-memory's rules for duplicates.
+// of a knowledge graph, with server-memory's rules for duplicates. The
+// embedded UnimplementedHandler answers any tool it does not implement.
 type fakeMemory struct {
+	memory.UnimplementedHandler
 	mu       sync.Mutex
 	entities []memory.EntityResult
 }
@@ -184,26 +176,6 @@ func (f *fakeMemory) ReadGraph(ctx context.Context) (*memory.ReadGraphResult, er
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return &memory.ReadGraphResult{Entities: slices.Clone(f.entities), Relations: []memory.RelationResult{}}, nil
-}
-
-func (f *fakeMemory) CreateRelations(ctx context.Context, a memory.CreateRelationsArgs) (*memory.CreateRelationsResult, error) {
-	return nil, errors.New("not used by insights")
-}
-
-func (f *fakeMemory) DeleteEntities(ctx context.Context, a memory.DeleteEntitiesArgs) (*memory.DeleteEntitiesResult, error) {
-	return nil, errors.New("not used by insights")
-}
-
-func (f *fakeMemory) DeleteObservations(ctx context.Context, a memory.DeleteObservationsArgs) (*memory.DeleteObservationsResult, error) {
-	return nil, errors.New("not used by insights")
-}
-
-func (f *fakeMemory) DeleteRelations(ctx context.Context, a memory.DeleteRelationsArgs) (*memory.DeleteRelationsResult, error) {
-	return nil, errors.New("not used by insights")
-}
-
-func (f *fakeMemory) SearchNodes(ctx context.Context, a memory.SearchNodesArgs) (*memory.SearchNodesResult, error) {
-	return nil, errors.New("not used by insights")
 }
 
 // harness is insights served in process on top of the two fakes.

@@ -37,6 +37,60 @@ type Handler interface {
 	SearchNodes(ctx context.Context, args SearchNodesArgs) (*SearchNodesResult, error)
 }
 
+// UnimplementedHandler implements Handler with methods that each return
+// composition.NotImplemented for their tool, so a client calling the tool
+// gets the tool error `tool "NAME" is not implemented`, never a panic. Embed
+// it in a type that implements only the tools it needs (a typed fake of the
+// server in a test, a server that grows tool by tool), as gRPC's
+// Unimplemented…Server is embedded. A misspelt method then compiles: the
+// embedded one answers in its place.
+type UnimplementedHandler struct{}
+
+// AddObservations answers that the tool "add_observations" is not implemented.
+func (UnimplementedHandler) AddObservations(context.Context, AddObservationsArgs) (*AddObservationsResult, error) {
+	return nil, composition.NotImplemented(toolAddObservations.Name)
+}
+
+// CreateEntities answers that the tool "create_entities" is not implemented.
+func (UnimplementedHandler) CreateEntities(context.Context, CreateEntitiesArgs) (*CreateEntitiesResult, error) {
+	return nil, composition.NotImplemented(toolAddObservations.Name)
+}
+
+// CreateRelations answers that the tool "create_relations" is not implemented.
+func (UnimplementedHandler) CreateRelations(context.Context, CreateRelationsArgs) (*CreateRelationsResult, error) {
+	return nil, composition.NotImplemented(toolAddObservations.Name)
+}
+
+// DeleteEntities answers that the tool "delete_entities" is not implemented.
+func (UnimplementedHandler) DeleteEntities(context.Context, DeleteEntitiesArgs) (*DeleteEntitiesResult, error) {
+	return nil, composition.NotImplemented(toolAddObservations.Name)
+}
+
+// DeleteObservations answers that the tool "delete_observations" is not implemented.
+func (UnimplementedHandler) DeleteObservations(context.Context, DeleteObservationsArgs) (*DeleteObservationsResult, error) {
+	return nil, composition.NotImplemented(toolAddObservations.Name)
+}
+
+// DeleteRelations answers that the tool "delete_relations" is not implemented.
+func (UnimplementedHandler) DeleteRelations(context.Context, DeleteRelationsArgs) (*DeleteRelationsResult, error) {
+	return nil, composition.NotImplemented(toolAddObservations.Name)
+}
+
+// OpenNodes answers that the tool "open_nodes" is not implemented.
+func (UnimplementedHandler) OpenNodes(context.Context, OpenNodesArgs) (*OpenNodesResult, error) {
+	return nil, composition.NotImplemented(toolAddObservations.Name)
+}
+
+// ReadGraph answers that the tool "read_graph" is not implemented.
+func (UnimplementedHandler) ReadGraph(context.Context) (*ReadGraphResult, error) {
+	return nil, composition.NotImplemented(toolAddObservations.Name)
+}
+
+// SearchNodes answers that the tool "search_nodes" is not implemented.
+func (UnimplementedHandler) SearchNodes(context.Context, SearchNodesArgs) (*SearchNodesResult, error) {
+	return nil, composition.NotImplemented(toolAddObservations.Name)
+}
+
 // Register adds the tools of "memory" to s, listed as the bundle
 // holds them and answered by h. Toward clients before protocol version
 // 2026-07-28 a result whose schema is not a plain object is listed and sent

@@ -32,6 +32,45 @@ type Handler interface {
 	Query(ctx context.Context, args QueryArgs) (*QueryResult, error)
 }
 
+// UnimplementedHandler implements Handler with methods that each return
+// composition.NotImplemented for their tool, so a client calling the tool
+// gets the tool error `tool "NAME" is not implemented`, never a panic. Embed
+// it in a type that implements only the tools it needs (a typed fake of the
+// server in a test, a server that grows tool by tool), as gRPC's
+// Unimplemented…Server is embedded. A misspelt method then compiles: the
+// embedded one answers in its place.
+type UnimplementedHandler struct{}
+
+// CountRows answers that the tool "count_rows" is not implemented.
+func (UnimplementedHandler) CountRows(context.Context, CountRowsArgs) (int64, error) {
+	return 0, composition.NotImplemented(toolCountRows.Name)
+}
+
+// DescribeTable answers that the tool "describe_table" is not implemented.
+func (UnimplementedHandler) DescribeTable(context.Context, DescribeTableArgs) (*DescribeTableResult, error) {
+	return nil, composition.NotImplemented(toolCountRows.Name)
+}
+
+// FindRow answers that the tool "find_row" is not implemented.
+func (UnimplementedHandler) FindRow(context.Context, FindRowArgs) (map[string]json.RawMessage, error) {
+	return nil, composition.NotImplemented(toolCountRows.Name)
+}
+
+// InsertRow answers that the tool "insert_row" is not implemented.
+func (UnimplementedHandler) InsertRow(context.Context, InsertRowArgs) (*InsertRowResult, error) {
+	return nil, composition.NotImplemented(toolCountRows.Name)
+}
+
+// ListTables answers that the tool "list_tables" is not implemented.
+func (UnimplementedHandler) ListTables(context.Context) ([]string, error) {
+	return nil, composition.NotImplemented(toolCountRows.Name)
+}
+
+// Query answers that the tool "query" is not implemented.
+func (UnimplementedHandler) Query(context.Context, QueryArgs) (*QueryResult, error) {
+	return nil, composition.NotImplemented(toolCountRows.Name)
+}
+
 // Register adds the tools of "sqlite-explorer" to s, listed as the bundle
 // holds them and answered by h. Toward clients before protocol version
 // 2026-07-28 a result whose schema is not a plain object is listed and sent

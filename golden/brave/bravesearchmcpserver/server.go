@@ -35,6 +35,55 @@ type Handler interface {
 	BraveWebSearch(ctx context.Context, args BraveWebSearchArgs) (*composition.Result, error)
 }
 
+// UnimplementedHandler implements Handler with methods that each return
+// composition.NotImplemented for their tool, so a client calling the tool
+// gets the tool error `tool "NAME" is not implemented`, never a panic. Embed
+// it in a type that implements only the tools it needs (a typed fake of the
+// server in a test, a server that grows tool by tool), as gRPC's
+// Unimplemented…Server is embedded. A misspelt method then compiles: the
+// embedded one answers in its place.
+type UnimplementedHandler struct{}
+
+// BraveImageSearch answers that the tool "brave_image_search" is not implemented.
+func (UnimplementedHandler) BraveImageSearch(context.Context, BraveImageSearchArgs) (*BraveImageSearchResult, error) {
+	return nil, composition.NotImplemented(toolBraveImageSearch.Name)
+}
+
+// BraveLlmContext answers that the tool "brave_llm_context" is not implemented.
+func (UnimplementedHandler) BraveLlmContext(context.Context, BraveLlmContextArgs) (*BraveLlmContextResult, error) {
+	return nil, composition.NotImplemented(toolBraveLlmContext.Name)
+}
+
+// BraveLocalSearch answers that the tool "brave_local_search" is not implemented.
+func (UnimplementedHandler) BraveLocalSearch(context.Context, BraveLocalSearchArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolBraveLocalSearch.Name)
+}
+
+// BraveNewsSearch answers that the tool "brave_news_search" is not implemented.
+func (UnimplementedHandler) BraveNewsSearch(context.Context, BraveNewsSearchArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolBraveNewsSearch.Name)
+}
+
+// BravePlaceSearch answers that the tool "brave_place_search" is not implemented.
+func (UnimplementedHandler) BravePlaceSearch(context.Context, BravePlaceSearchArgs) (*BravePlaceSearchResult, error) {
+	return nil, composition.NotImplemented(toolBravePlaceSearch.Name)
+}
+
+// BraveSummarizer answers that the tool "brave_summarizer" is not implemented.
+func (UnimplementedHandler) BraveSummarizer(context.Context, BraveSummarizerArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolBraveSummarizer.Name)
+}
+
+// BraveVideoSearch answers that the tool "brave_video_search" is not implemented.
+func (UnimplementedHandler) BraveVideoSearch(context.Context, BraveVideoSearchArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolBraveVideoSearch.Name)
+}
+
+// BraveWebSearch answers that the tool "brave_web_search" is not implemented.
+func (UnimplementedHandler) BraveWebSearch(context.Context, BraveWebSearchArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolBraveWebSearch.Name)
+}
+
 // Register adds the tools of "brave-search-mcp-server" to s, listed as the bundle
 // holds them and answered by h. Toward clients before protocol version
 // 2026-07-28 a result whose schema is not a plain object is listed and sent

@@ -45,6 +45,80 @@ type Handler interface {
 	TriggerLongRunningOperation(ctx context.Context, args TriggerLongRunningOperationArgs) (*composition.Result, error)
 }
 
+// UnimplementedHandler implements Handler with methods that each return
+// composition.NotImplemented for their tool, so a client calling the tool
+// gets the tool error `tool "NAME" is not implemented`, never a panic. Embed
+// it in a type that implements only the tools it needs (a typed fake of the
+// server in a test, a server that grows tool by tool), as gRPC's
+// Unimplemented…Server is embedded. A misspelt method then compiles: the
+// embedded one answers in its place.
+type UnimplementedHandler struct{}
+
+// Echo answers that the tool "echo" is not implemented.
+func (UnimplementedHandler) Echo(context.Context, EchoArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolEcho.Name)
+}
+
+// GetAnnotatedMessage answers that the tool "get-annotated-message" is not implemented.
+func (UnimplementedHandler) GetAnnotatedMessage(context.Context, GetAnnotatedMessageArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetAnnotatedMessage.Name)
+}
+
+// GetEnv answers that the tool "get-env" is not implemented.
+func (UnimplementedHandler) GetEnv(context.Context) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetEnv.Name)
+}
+
+// GetResourceLinks answers that the tool "get-resource-links" is not implemented.
+func (UnimplementedHandler) GetResourceLinks(context.Context, GetResourceLinksArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetResourceLinks.Name)
+}
+
+// GetResourceReference answers that the tool "get-resource-reference" is not implemented.
+func (UnimplementedHandler) GetResourceReference(context.Context, GetResourceReferenceArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetResourceReference.Name)
+}
+
+// GetStructuredContent answers that the tool "get-structured-content" is not implemented.
+func (UnimplementedHandler) GetStructuredContent(context.Context, GetStructuredContentArgs) (*GetStructuredContentResult, error) {
+	return nil, composition.NotImplemented(toolGetStructuredContent.Name)
+}
+
+// GetSum answers that the tool "get-sum" is not implemented.
+func (UnimplementedHandler) GetSum(context.Context, GetSumArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetSum.Name)
+}
+
+// GetTinyImage answers that the tool "get-tiny-image" is not implemented.
+func (UnimplementedHandler) GetTinyImage(context.Context) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetTinyImage.Name)
+}
+
+// GzipFileAsResource answers that the tool "gzip-file-as-resource" is not implemented.
+func (UnimplementedHandler) GzipFileAsResource(context.Context, GzipFileAsResourceArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGzipFileAsResource.Name)
+}
+
+// SimulateResearchQuery answers that the tool "simulate-research-query" is not implemented.
+func (UnimplementedHandler) SimulateResearchQuery(context.Context, SimulateResearchQueryArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolSimulateResearchQuery.Name)
+}
+
+// ToggleSimulatedLogging answers that the tool "toggle-simulated-logging" is not implemented.
+func (UnimplementedHandler) ToggleSimulatedLogging(context.Context) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolToggleSimulatedLogging.Name)
+}
+
+// ToggleSubscriberUpdates answers that the tool "toggle-subscriber-updates" is not implemented.
+func (UnimplementedHandler) ToggleSubscriberUpdates(context.Context) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolToggleSubscriberUpdates.Name)
+}
+
+// TriggerLongRunningOperation answers that the tool "trigger-long-running-operation" is not implemented.
+func (UnimplementedHandler) TriggerLongRunningOperation(context.Context, TriggerLongRunningOperationArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolTriggerLongRunningOperation.Name)
+}
+
 // Register adds the tools of "everything" to s, listed as the bundle
 // holds them and answered by h. Toward clients before protocol version
 // 2026-07-28 a result whose schema is not a plain object is listed and sent

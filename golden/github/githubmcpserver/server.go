@@ -189,6 +189,440 @@ type Handler interface {
 	UpdatePullRequestBranch(ctx context.Context, args UpdatePullRequestBranchArgs) (*composition.Result, error)
 }
 
+// UnimplementedHandler implements Handler with methods that each return
+// composition.NotImplemented for their tool, so a client calling the tool
+// gets the tool error `tool "NAME" is not implemented`, never a panic. Embed
+// it in a type that implements only the tools it needs (a typed fake of the
+// server in a test, a server that grows tool by tool), as gRPC's
+// Unimplemented…Server is embedded. A misspelt method then compiles: the
+// embedded one answers in its place.
+type UnimplementedHandler struct{}
+
+// ActionsGet answers that the tool "actions_get" is not implemented.
+func (UnimplementedHandler) ActionsGet(context.Context, ActionsGetArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolActionsGet.Name)
+}
+
+// ActionsList answers that the tool "actions_list" is not implemented.
+func (UnimplementedHandler) ActionsList(context.Context, ActionsListArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolActionsList.Name)
+}
+
+// ActionsRunTrigger answers that the tool "actions_run_trigger" is not implemented.
+func (UnimplementedHandler) ActionsRunTrigger(context.Context, ActionsRunTriggerArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolActionsRunTrigger.Name)
+}
+
+// AddCommentToPendingReview answers that the tool "add_comment_to_pending_review" is not implemented.
+func (UnimplementedHandler) AddCommentToPendingReview(context.Context, AddCommentToPendingReviewArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolAddCommentToPendingReview.Name)
+}
+
+// AddIssueComment answers that the tool "add_issue_comment" is not implemented.
+func (UnimplementedHandler) AddIssueComment(context.Context, AddIssueCommentArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolAddIssueComment.Name)
+}
+
+// AddReplyToPullRequestComment answers that the tool "add_reply_to_pull_request_comment" is not implemented.
+func (UnimplementedHandler) AddReplyToPullRequestComment(context.Context, AddReplyToPullRequestCommentArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolAddReplyToPullRequestComment.Name)
+}
+
+// AssignCopilotToIssue answers that the tool "assign_copilot_to_issue" is not implemented.
+func (UnimplementedHandler) AssignCopilotToIssue(context.Context, AssignCopilotToIssueArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolAssignCopilotToIssue.Name)
+}
+
+// AssignCopilotToIssueWithIntent answers that the tool "assign_copilot_to_issue_with_intent" is not implemented.
+func (UnimplementedHandler) AssignCopilotToIssueWithIntent(context.Context, AssignCopilotToIssueWithIntentArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolAssignCopilotToIssueWithIntent.Name)
+}
+
+// CreateBranch answers that the tool "create_branch" is not implemented.
+func (UnimplementedHandler) CreateBranch(context.Context, CreateBranchArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolCreateBranch.Name)
+}
+
+// CreateGist answers that the tool "create_gist" is not implemented.
+func (UnimplementedHandler) CreateGist(context.Context, CreateGistArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolCreateGist.Name)
+}
+
+// CreateOrUpdateFile answers that the tool "create_or_update_file" is not implemented.
+func (UnimplementedHandler) CreateOrUpdateFile(context.Context, CreateOrUpdateFileArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolCreateOrUpdateFile.Name)
+}
+
+// CreatePullRequest answers that the tool "create_pull_request" is not implemented.
+func (UnimplementedHandler) CreatePullRequest(context.Context, CreatePullRequestArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolCreatePullRequest.Name)
+}
+
+// CreateRepository answers that the tool "create_repository" is not implemented.
+func (UnimplementedHandler) CreateRepository(context.Context, CreateRepositoryArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolCreateRepository.Name)
+}
+
+// DeleteFile answers that the tool "delete_file" is not implemented.
+func (UnimplementedHandler) DeleteFile(context.Context, DeleteFileArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolDeleteFile.Name)
+}
+
+// DiscussionCommentWrite answers that the tool "discussion_comment_write" is not implemented.
+func (UnimplementedHandler) DiscussionCommentWrite(context.Context, DiscussionCommentWriteArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolDiscussionCommentWrite.Name)
+}
+
+// DismissNotification answers that the tool "dismiss_notification" is not implemented.
+func (UnimplementedHandler) DismissNotification(context.Context, DismissNotificationArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolDismissNotification.Name)
+}
+
+// ForkRepository answers that the tool "fork_repository" is not implemented.
+func (UnimplementedHandler) ForkRepository(context.Context, ForkRepositoryArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolForkRepository.Name)
+}
+
+// GetCodeQualityFinding answers that the tool "get_code_quality_finding" is not implemented.
+func (UnimplementedHandler) GetCodeQualityFinding(context.Context, GetCodeQualityFindingArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetCodeQualityFinding.Name)
+}
+
+// GetCodeScanningAlert answers that the tool "get_code_scanning_alert" is not implemented.
+func (UnimplementedHandler) GetCodeScanningAlert(context.Context, GetCodeScanningAlertArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetCodeScanningAlert.Name)
+}
+
+// GetCommit answers that the tool "get_commit" is not implemented.
+func (UnimplementedHandler) GetCommit(context.Context, GetCommitArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetCommit.Name)
+}
+
+// GetDependabotAlert answers that the tool "get_dependabot_alert" is not implemented.
+func (UnimplementedHandler) GetDependabotAlert(context.Context, GetDependabotAlertArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetDependabotAlert.Name)
+}
+
+// GetDiscussion answers that the tool "get_discussion" is not implemented.
+func (UnimplementedHandler) GetDiscussion(context.Context, GetDiscussionArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetDiscussion.Name)
+}
+
+// GetDiscussionComments answers that the tool "get_discussion_comments" is not implemented.
+func (UnimplementedHandler) GetDiscussionComments(context.Context, GetDiscussionCommentsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetDiscussionComments.Name)
+}
+
+// GetFileContents answers that the tool "get_file_contents" is not implemented.
+func (UnimplementedHandler) GetFileContents(context.Context, GetFileContentsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetFileContents.Name)
+}
+
+// GetGist answers that the tool "get_gist" is not implemented.
+func (UnimplementedHandler) GetGist(context.Context, GetGistArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetGist.Name)
+}
+
+// GetGlobalSecurityAdvisory answers that the tool "get_global_security_advisory" is not implemented.
+func (UnimplementedHandler) GetGlobalSecurityAdvisory(context.Context, GetGlobalSecurityAdvisoryArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetGlobalSecurityAdvisory.Name)
+}
+
+// GetJobLogs answers that the tool "get_job_logs" is not implemented.
+func (UnimplementedHandler) GetJobLogs(context.Context, GetJobLogsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetJobLogs.Name)
+}
+
+// GetLabel answers that the tool "get_label" is not implemented.
+func (UnimplementedHandler) GetLabel(context.Context, GetLabelArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetLabel.Name)
+}
+
+// GetLatestRelease answers that the tool "get_latest_release" is not implemented.
+func (UnimplementedHandler) GetLatestRelease(context.Context, GetLatestReleaseArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetLatestRelease.Name)
+}
+
+// GetMe answers that the tool "get_me" is not implemented.
+func (UnimplementedHandler) GetMe(context.Context) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetMe.Name)
+}
+
+// GetNotificationDetails answers that the tool "get_notification_details" is not implemented.
+func (UnimplementedHandler) GetNotificationDetails(context.Context, GetNotificationDetailsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetNotificationDetails.Name)
+}
+
+// GetReleaseByTag answers that the tool "get_release_by_tag" is not implemented.
+func (UnimplementedHandler) GetReleaseByTag(context.Context, GetReleaseByTagArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetReleaseByTag.Name)
+}
+
+// GetRepositoryTree answers that the tool "get_repository_tree" is not implemented.
+func (UnimplementedHandler) GetRepositoryTree(context.Context, GetRepositoryTreeArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetRepositoryTree.Name)
+}
+
+// GetSecretScanningAlert answers that the tool "get_secret_scanning_alert" is not implemented.
+func (UnimplementedHandler) GetSecretScanningAlert(context.Context, GetSecretScanningAlertArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetSecretScanningAlert.Name)
+}
+
+// GetTag answers that the tool "get_tag" is not implemented.
+func (UnimplementedHandler) GetTag(context.Context, GetTagArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetTag.Name)
+}
+
+// GetTeamMembers answers that the tool "get_team_members" is not implemented.
+func (UnimplementedHandler) GetTeamMembers(context.Context, GetTeamMembersArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetTeamMembers.Name)
+}
+
+// GetTeams answers that the tool "get_teams" is not implemented.
+func (UnimplementedHandler) GetTeams(context.Context, GetTeamsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGetTeams.Name)
+}
+
+// IssueRead answers that the tool "issue_read" is not implemented.
+func (UnimplementedHandler) IssueRead(context.Context, IssueReadArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolIssueRead.Name)
+}
+
+// IssueWrite answers that the tool "issue_write" is not implemented.
+func (UnimplementedHandler) IssueWrite(context.Context, IssueWriteArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolIssueWrite.Name)
+}
+
+// LabelWrite answers that the tool "label_write" is not implemented.
+func (UnimplementedHandler) LabelWrite(context.Context, LabelWriteArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolLabelWrite.Name)
+}
+
+// ListBranches answers that the tool "list_branches" is not implemented.
+func (UnimplementedHandler) ListBranches(context.Context, ListBranchesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListBranches.Name)
+}
+
+// ListCodeScanningAlerts answers that the tool "list_code_scanning_alerts" is not implemented.
+func (UnimplementedHandler) ListCodeScanningAlerts(context.Context, ListCodeScanningAlertsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListCodeScanningAlerts.Name)
+}
+
+// ListCommits answers that the tool "list_commits" is not implemented.
+func (UnimplementedHandler) ListCommits(context.Context, ListCommitsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListCommits.Name)
+}
+
+// ListDependabotAlerts answers that the tool "list_dependabot_alerts" is not implemented.
+func (UnimplementedHandler) ListDependabotAlerts(context.Context, ListDependabotAlertsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListDependabotAlerts.Name)
+}
+
+// ListDiscussionCategories answers that the tool "list_discussion_categories" is not implemented.
+func (UnimplementedHandler) ListDiscussionCategories(context.Context, ListDiscussionCategoriesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListDiscussionCategories.Name)
+}
+
+// ListDiscussions answers that the tool "list_discussions" is not implemented.
+func (UnimplementedHandler) ListDiscussions(context.Context, ListDiscussionsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListDiscussions.Name)
+}
+
+// ListGists answers that the tool "list_gists" is not implemented.
+func (UnimplementedHandler) ListGists(context.Context, ListGistsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListGists.Name)
+}
+
+// ListGlobalSecurityAdvisories answers that the tool "list_global_security_advisories" is not implemented.
+func (UnimplementedHandler) ListGlobalSecurityAdvisories(context.Context, ListGlobalSecurityAdvisoriesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListGlobalSecurityAdvisories.Name)
+}
+
+// ListIssueFields answers that the tool "list_issue_fields" is not implemented.
+func (UnimplementedHandler) ListIssueFields(context.Context, ListIssueFieldsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListIssueFields.Name)
+}
+
+// ListIssueTypes answers that the tool "list_issue_types" is not implemented.
+func (UnimplementedHandler) ListIssueTypes(context.Context, ListIssueTypesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListIssueTypes.Name)
+}
+
+// ListIssues answers that the tool "list_issues" is not implemented.
+func (UnimplementedHandler) ListIssues(context.Context, ListIssuesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListIssues.Name)
+}
+
+// ListLabel answers that the tool "list_label" is not implemented.
+func (UnimplementedHandler) ListLabel(context.Context, ListLabelArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListLabel.Name)
+}
+
+// ListNotifications answers that the tool "list_notifications" is not implemented.
+func (UnimplementedHandler) ListNotifications(context.Context, ListNotificationsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListNotifications.Name)
+}
+
+// ListOrgRepositorySecurityAdvisories answers that the tool "list_org_repository_security_advisories" is not implemented.
+func (UnimplementedHandler) ListOrgRepositorySecurityAdvisories(context.Context, ListOrgRepositorySecurityAdvisoriesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListOrgRepositorySecurityAdvisories.Name)
+}
+
+// ListPullRequests answers that the tool "list_pull_requests" is not implemented.
+func (UnimplementedHandler) ListPullRequests(context.Context, ListPullRequestsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListPullRequests.Name)
+}
+
+// ListReleases answers that the tool "list_releases" is not implemented.
+func (UnimplementedHandler) ListReleases(context.Context, ListReleasesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListReleases.Name)
+}
+
+// ListRepositoryCollaborators answers that the tool "list_repository_collaborators" is not implemented.
+func (UnimplementedHandler) ListRepositoryCollaborators(context.Context, ListRepositoryCollaboratorsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListRepositoryCollaborators.Name)
+}
+
+// ListRepositorySecurityAdvisories answers that the tool "list_repository_security_advisories" is not implemented.
+func (UnimplementedHandler) ListRepositorySecurityAdvisories(context.Context, ListRepositorySecurityAdvisoriesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListRepositorySecurityAdvisories.Name)
+}
+
+// ListSecretScanningAlerts answers that the tool "list_secret_scanning_alerts" is not implemented.
+func (UnimplementedHandler) ListSecretScanningAlerts(context.Context, ListSecretScanningAlertsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListSecretScanningAlerts.Name)
+}
+
+// ListStarredRepositories answers that the tool "list_starred_repositories" is not implemented.
+func (UnimplementedHandler) ListStarredRepositories(context.Context, ListStarredRepositoriesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListStarredRepositories.Name)
+}
+
+// ListTags answers that the tool "list_tags" is not implemented.
+func (UnimplementedHandler) ListTags(context.Context, ListTagsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListTags.Name)
+}
+
+// ManageNotificationSubscription answers that the tool "manage_notification_subscription" is not implemented.
+func (UnimplementedHandler) ManageNotificationSubscription(context.Context, ManageNotificationSubscriptionArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolManageNotificationSubscription.Name)
+}
+
+// ManageRepositoryNotificationSubscription answers that the tool "manage_repository_notification_subscription" is not implemented.
+func (UnimplementedHandler) ManageRepositoryNotificationSubscription(context.Context, ManageRepositoryNotificationSubscriptionArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolManageRepositoryNotificationSubscription.Name)
+}
+
+// MarkAllNotificationsRead answers that the tool "mark_all_notifications_read" is not implemented.
+func (UnimplementedHandler) MarkAllNotificationsRead(context.Context, MarkAllNotificationsReadArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolMarkAllNotificationsRead.Name)
+}
+
+// MergePullRequest answers that the tool "merge_pull_request" is not implemented.
+func (UnimplementedHandler) MergePullRequest(context.Context, MergePullRequestArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolMergePullRequest.Name)
+}
+
+// ProjectsGet answers that the tool "projects_get" is not implemented.
+func (UnimplementedHandler) ProjectsGet(context.Context, ProjectsGetArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolProjectsGet.Name)
+}
+
+// ProjectsList answers that the tool "projects_list" is not implemented.
+func (UnimplementedHandler) ProjectsList(context.Context, ProjectsListArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolProjectsList.Name)
+}
+
+// ProjectsWrite answers that the tool "projects_write" is not implemented.
+func (UnimplementedHandler) ProjectsWrite(context.Context, ProjectsWriteArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolProjectsWrite.Name)
+}
+
+// PullRequestRead answers that the tool "pull_request_read" is not implemented.
+func (UnimplementedHandler) PullRequestRead(context.Context, PullRequestReadArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolPullRequestRead.Name)
+}
+
+// PullRequestReviewWrite answers that the tool "pull_request_review_write" is not implemented.
+func (UnimplementedHandler) PullRequestReviewWrite(context.Context, PullRequestReviewWriteArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolPullRequestReviewWrite.Name)
+}
+
+// PushFiles answers that the tool "push_files" is not implemented.
+func (UnimplementedHandler) PushFiles(context.Context, PushFilesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolPushFiles.Name)
+}
+
+// RequestCopilotReview answers that the tool "request_copilot_review" is not implemented.
+func (UnimplementedHandler) RequestCopilotReview(context.Context, RequestCopilotReviewArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolRequestCopilotReview.Name)
+}
+
+// SearchCode answers that the tool "search_code" is not implemented.
+func (UnimplementedHandler) SearchCode(context.Context, SearchCodeArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolSearchCode.Name)
+}
+
+// SearchCommits answers that the tool "search_commits" is not implemented.
+func (UnimplementedHandler) SearchCommits(context.Context, SearchCommitsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolSearchCommits.Name)
+}
+
+// SearchIssues answers that the tool "search_issues" is not implemented.
+func (UnimplementedHandler) SearchIssues(context.Context, SearchIssuesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolSearchIssues.Name)
+}
+
+// SearchOrgs answers that the tool "search_orgs" is not implemented.
+func (UnimplementedHandler) SearchOrgs(context.Context, SearchOrgsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolSearchOrgs.Name)
+}
+
+// SearchPullRequests answers that the tool "search_pull_requests" is not implemented.
+func (UnimplementedHandler) SearchPullRequests(context.Context, SearchPullRequestsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolSearchPullRequests.Name)
+}
+
+// SearchRepositories answers that the tool "search_repositories" is not implemented.
+func (UnimplementedHandler) SearchRepositories(context.Context, SearchRepositoriesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolSearchRepositories.Name)
+}
+
+// SearchUsers answers that the tool "search_users" is not implemented.
+func (UnimplementedHandler) SearchUsers(context.Context, SearchUsersArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolSearchUsers.Name)
+}
+
+// StarRepository answers that the tool "star_repository" is not implemented.
+func (UnimplementedHandler) StarRepository(context.Context, StarRepositoryArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolStarRepository.Name)
+}
+
+// SubIssueWrite answers that the tool "sub_issue_write" is not implemented.
+func (UnimplementedHandler) SubIssueWrite(context.Context, SubIssueWriteArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolSubIssueWrite.Name)
+}
+
+// UnstarRepository answers that the tool "unstar_repository" is not implemented.
+func (UnimplementedHandler) UnstarRepository(context.Context, UnstarRepositoryArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolUnstarRepository.Name)
+}
+
+// UpdateGist answers that the tool "update_gist" is not implemented.
+func (UnimplementedHandler) UpdateGist(context.Context, UpdateGistArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolUpdateGist.Name)
+}
+
+// UpdatePullRequest answers that the tool "update_pull_request" is not implemented.
+func (UnimplementedHandler) UpdatePullRequest(context.Context, UpdatePullRequestArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolUpdatePullRequest.Name)
+}
+
+// UpdatePullRequestBranch answers that the tool "update_pull_request_branch" is not implemented.
+func (UnimplementedHandler) UpdatePullRequestBranch(context.Context, UpdatePullRequestBranchArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolUpdatePullRequestBranch.Name)
+}
+
 // Register adds the tools of "github-mcp-server" to s, listed as the bundle
 // holds them and answered by h. Toward clients before protocol version
 // 2026-07-28 a result whose schema is not a plain object is listed and sent

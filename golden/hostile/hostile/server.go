@@ -34,6 +34,50 @@ type Handler interface {
 	Strict(ctx context.Context, args StrictArgs) (StrictResult, error)
 }
 
+// UnimplementedHandler implements Handler with methods that each return
+// composition.NotImplemented for their tool, so a client calling the tool
+// gets the tool error `tool "NAME" is not implemented`, never a panic. Embed
+// it in a type that implements only the tools it needs (a typed fake of the
+// server in a test, a server that grows tool by tool), as gRPC's
+// Unimplemented…Server is embedded. A misspelt method then compiles: the
+// embedded one answers in its place.
+type UnimplementedHandler struct{}
+
+// Count answers that the tool "count" is not implemented.
+func (UnimplementedHandler) Count(context.Context) (int64, error) {
+	return 0, composition.NotImplemented(toolCount.Name)
+}
+
+// Fetch answers that the tool "fetch" is not implemented.
+func (UnimplementedHandler) Fetch(context.Context, FetchArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolFetch.Name)
+}
+
+// Find answers that the tool "find" is not implemented.
+func (UnimplementedHandler) Find(context.Context, FindArgs) (map[string]json.RawMessage, error) {
+	return nil, composition.NotImplemented(toolFind.Name)
+}
+
+// Point answers that the tool "point" is not implemented.
+func (UnimplementedHandler) Point(context.Context, PointArgs) (*PointResult, error) {
+	return nil, composition.NotImplemented(toolPoint.Name)
+}
+
+// ReadNote answers that the tool "read-note" is not implemented.
+func (UnimplementedHandler) ReadNote(context.Context) ([]string, error) {
+	return nil, composition.NotImplemented(toolReadNote.Name)
+}
+
+// ReadNote2 answers that the tool "read_note" is not implemented.
+func (UnimplementedHandler) ReadNote2(context.Context, ReadNote2Args) (*ReadNote2Result, error) {
+	return nil, composition.NotImplemented(toolReadNote2.Name)
+}
+
+// Strict answers that the tool "strict" is not implemented.
+func (UnimplementedHandler) Strict(context.Context, StrictArgs) (StrictResult, error) {
+	return nil, composition.NotImplemented(toolStrict.Name)
+}
+
 // Register adds the tools of "hostile" to s, listed as the bundle
 // holds them and answered by h. Toward clients before protocol version
 // 2026-07-28 a result whose schema is not a plain object is listed and sent

@@ -35,6 +35,55 @@ type Handler interface {
 	SavePerson(ctx context.Context, args SavePersonArgs) (*SavePersonResult, error)
 }
 
+// UnimplementedHandler implements Handler with methods that each return
+// composition.NotImplemented for their tool, so a client calling the tool
+// gets the tool error `tool "NAME" is not implemented`, never a panic. Embed
+// it in a type that implements only the tools it needs (a typed fake of the
+// server in a test, a server that grows tool by tool), as gRPC's
+// Unimplemented…Server is embedded. A misspelt method then compiles: the
+// embedded one answers in its place.
+type UnimplementedHandler struct{}
+
+// CreateEntities answers that the tool "create_entities" is not implemented.
+func (UnimplementedHandler) CreateEntities(context.Context, CreateEntitiesArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolCreateEntities.Name)
+}
+
+// CreateGroup answers that the tool "create_group" is not implemented.
+func (UnimplementedHandler) CreateGroup(context.Context, CreateGroupArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolCreateGroup.Name)
+}
+
+// CreateRepository answers that the tool "create_repository" is not implemented.
+func (UnimplementedHandler) CreateRepository(context.Context, CreateRepositoryArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolCreateRepository.Name)
+}
+
+// DescribeTable answers that the tool "describe_table" is not implemented.
+func (UnimplementedHandler) DescribeTable(context.Context, DescribeTableArgs) (*DescribeTableResult, error) {
+	return nil, composition.NotImplemented(toolDescribeTable.Name)
+}
+
+// GenerateFishboneDiagram answers that the tool "generate_fishbone_diagram" is not implemented.
+func (UnimplementedHandler) GenerateFishboneDiagram(context.Context, GenerateFishboneDiagramArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGenerateFishboneDiagram.Name)
+}
+
+// ListProjects answers that the tool "list_projects" is not implemented.
+func (UnimplementedHandler) ListProjects(context.Context, ListProjectsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolListProjects.Name)
+}
+
+// ReadGraph answers that the tool "read_graph" is not implemented.
+func (UnimplementedHandler) ReadGraph(context.Context) (*ReadGraphResult, error) {
+	return nil, composition.NotImplemented(toolReadGraph.Name)
+}
+
+// SavePerson answers that the tool "save_person" is not implemented.
+func (UnimplementedHandler) SavePerson(context.Context, SavePersonArgs) (*SavePersonResult, error) {
+	return nil, composition.NotImplemented(toolSavePerson.Name)
+}
+
 // Register adds the tools of "names" to s, listed as the bundle
 // holds them and answered by h. Toward clients before protocol version
 // 2026-07-28 a result whose schema is not a plain object is listed and sent

@@ -31,6 +31,45 @@ type Handler interface {
 	ZodShape(ctx context.Context, args ZodShapeArgs) (*ZodShapeResult, error)
 }
 
+// UnimplementedHandler implements Handler with methods that each return
+// composition.NotImplemented for their tool, so a client calling the tool
+// gets the tool error `tool "NAME" is not implemented`, never a panic. Embed
+// it in a type that implements only the tools it needs (a typed fake of the
+// server in a test, a server that grows tool by tool), as gRPC's
+// Unimplemented…Server is embedded. A misspelt method then compiles: the
+// embedded one answers in its place.
+type UnimplementedHandler struct{}
+
+// DirectMap answers that the tool "direct_map" is not implemented.
+func (UnimplementedHandler) DirectMap(context.Context, DirectMapArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolDirectMap.Name)
+}
+
+// Draft04Range answers that the tool "draft04_range" is not implemented.
+func (UnimplementedHandler) Draft04Range(context.Context, Draft04RangeArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolDraft04Range.Name)
+}
+
+// PydanticSearch answers that the tool "pydantic_search" is not implemented.
+func (UnimplementedHandler) PydanticSearch(context.Context, PydanticSearchArgs) ([]Hit, error) {
+	return nil, composition.NotImplemented(toolPydanticSearch.Name)
+}
+
+// SchemarsTree answers that the tool "schemars_tree" is not implemented.
+func (UnimplementedHandler) SchemarsTree(context.Context, SchemarsTreeArgs) (*Node, error) {
+	return nil, composition.NotImplemented(toolSchemarsTree.Name)
+}
+
+// Wide answers that the tool "wide" is not implemented.
+func (UnimplementedHandler) Wide(context.Context, WideArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolWide.Name)
+}
+
+// ZodShape answers that the tool "zod_shape" is not implemented.
+func (UnimplementedHandler) ZodShape(context.Context, ZodShapeArgs) (*ZodShapeResult, error) {
+	return nil, composition.NotImplemented(toolZodShape.Name)
+}
+
 // Register adds the tools of "styles" to s, listed as the bundle
 // holds them and answered by h. Toward clients before protocol version
 // 2026-07-28 a result whose schema is not a plain object is listed and sent

@@ -33,6 +33,50 @@ type Handler interface {
 	PatternArgs(ctx context.Context, args PatternArgsArgs) (*composition.Result, error)
 }
 
+// UnimplementedHandler implements Handler with methods that each return
+// composition.NotImplemented for their tool, so a client calling the tool
+// gets the tool error `tool "NAME" is not implemented`, never a panic. Embed
+// it in a type that implements only the tools it needs (a typed fake of the
+// server in a test, a server that grows tool by tool), as gRPC's
+// Unimplemented…Server is embedded. A misspelt method then compiles: the
+// embedded one answers in its place.
+type UnimplementedHandler struct{}
+
+// Aggregate answers that the tool "aggregate" is not implemented.
+func (UnimplementedHandler) Aggregate(context.Context, AggregateArgs) (*AggregateResult, error) {
+	return nil, composition.NotImplemented(toolAggregate.Name)
+}
+
+// Chart answers that the tool "chart" is not implemented.
+func (UnimplementedHandler) Chart(context.Context, ChartArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolChart.Name)
+}
+
+// Choose answers that the tool "choose" is not implemented.
+func (UnimplementedHandler) Choose(context.Context, ChooseArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolChoose.Name)
+}
+
+// CreateIndex answers that the tool "create_index" is not implemented.
+func (UnimplementedHandler) CreateIndex(context.Context, CreateIndexArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolCreateIndex.Name)
+}
+
+// Geometry answers that the tool "geometry" is not implemented.
+func (UnimplementedHandler) Geometry(context.Context, GeometryArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolGeometry.Name)
+}
+
+// Leftovers answers that the tool "leftovers" is not implemented.
+func (UnimplementedHandler) Leftovers(context.Context, LeftoversArgs) (LeftoversResult, error) {
+	return nil, composition.NotImplemented(toolLeftovers.Name)
+}
+
+// PatternArgs answers that the tool "pattern_args" is not implemented.
+func (UnimplementedHandler) PatternArgs(context.Context, PatternArgsArgs) (*composition.Result, error) {
+	return nil, composition.NotImplemented(toolPatternArgs.Name)
+}
+
 // Register adds the tools of "typing" to s, listed as the bundle
 // holds them and answered by h. Toward clients before protocol version
 // 2026-07-28 a result whose schema is not a plain object is listed and sent

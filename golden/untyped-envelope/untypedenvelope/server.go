@@ -23,6 +23,25 @@ type Handler interface {
 	ListNames(ctx context.Context) ([]string, error)
 }
 
+// UnimplementedHandler implements Handler with methods that each return
+// composition.NotImplemented for their tool, so a client calling the tool
+// gets the tool error `tool "NAME" is not implemented`, never a panic. Embed
+// it in a type that implements only the tools it needs (a typed fake of the
+// server in a test, a server that grows tool by tool), as gRPC's
+// Unimplemented…Server is embedded. A misspelt method then compiles: the
+// embedded one answers in its place.
+type UnimplementedHandler struct{}
+
+// CountNames answers that the tool "count_names" is not implemented.
+func (UnimplementedHandler) CountNames(context.Context) (CountNamesResult, error) {
+	return 0, composition.NotImplemented(toolCountNames.Name)
+}
+
+// ListNames answers that the tool "list_names" is not implemented.
+func (UnimplementedHandler) ListNames(context.Context) ([]string, error) {
+	return nil, composition.NotImplemented(toolListNames.Name)
+}
+
 // Register adds the tools of "untyped-envelope" to s, listed as the bundle
 // holds them and answered by h. Toward clients before protocol version
 // 2026-07-28 a result whose schema is not a plain object is listed and sent

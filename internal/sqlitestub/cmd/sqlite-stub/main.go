@@ -1,8 +1,11 @@
 // Command sqlite-stub serves sqlite-explorer's contract over stdio from the
 // code `mcpbind generate --server` generated (package sqlitestub), on a
 // fresh copy of the example's database in --dir (--validate-args turns on
-// composition.WithServerArgsValidation). Tests start it to compare
-// it with the real sqlite-explorer from other clients (the TypeScript SDKs).
+// composition.WithServerArgsValidation; --tables-only serves
+// sqlitestub.TablesOnly, which answers list_tables and leaves every other
+// tool to the generated UnimplementedHandler). Tests start it to compare it
+// with the real sqlite-explorer from other clients (the TypeScript SDKs),
+// and to call omitted tools of a server in another process.
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
+	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/internal/sqlitestub"
 )
 
@@ -33,9 +37,10 @@ func main() {
 func run(ctx context.Context) error {
 	dir := flag.String("dir", "", "folder of the database file (required)")
 	validate := flag.Bool("validate-args", false, "validate arguments against the inputSchema (composition.WithServerArgsValidation)")
+	tablesOnly := flag.Bool("tables-only", false, "answer list_tables only; every other tool answers that it is not implemented")
 	flag.Parse()
 	if *dir == "" || flag.NArg() > 0 {
-		return fmt.Errorf("usage: sqlite-stub --dir FOLDER [--validate-args]")
+		return fmt.Errorf("usage: sqlite-stub --dir FOLDER [--validate-args] [--tables-only]")
 	}
 	var opts []composition.ServerOption
 	if *validate {
@@ -46,7 +51,11 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer store.Close()
-	s, err := sqlitestub.NewServer(sqlitestub.Handler{Store: store}, opts...)
+	var h sqliteexplorer.Handler = sqlitestub.Handler{Store: store}
+	if *tablesOnly {
+		h = sqlitestub.TablesOnly{Store: store}
+	}
+	s, err := sqlitestub.NewServer(h, opts...)
 	if err != nil {
 		return err
 	}
