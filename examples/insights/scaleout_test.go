@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -140,6 +141,7 @@ func (b *balancer) counts() []int64 {
 // replicas may lose one (the test writes alone, then reads).
 type sharedData struct {
 	config, memory string
+	node           string // the node that runs server-memory
 }
 
 // newSharedData writes the servers config (a built sqlite-explorer, the
@@ -158,7 +160,7 @@ func newSharedData(t *testing.T) sharedData {
 	if err := os.WriteFile(config, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return sharedData{config: config, memory: filepath.Join(dir, "memory.jsonl")}
+	return sharedData{config: config, memory: filepath.Join(dir, "memory.jsonl"), node: node}
 }
 
 // startReplicas starts n insights processes serving streamable HTTP on
@@ -243,7 +245,8 @@ func calls(ctx context.Context, s *composition.Session, n int, observation strin
 // streamable HTTP) behind a round-robin reverse proxy without session
 // affinity. Clients at protocol version 2026-07-28, which has no
 // protocol-level session (each request stands alone), make 200 calls
-// spread over both replicas without an error. Then initialize-era clients
+// spread over both replicas without an error, and so do the TypeScript
+// SDK's client's calls. Then initialize-era clients
 // (2025-11-25): their tool calls also work there, since insights' serving
 // (mcp-go's default) accepts a session ID another replica issued; against
 // stateful replicas (server.WithStateful) they fail without affinity and
@@ -286,6 +289,61 @@ func TestScaleOut(t *testing.T) {
 		}
 		if got[0] == 0 || got[1] == 0 {
 			t.Errorf("tools/call per replica: %v; want both replicas to serve calls", got)
+		}
+	})
+
+	// A client that is not ours: the TypeScript SDK's, at the newest
+	// version both sides speak, making its 20 calls at once.
+	t.Run("2026-07-28 round-robin, TypeScript SDK client", func(t *testing.T) {
+		lb, endpoint := newBalancer(t, false, replicas...)
+		type call struct {
+			Name      string `json:"name"`
+			Arguments any    `json:"arguments"`
+		}
+		var list []call
+		for range 10 {
+			list = append(list,
+				call{"table_report", insights.TableReportArgs{Tables: []string{"books"}, SampleRows: 1}},
+				call{"findings", insights.FindingsArgs{Table: "books"}})
+		}
+		callsJSON, err := json.Marshal(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script := filepath.Join(testenv.ModuleRoot(t), "testservers", "ts-http-client.mjs")
+		cmd := exec.CommandContext(ctx, data.node, script, endpoint, string(callsJSON))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("ts-http-client.mjs: %v\n%s", err, stderr.String())
+		}
+		var run struct {
+			ProtocolVersion string `json:"protocolVersion"`
+			Results         []struct {
+				Thrown            string          `json:"thrown"`
+				IsError           bool            `json:"isError"`
+				StructuredContent json.RawMessage `json:"structuredContent"`
+			} `json:"results"`
+		}
+		if err := json.Unmarshal(out, &run); err != nil {
+			t.Fatalf("ts-http-client.mjs printed %q: %v", out, err)
+		}
+		if run.ProtocolVersion != composition.ModernProtocolVersion {
+			t.Errorf("the TypeScript SDK negotiated %q, want %s", run.ProtocolVersion, composition.ModernProtocolVersion)
+		}
+		if len(run.Results) != len(list) {
+			t.Fatalf("%d results for %d calls", len(run.Results), len(list))
+		}
+		for i, r := range run.Results {
+			if r.Thrown != "" || r.IsError {
+				t.Errorf("call %d (%s): thrown %q, isError %v: %s", i, list[i].Name, r.Thrown, r.IsError, r.StructuredContent)
+			} else if list[i].Name == "findings" && !bytes.Contains(r.StructuredContent, []byte(observation)) {
+				t.Errorf("call %d (findings): %s lacks %q", i, r.StructuredContent, observation)
+			}
+		}
+		if got := lb.counts(); got[0]+got[1] != int64(len(list)) || got[0] == 0 || got[1] == 0 {
+			t.Errorf("tools/call per replica: %v; want %d in all, on both replicas", got, len(list))
 		}
 	})
 
