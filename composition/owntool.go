@@ -43,8 +43,8 @@ type OwnTool[In, Out any] struct {
 	tool         Tool
 	toolJSON     string
 	legacyOutput string
-	// fill: Out can hold a slice that encodes as [] when nil (see
-	// emptySlices); ptr: Out is a pointer, whose nil is refused.
+	// fill: Out can hold a slice or map that encodes as [] or {} when nil
+	// (see emptyNils); ptr: Out is a pointer, whose nil is refused.
 	fill, ptr bool
 	// err is why the declaration failed (schema inference), reported by
 	// Serve (through composition.Serve) and by Call.
@@ -120,13 +120,14 @@ type ownAnnotations struct {
 // required unless omitempty or omitzero, no other properties for a struct,
 // the `jsonschema` tag as the property's description, fields in
 // declaration order. Two changes: a Go slice is typed "array" (not
-// ["null","array"]; a nil slice in a result is sent as [], so the result
+// ["null","array"]; a nil slice in a result is sent as [], and a nil map,
+// typed "object", as {}, so the result
 // matches), and a json.RawMessage is any JSON value (the schema true). Out may be a
 // pointer: its schema is the pointee's, and a handler's nil is a tool
 // error.
 //
 // In must be a struct (its schema an object). When Out's schema is not a
-// plain "type":"object" (an int, a []T, a map-free value…), the tool is
+// plain "type":"object" (an int, a []T, an interface), the tool is
 // listed and answered by era as a generated Register does
 // ([ServedTool.WithLegacyOutputSchema]): natural toward 2026-07-28 clients,
 // wrapped as {"result": v} with the envelope schema toward earlier ones.
@@ -168,7 +169,7 @@ func NewTool[In, Out any](name, description string, opts ...ToolOption) *OwnTool
 	if err != nil {
 		return fail("inferring the outputSchema from %s: %v", reflect.TypeFor[Out](), err)
 	}
-	t.fill = holdsSlice(reflect.TypeFor[Out](), map[reflect.Type]bool{})
+	t.fill = holdsNilable(reflect.TypeFor[Out](), map[reflect.Type]bool{})
 	_, hasResult := out.Properties["result"]
 	t.tool.Output = Output{
 		PlainObject:       out.Type == "object",
@@ -236,7 +237,7 @@ func (t *OwnTool[In, Out]) Serve(f func(ctx context.Context, args In) (Out, erro
 			return nil, fmt.Errorf("the tool returned no result (a nil %s)", rv.Type())
 		}
 		if t.fill {
-			if filled, ok := emptySlices(rv); ok {
+			if filled, ok := emptyNils(rv); ok {
 				return filled.Interface(), nil
 			}
 		}
@@ -306,7 +307,7 @@ func copyOnce(out *reflect.Value, rv reflect.Value) {
 	}
 }
 
-// changed returns out and true when emptySlices made a copy, rv and false
+// changed returns out and true when emptyNils made a copy, rv and false
 // otherwise.
 func changed(out, rv reflect.Value) (reflect.Value, bool) {
 	if out.IsValid() {
@@ -318,28 +319,28 @@ func changed(out, rv reflect.Value) (reflect.Value, bool) {
 var marshalerType = reflect.TypeFor[json.Marshaler]()
 
 // ownEncoding reports whether values of rt encode themselves (a
-// json.Marshaler, or []byte as base64), so emptySlices leaves them alone.
+// json.Marshaler, or []byte as base64), so emptyNils leaves them alone.
 func ownEncoding(rt reflect.Type) bool {
 	return rt.Implements(marshalerType) || reflect.PointerTo(rt).Implements(marshalerType) ||
 		(rt.Kind() == reflect.Slice && rt.Elem().Kind() == reflect.Uint8)
 }
 
-// holdsSlice reports whether a value of rt can hold a slice that
-// emptySlices would fill (not inside an interface, whose schema admits
+// holdsNilable reports whether a value of rt can hold a slice or map that
+// emptyNils would fill (not inside an interface, whose schema admits
 // null).
-func holdsSlice(rt reflect.Type, seen map[reflect.Type]bool) bool {
+func holdsNilable(rt reflect.Type, seen map[reflect.Type]bool) bool {
 	if seen[rt] || ownEncoding(rt) {
 		return false
 	}
 	seen[rt] = true
 	switch rt.Kind() {
-	case reflect.Slice:
+	case reflect.Slice, reflect.Map:
 		return true
-	case reflect.Pointer, reflect.Array, reflect.Map:
-		return holdsSlice(rt.Elem(), seen)
+	case reflect.Pointer, reflect.Array:
+		return holdsNilable(rt.Elem(), seen)
 	case reflect.Struct:
 		for _, f := range reflect.VisibleFields(rt) {
-			if f.IsExported() && holdsSlice(f.Type, seen) {
+			if f.IsExported() && holdsNilable(f.Type, seen) {
 				return true
 			}
 		}
@@ -347,14 +348,15 @@ func holdsSlice(rt reflect.Type, seen map[reflect.Type]bool) bool {
 	return false
 }
 
-// emptySlices returns rv with every nil slice that encoding/json would send
-// as null made empty (sent as []), and true, when it has one; rv and false
-// otherwise. rv is not modified: the structs, arrays, maps, slices and
-// pointees on the way to a nil slice are copied. Left alone: a field whose
+// emptyNils returns rv with every nil slice and map that encoding/json
+// would send as null made empty (sent as [] and {}, as their schemas say),
+// and true, when it has one; rv and false otherwise. rv is not modified:
+// the structs, arrays, maps, slices and pointees on the way to a nil one
+// are copied. Left alone: a field whose
 // `json` tag omits it when empty (omitempty, omitzero: absent either way,
 // or — omitzero — [] instead of absent), values inside interfaces, and
 // types that encode themselves.
-func emptySlices(rv reflect.Value) (reflect.Value, bool) {
+func emptyNils(rv reflect.Value) (reflect.Value, bool) {
 	rt := rv.Type()
 	if ownEncoding(rt) {
 		return rv, false
@@ -366,7 +368,7 @@ func emptySlices(rv reflect.Value) (reflect.Value, bool) {
 		}
 		var out reflect.Value
 		for i := range rv.Len() {
-			if e, ok := emptySlices(rv.Index(i)); ok {
+			if e, ok := emptyNils(rv.Index(i)); ok {
 				if !out.IsValid() {
 					out = reflect.MakeSlice(rt, rv.Len(), rv.Len())
 					reflect.Copy(out, rv)
@@ -378,7 +380,7 @@ func emptySlices(rv reflect.Value) (reflect.Value, bool) {
 	case reflect.Array:
 		var out reflect.Value
 		for i := range rv.Len() {
-			if e, ok := emptySlices(rv.Index(i)); ok {
+			if e, ok := emptyNils(rv.Index(i)); ok {
 				copyOnce(&out, rv)
 				out.Index(i).Set(e)
 			}
@@ -388,7 +390,7 @@ func emptySlices(rv reflect.Value) (reflect.Value, bool) {
 		if rv.IsNil() {
 			return rv, false
 		}
-		e, ok := emptySlices(rv.Elem())
+		e, ok := emptyNils(rv.Elem())
 		if !ok {
 			return rv, false
 		}
@@ -396,9 +398,12 @@ func emptySlices(rv reflect.Value) (reflect.Value, bool) {
 		p.Elem().Set(e)
 		return p, true
 	case reflect.Map:
+		if rv.IsNil() {
+			return reflect.MakeMap(rt), true
+		}
 		var out reflect.Value
 		for it := rv.MapRange(); it.Next(); {
-			if e, ok := emptySlices(it.Value()); ok {
+			if e, ok := emptyNils(it.Value()); ok {
 				if !out.IsValid() {
 					out = reflect.MakeMapWithSize(rt, rv.Len())
 					for it2 := rv.MapRange(); it2.Next(); {
@@ -420,7 +425,7 @@ func emptySlices(rv reflect.Value) (reflect.Value, bool) {
 			if name == "-" && opts == "" || strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero") {
 				continue
 			}
-			if e, ok := emptySlices(rv.Field(i)); ok {
+			if e, ok := emptyNils(rv.Field(i)); ok {
 				copyOnce(&out, rv)
 				out.Field(i).Set(e)
 			}

@@ -40,6 +40,7 @@ type tableRow struct {
 	Extra   map[string][]int  `json:"extra"`
 	Cells   [][]any           `json:"cells"`
 	Ptr     *tableRowChildren `json:"ptr"`
+	Tags    map[string]string `json:"tags"`
 }
 
 type tableRowChildren struct {
@@ -76,7 +77,7 @@ func ownTools(calls *atomic.Int64) []composition.ServedTool {
 			if slices.Contains(a.Tables, "nil") {
 				return nil, nil
 			}
-			// Nil slices everywhere a list is required: sent as [].
+			// Nil slices and maps everywhere one is required: sent as [] and {}.
 			return &report{Tables: []tableRow{{Name: "books", Extra: map[string][]int{"a": nil}, Ptr: &tableRowChildren{}}}}, nil
 		}),
 		ownNames.Serve(func(ctx context.Context, a namesArgs) ([]string, error) {
@@ -148,7 +149,7 @@ func TestOwnToolListing(t *testing.T) {
 	srv := ownServer(t, &calls)
 	const (
 		reportIn  = `{"additionalProperties":false,"properties":{"sample":{"description":"Rows per table.","type":"integer"},"tables":{"description":"The tables to report on.","items":{"type":"string"},"type":"array"}},"type":"object"}`
-		reportOut = `{"additionalProperties":false,"properties":{"notes":{"items":{"type":"string"},"type":"array"},"tables":{"description":"One row per table.","items":{"additionalProperties":false,"properties":{"cells":{"items":{"items":true,"type":"array"},"type":"array"},"columns":{"items":{"type":"string"},"type":"array"},"extra":{"additionalProperties":{"items":{"type":"integer"},"type":"array"},"type":"object"},"name":{"type":"string"},"ptr":{"additionalProperties":false,"properties":{"kids":{"items":{"type":"string"},"type":"array"}},"required":["kids"],"type":["null","object"]},"raw":true},"required":["name","columns","raw","extra","cells","ptr"],"type":"object"},"type":"array"}},"required":["tables"],"type":"object"}`
+		reportOut = `{"additionalProperties":false,"properties":{"notes":{"items":{"type":"string"},"type":"array"},"tables":{"description":"One row per table.","items":{"additionalProperties":false,"properties":{"cells":{"items":{"items":true,"type":"array"},"type":"array"},"columns":{"items":{"type":"string"},"type":"array"},"extra":{"additionalProperties":{"items":{"type":"integer"},"type":"array"},"type":"object"},"name":{"type":"string"},"ptr":{"additionalProperties":false,"properties":{"kids":{"items":{"type":"string"},"type":"array"}},"required":["kids"],"type":["null","object"]},"raw":true,"tags":{"additionalProperties":{"type":"string"},"type":"object"}},"required":["name","columns","raw","extra","cells","ptr","tags"],"type":"object"},"type":"array"}},"required":["tables"],"type":"object"}`
 		namesOut  = `{"items":{"type":"string"},"type":"array"}`
 	)
 	for _, version := range []string{composition.ModernProtocolVersion, "2025-06-18"} {
@@ -223,7 +224,7 @@ func TestOwnToolRefusesArguments(t *testing.T) {
 // loopback and called, typed, by a composition client in both eras: a
 // natural []string and int arrive as such from 2026-07-28 on and wrapped
 // before (structuredContent as sent), and both decode to the same Go
-// values; nil slices the handler returned are sent as []; a handler error
+// values; nil slices and maps the handler returned are sent as [] and {}; a handler error
 // and a nil pointer result are tool errors.
 func TestOwnToolCallsOverHTTP(t *testing.T) {
 	var calls atomic.Int64
@@ -257,7 +258,7 @@ func TestOwnToolCallsOverHTTP(t *testing.T) {
 			}{
 				{"names", namesArgs{Prefix: "none"}, wrap(`[]`)},
 				{"count", map[string]any{"table": "abc"}, wrap(`3`)},
-				{"report", reportArgs{}, `{"tables":[{"name":"books","columns":[],"raw":null,"extra":{"a":[]},"cells":[],"ptr":{"kids":[]}}]}`},
+				{"report", reportArgs{}, `{"tables":[{"name":"books","columns":[],"raw":null,"extra":{"a":[]},"cells":[],"ptr":{"kids":[]},"tags":{}}]}`},
 			} {
 				res, err := s.CallResult(ctx, tc.tool, tc.args)
 				if err != nil {
@@ -373,6 +374,23 @@ func TestOwnToolBadDeclaration(t *testing.T) {
 		}
 		if err := tc.call(); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("Call: got %v, want %q…", err, tc.want)
+		}
+	}
+}
+
+// TestOwnToolResultsMatchSchemas: what the own tools send — nil slices and
+// maps included — matches the outputSchema inferred from Out, checked by
+// WithServerResultValidation in both eras.
+func TestOwnToolResultsMatchSchemas(t *testing.T) {
+	var calls atomic.Int64
+	for _, version := range []string{composition.ModernProtocolVersion, "2025-06-18"} {
+		s := serveInProcessWith(t, version, []composition.ServerOption{composition.WithServerResultValidation()}, ownTools(&calls)...)
+		ctx := context.Background()
+		if _, err := ownReport.Call(ctx, s, reportArgs{}); err != nil {
+			t.Errorf("report at %s: %v", version, err)
+		}
+		if _, err := ownNames.Call(ctx, s, namesArgs{Prefix: "none"}); err != nil {
+			t.Errorf("names at %s: %v", version, err)
 		}
 	}
 }
