@@ -14,94 +14,17 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/internal/owntools"
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/internal/sqlitestub"
 )
 
-// The own tools of these tests: a report (a plain object result holding
-// lists), a list of names (a []string result: an envelope before
-// 2026-07-28) and a count (an int result, a pointer argument).
-
-type reportArgs struct {
-	Tables []string `json:"tables,omitempty" jsonschema:"The tables to report on."`
-	Sample int      `json:"sample,omitempty" jsonschema:"Rows per table."`
-}
-
-type report struct {
-	Tables []tableRow `json:"tables" jsonschema:"One row per table."`
-	Notes  []string   `json:"notes,omitempty"`
-}
-
-type tableRow struct {
-	Name    string            `json:"name"`
-	Columns []string          `json:"columns"`
-	Raw     json.RawMessage   `json:"raw"`
-	Extra   map[string][]int  `json:"extra"`
-	Cells   [][]any           `json:"cells"`
-	Ptr     *tableRowChildren `json:"ptr"`
-	Tags    map[string]string `json:"tags"`
-}
-
-type tableRowChildren struct {
-	Kids []string `json:"kids"`
-}
-
-type namesArgs struct {
-	Prefix string `json:"prefix"`
-}
-
-type countArgs struct {
-	Table *string `json:"table"`
-	Limit int     `json:"limit,omitempty"`
-}
-
-var (
-	ownReport = composition.NewTool[reportArgs, *report]("report", "Report the tables.",
-		composition.WithTitle("Report"),
-		composition.WithAnnotations(composition.Annotations{ReadOnly: true, Idempotent: true}),
-		composition.WithToolMeta(`{"example.com/owner":"tests"}`))
-	ownNames = composition.NewTool[namesArgs, []string]("names", "List the names with a prefix.")
-	ownCount = composition.NewTool[countArgs, int]("count", "Count.",
-		composition.WithAnnotations(composition.Annotations{Destructive: true, OpenWorld: true}))
-)
-
-// ownTools serves the three own tools; calls counts the handler runs.
-func ownTools(calls *atomic.Int64) []composition.ServedTool {
-	return []composition.ServedTool{
-		ownReport.Serve(func(ctx context.Context, a reportArgs) (*report, error) {
-			calls.Add(1)
-			if slices.Contains(a.Tables, "nope") {
-				return nil, errors.New(`no table "nope"`)
-			}
-			if slices.Contains(a.Tables, "nil") {
-				return nil, nil
-			}
-			// Nil slices and maps everywhere one is required: sent as [] and {}.
-			return &report{Tables: []tableRow{{Name: "books", Extra: map[string][]int{"a": nil}, Ptr: &tableRowChildren{}}}}, nil
-		}),
-		ownNames.Serve(func(ctx context.Context, a namesArgs) ([]string, error) {
-			calls.Add(1)
-			if a.Prefix == "none" {
-				return nil, nil
-			}
-			return []string{a.Prefix + "1", a.Prefix + "2"}, nil
-		}),
-		ownCount.Serve(func(ctx context.Context, a countArgs) (int, error) {
-			calls.Add(1)
-			if a.Table == nil {
-				return -1, nil
-			}
-			return len(*a.Table), nil
-		}),
-	}
-}
-
-// ownServer returns an mcp-go server with the own tools.
+// ownServer returns an mcp-go server with package owntools' tools.
 func ownServer(t *testing.T, calls *atomic.Int64) *server.MCPServer {
 	t.Helper()
-	srv := server.NewMCPServer("own", "1", server.WithToolCapabilities(false))
-	if err := composition.Serve(srv, ownTools(calls)); err != nil {
+	srv, err := owntools.NewServer(calls)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return srv
@@ -215,7 +138,7 @@ func TestOwnToolRefusesArguments(t *testing.T) {
 		t.Errorf("the handlers ran %d times for refused arguments", n)
 	}
 	// Valid ones pass, a null for a pointer argument included.
-	if n, err := ownCount.Call(context.Background(), s, countArgs{}); err != nil || n != -1 {
+	if n, err := owntools.CountTool.Call(context.Background(), s, owntools.CountArgs{}); err != nil || n != -1 {
 		t.Errorf("count with table null: %v, %v", n, err)
 	}
 }
@@ -247,7 +170,7 @@ func TestOwnToolCallsOverHTTP(t *testing.T) {
 				return v
 			}
 
-			names, err := ownNames.Call(ctx, s, namesArgs{Prefix: "t"})
+			names, err := owntools.NamesTool.Call(ctx, s, owntools.NamesArgs{Prefix: "t"})
 			if err != nil || !slices.Equal(names, []string{"t1", "t2"}) {
 				t.Errorf("names: %q, %v", names, err)
 			}
@@ -256,9 +179,9 @@ func TestOwnToolCallsOverHTTP(t *testing.T) {
 				args any
 				want string
 			}{
-				{"names", namesArgs{Prefix: "none"}, wrap(`[]`)},
+				{"names", owntools.NamesArgs{Prefix: "none"}, wrap(`[]`)},
 				{"count", map[string]any{"table": "abc"}, wrap(`3`)},
-				{"report", reportArgs{}, `{"tables":[{"name":"books","columns":[],"raw":null,"extra":{"a":[]},"cells":[],"ptr":{"kids":[]},"tags":{}}]}`},
+				{"report", owntools.ReportArgs{}, `{"tables":[{"name":"books","columns":[],"raw":null,"extra":{"a":[]},"cells":[],"ptr":{"kids":[]},"tags":{}}]}`},
 			} {
 				res, err := s.CallResult(ctx, tc.tool, tc.args)
 				if err != nil {
@@ -268,20 +191,20 @@ func TestOwnToolCallsOverHTTP(t *testing.T) {
 					t.Errorf("%s: structuredContent %s, text %s, want %s", tc.tool, got, res.Text(), tc.want)
 				}
 			}
-			n, err := ownCount.Call(ctx, s, countArgs{Table: new("abcd")})
+			n, err := owntools.CountTool.Call(ctx, s, owntools.CountArgs{Table: new("abcd")})
 			if err != nil || n != 4 {
 				t.Errorf("count: %d, %v", n, err)
 			}
-			rep, err := ownReport.Call(ctx, s, reportArgs{})
+			rep, err := owntools.ReportTool.Call(ctx, s, owntools.ReportArgs{})
 			if err != nil || len(rep.Tables) != 1 || rep.Tables[0].Columns == nil || rep.Tables[0].Ptr.Kids == nil {
 				t.Errorf("report: %+v, %v", rep, err)
 			}
 
 			for args, want := range map[string]string{
 				"nope": `no table "nope"`,
-				"nil":  "the tool returned no result (a nil *composition_test.report)",
+				"nil":  "the tool returned no result (a nil *owntools.Report)",
 			} {
-				_, err := ownReport.Call(ctx, s, reportArgs{Tables: []string{args}})
+				_, err := owntools.ReportTool.Call(ctx, s, owntools.ReportArgs{Tables: []string{args}})
 				var te *composition.ToolError
 				if !errors.As(err, &te) || te.Text != want {
 					t.Errorf("report %s: got %v, want the tool error %q", args, err, want)
@@ -306,7 +229,7 @@ func TestOwnToolsBesideRegister(t *testing.T) {
 		var calls atomic.Int64
 		srv := server.NewMCPServer("both", "1", server.WithToolCapabilities(false))
 		steps := []func() error{
-			func() error { return composition.Serve(srv, ownTools(&calls)) },
+			func() error { return composition.Serve(srv, owntools.Served(&calls)) },
 			func() error { return sqliteexplorer.Register(srv, sqlitestub.Handler{Store: store}) },
 		}
 		if !ownFirst {
@@ -335,7 +258,7 @@ func TestOwnToolsBesideRegister(t *testing.T) {
 			if _, err := sqliteexplorer.NewClient(s).ListTables(ctx); err != nil {
 				t.Errorf("list_tables: %v", err)
 			}
-			if names, err := ownNames.Call(ctx, s, namesArgs{Prefix: "x"}); err != nil || len(names) != 2 {
+			if names, err := owntools.NamesTool.Call(ctx, s, owntools.NamesArgs{Prefix: "x"}); err != nil || len(names) != 2 {
 				t.Errorf("names: %v, %v", names, err)
 			}
 			s.Close()
@@ -349,7 +272,7 @@ func TestOwnToolsBesideRegister(t *testing.T) {
 func TestOwnToolBadDeclaration(t *testing.T) {
 	bad := composition.NewTool[struct{ C chan int }, int]("chan", "")
 	notObject := composition.NewTool[[]string, int]("list_args", "")
-	badMeta := composition.NewTool[namesArgs, int]("meta", "", composition.WithToolMeta(`[1]`))
+	badMeta := composition.NewTool[owntools.NamesArgs, int]("meta", "", composition.WithToolMeta(`[1]`))
 	for _, tc := range []struct {
 		st   composition.ServedTool
 		call func() error
@@ -361,8 +284,8 @@ func TestOwnToolBadDeclaration(t *testing.T) {
 		{notObject.Serve(func(context.Context, []string) (int, error) { return 0, nil }),
 			func() error { _, err := notObject.Call(context.Background(), nil, nil); return err },
 			`composition: declaring tool "list_args": its arguments type []string is not a struct or map`},
-		{badMeta.Serve(func(context.Context, namesArgs) (int, error) { return 0, nil }),
-			func() error { _, err := badMeta.Call(context.Background(), nil, namesArgs{}); return err },
+		{badMeta.Serve(func(context.Context, owntools.NamesArgs) (int, error) { return 0, nil }),
+			func() error { _, err := badMeta.Call(context.Background(), nil, owntools.NamesArgs{}); return err },
 			`composition: declaring tool "meta": its _meta is not a JSON object`},
 	} {
 		srv := server.NewMCPServer("bad", "1", server.WithToolCapabilities(false))
@@ -384,12 +307,12 @@ func TestOwnToolBadDeclaration(t *testing.T) {
 func TestOwnToolResultsMatchSchemas(t *testing.T) {
 	var calls atomic.Int64
 	for _, version := range []string{composition.ModernProtocolVersion, "2025-06-18"} {
-		s := serveInProcessWith(t, version, []composition.ServerOption{composition.WithServerResultValidation()}, ownTools(&calls)...)
+		s := serveInProcessWith(t, version, []composition.ServerOption{composition.WithServerResultValidation()}, owntools.Served(&calls)...)
 		ctx := context.Background()
-		if _, err := ownReport.Call(ctx, s, reportArgs{}); err != nil {
+		if _, err := owntools.ReportTool.Call(ctx, s, owntools.ReportArgs{}); err != nil {
 			t.Errorf("report at %s: %v", version, err)
 		}
-		if _, err := ownNames.Call(ctx, s, namesArgs{Prefix: "none"}); err != nil {
+		if _, err := owntools.NamesTool.Call(ctx, s, owntools.NamesArgs{Prefix: "none"}); err != nil {
 			t.Errorf("names at %s: %v", version, err)
 		}
 	}
