@@ -1,13 +1,19 @@
 package composition_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/internal/owntools"
 	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/ir"
 )
 
 // TestOwnToolsThroughTypeScriptSDKs: the own tools of package owntools,
@@ -95,5 +101,66 @@ func TestOwnToolsThroughTypeScriptSDKs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOwnToolsExport: own tools export like any server's tools. mcpbind
+// export --probe-eras of the owntools server records that names and count
+// are wrapped toward 2025 clients and report is not; the IR built from the
+// bundle recovers the natural result types ([]string, int64, an object),
+// and calls described by it return the natural values in both eras.
+func TestOwnToolsExport(t *testing.T) {
+	mcpbind := testenv.Build(t, "./cmd/mcpbind")
+	bin := testenv.Build(t, "./composition/internal/owntools/serve")
+	out := filepath.Join(t.TempDir(), "bundle.json")
+	cmd := exec.Command(mcpbind, "export", "--probe-eras", "--id", "own", "-o", out, "--", bin)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("export: %v\n%s", err, msg)
+	}
+	b, err := bundle.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &b.Servers[0]
+	for tool, wraps := range map[string]bool{"names": true, "count": true, "report": false} {
+		if ev, ok := srv.ToolEvidence(tool); !ok || ev.LegacyWraps != wraps || ev.AlwaysWraps {
+			t.Errorf("%s: evidence %+v (recorded %v), want legacyWraps=%v", tool, ev, ok, wraps)
+		}
+	}
+	p, err := ir.BuildServer(srv, "own", ir.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*ir.Tool{}
+	for _, tool := range p.Tools {
+		tools[tool.Name] = tool
+	}
+	for name, want := range map[string]string{"names": "[]string", "count": "int64", "report": "*ReportResult"} {
+		if got := tools[name].ResultGoType(); got != want {
+			t.Errorf("%s: natural result type %s, want %s", name, got, want)
+		}
+	}
+	for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
+		ctx := context.Background()
+		s, err := composition.Connect(ctx, composition.Stdio(bin), composition.WithProtocolVersion(version))
+		if err != nil {
+			t.Fatal(err)
+		}
+		call := func(name string, in, out any) {
+			t.Helper()
+			if err := s.Call(ctx, composition.Tool{Name: name, Output: composition.Output(tools[name].Output)}, in, out); err != nil {
+				t.Fatalf("%s at %s: %v", name, version, err)
+			}
+		}
+		var names []string
+		call("names", map[string]string{"prefix": "t"}, &names)
+		var n int64
+		call("count", map[string]string{"table": "abcd"}, &n)
+		var rep owntools.Report
+		call("report", nil, &rep)
+		if !slices.Equal(names, []string{"t1", "t2"}) || n != 4 || len(rep.Tables) != 1 {
+			t.Errorf("at %s: names %q, count %d, report %+v", version, names, n, rep)
+		}
+		_ = s.Close()
 	}
 }
