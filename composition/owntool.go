@@ -44,8 +44,9 @@ type OwnTool[In, Out any] struct {
 	toolJSON     string
 	legacyOutput string
 	// fill: Out can hold a slice or map that encodes as [] or {} when nil
-	// (see emptyNils); ptr: Out is a pointer, whose nil is refused.
-	fill, ptr bool
+	// (see emptyNils); fillIn: In can; ptr: Out is a pointer, whose nil is
+	// refused.
+	fill, fillIn, ptr bool
 	// err is why the declaration failed (schema inference), reported by
 	// Serve (through composition.Serve) and by Call.
 	err error
@@ -170,6 +171,7 @@ func NewTool[In, Out any](name, description string, opts ...ToolOption) *OwnTool
 		return fail("inferring the outputSchema from %s: %v", reflect.TypeFor[Out](), err)
 	}
 	t.fill = holdsNilable(reflect.TypeFor[Out](), map[reflect.Type]bool{})
+	t.fillIn = holdsNilable(reflect.TypeFor[In](), map[reflect.Type]bool{})
 	_, hasResult := out.Properties["result"]
 	t.tool.Output = Output{
 		PlainObject:       out.Type == "object",
@@ -251,13 +253,20 @@ func (t *OwnTool[In, Out]) Serve(f func(ctx context.Context, args In) (Out, erro
 // its result decoded into an Out, with the rules of a generated client's
 // method ([CallAs]): the result unwrapped by the era of the session that
 // answered, a tool error as a [*ToolError], and the session's validation
-// options applied.
+// options applied. A nil slice or map in args that the inputSchema
+// requires is sent as [] or {}, as the tool sends its results.
 func (t *OwnTool[In, Out]) Call(ctx context.Context, c Caller, args In) (Out, error) {
 	if t.err != nil {
 		var zero Out
 		return zero, t.err
 	}
-	return CallAs[Out](ctx, c, t.tool, args)
+	var send any = args
+	if t.fillIn {
+		if filled, ok := emptyNils(reflect.ValueOf(&args).Elem()); ok {
+			send = filled.Interface()
+		}
+	}
+	return CallAs[Out](ctx, c, t.tool, send)
 }
 
 // InferSchema returns the JSON Schema [NewTool] infers for values of the Go
