@@ -218,8 +218,9 @@ func (t *OwnTool[In, Out]) Tool() Tool { return t.tool }
 // In with encoding/json. f's value is sent by era as [Serve] states; its
 // error is a tool error (isError: true) with the error's text, or a
 // [*ToolError]'s Text or Result. With [WithServerResultValidation] the
-// value is also checked against the outputSchema. A declaration that failed
-// makes Serve fail with its error.
+// value is also checked against the outputSchema ([WithServerArgsValidation]
+// adds nothing: an own tool's arguments are always validated). A
+// declaration that failed makes Serve fail with its error.
 func (t *OwnTool[In, Out]) Serve(f func(ctx context.Context, args In) (Out, error)) ServedTool {
 	st := ServedTool{tool: t.tool, toolJSON: t.toolJSON, legacyOutput: t.legacyOutput, err: t.err}
 	st.run = func(ctx context.Context, raw json.RawMessage) (any, error) {
