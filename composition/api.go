@@ -22,7 +22,8 @@
 // Handler interface and a Register function that lists the bundle's tools
 // on an mcp-go server and answers them through the handler ([Serve]), with
 // wrapped results toward clients before 2026-07-28 and natural ones from
-// then on.
+// then on. A server's own tools are declared with Go types on the same
+// runtime ([NewTool]) and called typed in its tests ([OwnTool.Call]).
 package composition
 
 // ModernProtocolVersion is the first MCP protocol version of the stateless

@@ -34,6 +34,9 @@ type ServedTool struct {
 	// handler; it returns the handler's value (a natural result, or a
 	// *Result for a tool without outputSchema), or an *argsError.
 	run func(ctx context.Context, args json.RawMessage) (any, error)
+	// err is why the tool cannot be served (an own tool whose declaration
+	// failed: NewTool); Serve reports it.
+	err error
 }
 
 // Handle serves the tool described by tool, whose tools/list object is

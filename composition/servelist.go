@@ -42,6 +42,9 @@ type toolFields struct {
 // listing builds the tool's listings from its tool object and the legacy
 // outputSchema generate decided (see Serve): nothing is derived here.
 func (st ServedTool) listing() (listing, error) {
+	if st.err != nil {
+		return listing{}, st.err
+	}
 	fail := func(format string, args ...any) (listing, error) {
 		return listing{}, fmt.Errorf("composition: serving tool %q: %s", st.tool.Name, fmt.Sprintf(format, args...))
 	}

@@ -46,7 +46,7 @@ func TestTwoLevelsDeep(t *testing.T) {
 			"    - Every book's author_id refers to a row of authors.\n" +
 			"  books (24 rows now):\n" +
 			"    - books is the largest table (24 rows at the first report).\n",
-		"remember_finding no_such_table: tool error: tool execution failed: no table \"no_such_table\" in the database (tables: authors, books, loans)\n",
+		"remember_finding no_such_table: tool error: no table \"no_such_table\" in the database (tables: authors, books, loans)\n",
 	}
 	check := func(t *testing.T, out string) {
 		t.Helper()

@@ -8,8 +8,8 @@
 //     graph in which insights keeps observations about tables, one entity per
 //     table.
 //
-// Tools (input and output schemas inferred from this package's Go types by
-// mcp-go):
+// Tools (declared with composition.NewTool: input and output schemas
+// inferred from this package's Go types):
 //
 //	table_report      {tables?, sample_rows?} → TableReport {tables}   read-only
 //	remember_finding  {table, observation}    → Finding               writes to server-memory
@@ -19,7 +19,8 @@
 // A failure (an unknown table, a downstream server that fails) is a result
 // with isError: true whose text says what went wrong; so are arguments that
 // do not fit the inputSchema, checked before the handler runs
-// (`arguments/sample_rows: got string, want integer`).
+// (`invalid arguments for tool "table_report" at /sample_rows: got string,
+// want integer`).
 package insights
 
 import (
@@ -32,13 +33,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/examples/insights/memory"
 	"github.com/mcpbind/mcpbind/examples/insights/sqliteexplorer"
-	"github.com/mcpbind/mcpbind/examples/internal/argcheck"
-	"github.com/mcpbind/mcpbind/examples/internal/toolschema"
 )
 
 // Name and Version identify the server in serverInfo.
@@ -76,108 +75,52 @@ type Downstream struct {
 	Memory *memory.Client
 }
 
+// The tools, declared with their Go types: composition.NewTool infers each
+// inputSchema and outputSchema from them (see types.go). Tests call them
+// typed with Call (TableReportTool.Call(ctx, session, args)).
+var (
+	// TableReportTool is the tool table_report.
+	TableReportTool = composition.NewTool[TableReportArgs, TableReport]("table_report",
+		"Report the tables of the database: row count, columns and the first rows of each.",
+		composition.WithTitle("Table report"), readOnly)
+	// RememberFindingTool is the tool remember_finding.
+	RememberFindingTool = composition.NewTool[RememberFindingArgs, Finding]("remember_finding",
+		"Remember an observation about a table in the knowledge graph and return everything remembered about it.",
+		composition.WithTitle("Remember finding"),
+		// The same observation twice is kept once (server-memory skips
+		// duplicates), so repeating a call changes nothing.
+		composition.WithAnnotations(composition.Annotations{Idempotent: true}))
+	// FindingsTool is the tool findings.
+	FindingsTool = composition.NewTool[FindingsArgs, Findings]("findings",
+		"List the remembered observations about tables, joined with each table's live row count.",
+		composition.WithTitle("Findings"), readOnly)
+)
+
+// readOnly is the annotation of a tool that changes nothing.
+var readOnly = composition.WithAnnotations(composition.Annotations{ReadOnly: true, Idempotent: true})
+
 // NewServer returns the insights MCP server, whose tools call d. It fails
 // when a tool's schema cannot be inferred from its Go types.
 func NewServer(d Downstream) (*server.MCPServer, error) {
-	tools := []server.ServerTool{
-		{
-			Tool: mcp.NewTool("table_report",
-				mcp.WithToolTitle("Table report"),
-				mcp.WithDescription("Report the tables of the database: row count, columns and the first rows of each."),
-				typedSchemas[TableReportArgs, TableReport](),
-				readOnly(),
-			),
-			Handler: mcp.NewStructuredToolHandler(d.tableReport),
-		},
-		{
-			Tool: mcp.NewTool("remember_finding",
-				mcp.WithToolTitle("Remember finding"),
-				mcp.WithDescription("Remember an observation about a table in the knowledge graph and return everything remembered about it."),
-				typedSchemas[RememberFindingArgs, Finding](),
-				mcp.WithToolAnnotation(mcp.ToolAnnotation{
-					ReadOnlyHint:    mcp.ToBoolPtr(false),
-					DestructiveHint: mcp.ToBoolPtr(false),
-					// The same observation twice is kept once (server-memory
-					// skips duplicates), so repeating a call changes nothing.
-					IdempotentHint: mcp.ToBoolPtr(true),
-					OpenWorldHint:  mcp.ToBoolPtr(false),
-				}),
-			),
-			Handler: mcp.NewStructuredToolHandler(d.rememberFinding),
-		},
-		{
-			Tool: mcp.NewTool("findings",
-				mcp.WithToolTitle("Findings"),
-				mcp.WithDescription("List the remembered observations about tables, joined with each table's live row count."),
-				typedSchemas[FindingsArgs, Findings](),
-				readOnly(),
-			),
-			Handler: mcp.NewStructuredToolHandler(d.findings),
-		},
-	}
-	var defs []mcp.Tool
-	for _, t := range tools {
-		if t.Tool.RawInputSchema == nil || t.Tool.RawOutputSchema == nil {
-			return nil, fmt.Errorf("tool %s: no schema could be inferred from its Go types", t.Tool.Name)
-		}
-		defs = append(defs, t.Tool)
-	}
-	validation, err := argcheck.Validation(defs)
-	if err != nil {
-		return nil, err
-	}
 	s := server.NewMCPServer(Name, Version,
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
-		validation,
 		server.WithRecovery(),
 	)
-	s.AddTools(tools...)
-	return s, nil
-}
-
-// typedSchemas sets the tool's inputSchema from the Go type In and its
-// outputSchema from Out, inferred by github.com/google/jsonschema-go (the
-// library behind mcp.WithInputSchema; a `jsonschema` tag is the
-// description, the fields' order is kept) with one change: jsonschema-go
-// types a Go slice "type":["null","array"] because a nil slice marshals as
-// null, but these tools never send null for a list (see nonNil) and take an
-// absent or null list as empty, so lists are typed "array". A type that
-// cannot be described leaves the schema nil, which NewServer refuses.
-func typedSchemas[In, Out any]() mcp.ToolOption {
-	return func(t *mcp.Tool) {
-		t.InputSchema = mcp.ToolInputSchema{}
-		t.RawInputSchema = schemaFor[In]()
-		t.RawOutputSchema = schemaFor[Out]()
-	}
-}
-
-// schemaFor returns T's JSON Schema as typedSchemas describes, or nil.
-func schemaFor[T any]() json.RawMessage {
-	s, err := toolschema.For[T]()
-	if err != nil {
-		return nil
-	}
-	out, err := json.Marshal(s)
-	if err != nil {
-		return nil
-	}
-	return out
-}
-
-// readOnly sets the annotations of a tool that changes nothing.
-func readOnly() mcp.ToolOption {
-	return mcp.WithToolAnnotation(mcp.ToolAnnotation{
-		ReadOnlyHint:    mcp.ToBoolPtr(true),
-		DestructiveHint: mcp.ToBoolPtr(false),
-		IdempotentHint:  mcp.ToBoolPtr(true),
-		OpenWorldHint:   mcp.ToBoolPtr(false),
+	err := composition.Serve(s, []composition.ServedTool{
+		TableReportTool.Serve(d.tableReport),
+		RememberFindingTool.Serve(d.rememberFinding),
+		FindingsTool.Serve(d.findings),
 	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // tableReport lists the tables (or checks the ones asked for) and, for
 // each, counts its rows and reads its first rows.
-func (d Downstream) tableReport(ctx context.Context, _ mcp.CallToolRequest, a TableReportArgs) (TableReport, error) {
+func (d Downstream) tableReport(ctx context.Context, a TableReportArgs) (TableReport, error) {
 	n := cmp.Or(a.SampleRows, DefaultSampleRows)
 	if n < 0 || n > MaxSampleRows {
 		return TableReport{}, fmt.Errorf("sample_rows must be between 0 and %d, got %d", MaxSampleRows, a.SampleRows)
@@ -195,7 +138,7 @@ func (d Downstream) tableReport(ctx context.Context, _ mcp.CallToolRequest, a Ta
 		}
 		tables = a.Tables
 	}
-	report := TableReport{Tables: []TableSummary{}}
+	var report TableReport
 	for _, t := range tables {
 		count, err := d.DB.CountRows(ctx, sqliteexplorer.CountRowsArgs{Table: t})
 		if err != nil {
@@ -211,7 +154,7 @@ func (d Downstream) tableReport(ctx context.Context, _ mcp.CallToolRequest, a Ta
 		report.Tables = append(report.Tables, TableSummary{
 			Table:    t,
 			RowCount: count,
-			Columns:  nonNil(rows.Columns),
+			Columns:  rows.Columns,
 			Sample:   sample(rows.Rows),
 		})
 	}
@@ -221,7 +164,7 @@ func (d Downstream) tableReport(ctx context.Context, _ mcp.CallToolRequest, a Ta
 // rememberFinding checks that the table exists, adds the observation to the
 // table's entity in server-memory (creating the entity the first time) and
 // returns the entity as it now is, with the table's row count.
-func (d Downstream) rememberFinding(ctx context.Context, _ mcp.CallToolRequest, a RememberFindingArgs) (Finding, error) {
+func (d Downstream) rememberFinding(ctx context.Context, a RememberFindingArgs) (Finding, error) {
 	obs := strings.TrimSpace(a.Observation)
 	if obs == "" {
 		return Finding{}, errors.New("observation is empty")
@@ -256,7 +199,7 @@ func (d Downstream) rememberFinding(ctx context.Context, _ mcp.CallToolRequest, 
 	if i < 0 {
 		return Finding{}, fmt.Errorf("server-memory did not return the entity %q just stored", name)
 	}
-	f := Finding{Table: a.Table, Entity: name, Observations: nonNil(graph.Entities[i].Observations), Exists: true}
+	f := Finding{Table: a.Table, Entity: name, Observations: graph.Entities[i].Observations, Exists: true}
 	if f.RowCount, err = d.DB.CountRows(ctx, sqliteexplorer.CountRowsArgs{Table: a.Table}); err != nil {
 		return Finding{}, fmt.Errorf("counting the rows of %s: %w", a.Table, err)
 	}
@@ -265,7 +208,7 @@ func (d Downstream) rememberFinding(ctx context.Context, _ mcp.CallToolRequest, 
 
 // findings reads the findings entities from server-memory and joins each
 // with its table's live row count from sqlite-explorer.
-func (d Downstream) findings(ctx context.Context, _ mcp.CallToolRequest, a FindingsArgs) (Findings, error) {
+func (d Downstream) findings(ctx context.Context, a FindingsArgs) (Findings, error) {
 	var entities []memory.EntityResult
 	if a.Table != "" {
 		g, err := d.Memory.OpenNodes(ctx, memory.OpenNodesArgs{Names: []string{EntityPrefix + a.Table}})
@@ -284,13 +227,13 @@ func (d Downstream) findings(ctx context.Context, _ mcp.CallToolRequest, a Findi
 	if err != nil {
 		return Findings{}, fmt.Errorf("listing the tables: %w", err)
 	}
-	out := Findings{Findings: []Finding{}}
+	var out Findings
 	for _, e := range entities {
 		table, ok := strings.CutPrefix(e.Name, EntityPrefix)
 		if e.EntityType != EntityType || !ok {
 			continue
 		}
-		f := Finding{Table: table, Entity: e.Name, Observations: nonNil(e.Observations), Exists: slices.Contains(tables, table)}
+		f := Finding{Table: table, Entity: e.Name, Observations: e.Observations, Exists: slices.Contains(tables, table)}
 		if f.Exists {
 			if f.RowCount, err = d.DB.CountRows(ctx, sqliteexplorer.CountRowsArgs{Table: table}); err != nil {
 				return Findings{}, fmt.Errorf("counting the rows of %s: %w", table, err)
@@ -324,13 +267,4 @@ func unknownTable(t string, tables []string) error {
 // doubled).
 func quoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
-// nonNil returns s, or an empty slice for nil, so that the JSON is [] as the
-// output schema says rather than null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

@@ -220,19 +220,8 @@ func start(t *testing.T) *harness {
 	return h
 }
 
-// call calls insights' tool with args and decodes its structuredContent
-// into out; a tool error is returned as a *composition.ToolError.
-func (h *harness) call(t *testing.T, tool string, args, out any) error {
-	t.Helper()
-	res, err := h.s.CallResult(context.Background(), tool, args)
-	if err != nil {
-		return err
-	}
-	if err := res.DecodeJSON(out); err != nil {
-		t.Fatalf("%s: decoding the result: %v", tool, err)
-	}
-	return nil
-}
+// ctx is the context of the tests' calls.
+var ctx = context.Background()
 
 // toolError returns the text of err, which must be a tool error.
 func toolError(t *testing.T, err error) string {
@@ -246,8 +235,10 @@ func toolError(t *testing.T, err error) string {
 
 func TestTableReport(t *testing.T) {
 	h := start(t)
-	var got TableReport
-	if err := h.call(t, "table_report", TableReportArgs{SampleRows: 2}, &got); err != nil {
+	// The typed call of a test: the tool's declaration calls it through a
+	// session connected in process, as a client would over stdio.
+	got, err := TableReportTool.Call(ctx, h.s, TableReportArgs{SampleRows: 2})
+	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(got)
@@ -259,30 +250,31 @@ func TestTableReport(t *testing.T) {
 		t.Errorf("table_report:\n got %s\nwant %s", b, want)
 	}
 
-	got = TableReport{}
-	if err := h.call(t, "table_report", TableReportArgs{Tables: []string{"books"}}, &got); err != nil {
+	got, err = TableReportTool.Call(ctx, h.s, TableReportArgs{Tables: []string{"books"}})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Tables) != 1 || got.Tables[0].Table != "books" || len(got.Tables[0].Sample) != DefaultSampleRows {
 		t.Errorf("table_report of books with the default sample: got %+v", got)
 	}
 
-	err := h.call(t, "table_report", TableReportArgs{Tables: []string{"books", "nope"}}, &got)
+	_, err = TableReportTool.Call(ctx, h.s, TableReportArgs{Tables: []string{"books", "nope"}})
 	if text := toolError(t, err); !strings.Contains(text, `no table "nope" in the database (tables: authors, books, empty)`) {
 		t.Errorf("unknown table: got %q", text)
 	}
-	err = h.call(t, "table_report", TableReportArgs{SampleRows: MaxSampleRows + 1}, &got)
+	_, err = TableReportTool.Call(ctx, h.s, TableReportArgs{SampleRows: MaxSampleRows + 1})
 	if text := toolError(t, err); !strings.Contains(text, "sample_rows must be between 0 and 20, got 21") {
 		t.Errorf("too many sample rows: got %q", text)
 	}
 	// Arguments that do not fit the inputSchema are refused before the
 	// handler runs, in words, with the JSON pointer.
 	for args, want := range map[string]string{
-		`{"sample_rows":"three"}`: "arguments/sample_rows: got string, want integer",
-		`{"tables":"books"}`:      "arguments/tables: got string, want array",
-		`{"table":"books"}`:       "arguments: additional properties 'table' not allowed",
+		`{"sample_rows":"three"}`: `invalid arguments for tool "table_report" at /sample_rows: got string, want integer`,
+		`{"tables":"books"}`:      `invalid arguments for tool "table_report" at /tables: got string, want array`,
+		`{"tables":null}`:         `invalid arguments for tool "table_report" at /tables: got null, want array`,
+		`{"table":"books"}`:       `invalid arguments for tool "table_report" at /: additional properties 'table' not allowed`,
 	} {
-		err := h.call(t, "table_report", json.RawMessage(args), &got)
+		_, err := h.s.CallResult(ctx, "table_report", json.RawMessage(args))
 		if text := toolError(t, err); text != want {
 			t.Errorf("table_report %s: got %q, want %q", args, text, want)
 		}
@@ -292,9 +284,7 @@ func TestTableReport(t *testing.T) {
 func TestRememberFinding(t *testing.T) {
 	h := start(t)
 	remember := func(table, obs string) (Finding, error) {
-		var f Finding
-		err := h.call(t, "remember_finding", RememberFindingArgs{Table: table, Observation: obs}, &f)
-		return f, err
+		return RememberFindingTool.Call(ctx, h.s, RememberFindingArgs{Table: table, Observation: obs})
 	}
 	f, err := remember("books", "Two authors wrote all the books.")
 	if err != nil {
@@ -335,13 +325,20 @@ func TestRememberFinding(t *testing.T) {
 
 func TestFindings(t *testing.T) {
 	h := start(t)
+	// Nothing remembered yet: an empty list, not null.
+	res, err := h.s.CallResult(ctx, "findings", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.StructuredContent); got != `{"findings":[]}` {
+		t.Fatalf("findings of an empty graph: %s", got)
+	}
 	for _, a := range []RememberFindingArgs{
 		{Table: "books", Observation: "Four books."},
 		{Table: "authors", Observation: "Two authors."},
 		{Table: "empty", Observation: "Nothing yet."},
 	} {
-		var f Finding
-		if err := h.call(t, "remember_finding", a, &f); err != nil {
+		if _, err := RememberFindingTool.Call(ctx, h.s, a); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -350,8 +347,8 @@ func TestFindings(t *testing.T) {
 	// A table dropped since: still listed, with exists false.
 	h.db.dropTable("empty")
 
-	var got Findings
-	if err := h.call(t, "findings", FindingsArgs{}, &got); err != nil {
+	got, err := FindingsTool.Call(ctx, h.s, FindingsArgs{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Finding{
@@ -363,8 +360,8 @@ func TestFindings(t *testing.T) {
 		t.Errorf("findings:\n got %+v\nwant %+v", got.Findings, want)
 	}
 
-	got = Findings{}
-	if err := h.call(t, "findings", FindingsArgs{Table: "books"}, &got); err != nil {
+	got, err = FindingsTool.Call(ctx, h.s, FindingsArgs{Table: "books"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.EqualFunc(got.Findings, want[1:2], equalFinding) {

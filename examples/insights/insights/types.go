@@ -1,10 +1,10 @@
 package insights
 
-// The Go types below are the tools' contract: mcp-go infers every input and
-// output schema the server advertises from them (mcp.WithInputSchema and
-// mcp.WithOutputSchema, built on github.com/google/jsonschema-go). A
-// `jsonschema` tag becomes the property's description; a field with
-// omitempty is optional.
+// The Go types below are the tools' contract: composition.NewTool infers
+// every input and output schema the server advertises from them (with
+// github.com/google/jsonschema-go). A `jsonschema` tag becomes the
+// property's description; a field with omitempty is optional, any other is
+// required; a list is typed "array", and a nil one is sent as [].
 
 // TableReportArgs is the arguments of the table_report tool.
 type TableReportArgs struct {

@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcpbind/mcpbind/examples/internal/toolschema"
+	"github.com/mcpbind/mcpbind/composition"
 )
 
 // Protocol eras and result envelopes (SEP-2106).
@@ -41,14 +42,14 @@ func modernRequest(ctx context.Context) bool {
 	return mcp.IsModernProtocol(server.RequestProtocolVersion(ctx))
 }
 
-// schemaOf infers the JSON Schema of T with toolschema.For (slices typed
+// schemaOf infers the JSON Schema of T with composition.InferSchema (slices typed
 // "array", so list_tables advertises the natural
 // {"type":"array","items":{"type":"string"}}). A nullable root (a Go pointer,
 // ["null", T]) is expressed as {"anyOf":[{…T…},{"type":"null"}]} rather than
 // a type array, because mcp-go's mcp.Tool (and so its client's ListTools)
 // cannot decode a tool whose outputSchema root has a type array.
 func schemaOf[T any]() (*jsonschema.Schema, error) {
-	s, err := toolschema.For[T]()
+	s, err := composition.InferSchema(reflect.TypeFor[T]())
 	if err != nil {
 		return nil, err
 	}
