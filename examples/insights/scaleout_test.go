@@ -375,7 +375,7 @@ func TestScaleOut(t *testing.T) {
 		}
 		// The second request of the session (notifications/initialized)
 		// reached the replica that did not issue its ID.
-		if !strings.Contains(err.Error(), "404") {
+		if !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), "does not know this session") {
 			t.Errorf("without affinity: %v; want the replica's 404 for an unknown session", err)
 		}
 	})

@@ -114,7 +114,13 @@ func (r *httpRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if body := strings.TrimSpace(string(peek)); body != "" && resp.StatusCode != http.StatusNotFound {
 		desc += fmt.Sprintf(" (body: %q)", redact.Head(body, r.secrets, bodyShown, int64(len(peek)) == peekSize))
 	}
-	if resp.StatusCode == http.StatusNotFound {
+	switch {
+	case resp.StatusCode != http.StatusNotFound:
+	case req.Header.Get("Mcp-Session-Id") != "":
+		// Streamable HTTP (2025-03-26 and later): a server answers 404 to a
+		// request whose Mcp-Session-Id it does not know.
+		desc += "; the server does not know this session: it ended or restarted, or a load balancer without Mcp-Session-Id affinity sent the request to another replica"
+	default:
 		desc += "; is this the server's MCP endpoint?"
 	}
 	r.mu.Lock()
