@@ -1,0 +1,284 @@
+package composition_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
+	"github.com/mcpbind/mcpbind/golden/ts-sdk-v2/tssdkv2"
+	"github.com/mcpbind/mcpbind/internal/testenv"
+)
+
+// proxyProcessArg starts the arguments that make the test binary a
+// forwarding proxy (TestForwardProxyProcess) instead of running tests.
+const proxyProcessArg = "mcpbind-forward-proxy"
+
+// TestForwardProxyProcess is not a test: run as
+//
+//	TESTBINARY -test.run=^TestForwardProxyProcess$ -- mcpbind-forward-proxy PKG [TOOL,...|all] COMMAND [ARG...]
+//
+// the test binary connects to the stdio server COMMAND with the generated
+// package PKG's DigestCheck (DigestFail), forwards its tools (or those
+// named) with PKG's Forward, and serves them over stdio with ServeStdio,
+// under the downstream's own serverInfo. Run any other way it returns at
+// once.
+func TestForwardProxyProcess(t *testing.T) {
+	args := flag.Args()
+	if len(args) < 4 || args[0] != proxyProcessArg {
+		return
+	}
+	ctx := context.Background()
+	forward := map[string]func(*server.MCPServer, composition.Caller, ...string) error{
+		"tssdkv2":        tssdkv2.Forward,
+		"sqliteexplorer": sqliteexplorer.Forward,
+	}[args[1]]
+	digest := map[string]func(composition.DigestMode) composition.Option{
+		"tssdkv2":        tssdkv2.DigestCheck,
+		"sqliteexplorer": sqliteexplorer.DigestCheck,
+	}[args[1]]
+	var tools []string
+	if args[2] != "all" {
+		tools = strings.Split(args[2], ",")
+	}
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "forward proxy:", err)
+		os.Exit(1)
+	}
+	down, err := composition.Connect(ctx, composition.Stdio(args[3], args[4:]...), digest(composition.DigestFail))
+	if err != nil {
+		fail(err)
+	}
+	var info struct{ Name, Version string }
+	_ = json.Unmarshal(down.ServerInfo(), &info)
+	s := server.NewMCPServer(info.Name, info.Version)
+	if err := forward(s, down, tools...); err != nil {
+		fail(err)
+	}
+	err = composition.ServeStdio(ctx, s, os.Stdin, os.Stdout)
+	_ = down.Close()
+	if err != nil {
+		fail(err)
+	}
+	os.Exit(0)
+}
+
+// proxyCommand is the command line of a forwarding proxy of the stdio
+// server downstream, forwarding pkg's tools (nil: all).
+func proxyCommand(t *testing.T, pkg string, tools []string, downstream ...string) []string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := "all"
+	if tools != nil {
+		only = strings.Join(tools, ",")
+	}
+	return append([]string{self, "-test.run=^TestForwardProxyProcess$", "--", proxyProcessArg, pkg, only}, downstream...)
+}
+
+// tsRun is what testservers/ts-client.mjs prints, decoded loosely.
+type tsRun struct {
+	ProtocolVersion string           `json:"protocolVersion"`
+	Tools           []map[string]any `json:"tools"`
+	Results         []map[string]any `json:"results"`
+}
+
+// runTS runs testservers/ts-client.mjs with sdk ("v1": 2025-06-18, "v2":
+// 2026-07-28) and calls against the stdio server command.
+func runTS(t *testing.T, sdk string, calls []testenv.Call, command ...string) tsRun {
+	t.Helper()
+	out := testenv.TSClient(t, sdk, calls, command...)
+	var run tsRun
+	if err := json.Unmarshal(out, &run); err != nil {
+		t.Fatalf("ts-client.mjs output: %v\n%s", err, out)
+	}
+	if len(run.Results) != len(calls) {
+		t.Fatalf("ts-client.mjs made %d calls, want %d", len(run.Results), len(calls))
+	}
+	for _, r := range run.Results {
+		withoutReservedMeta(r)
+	}
+	return run
+}
+
+// withoutReservedMeta drops from a result the _meta keys MCP reserves
+// (such as io.modelcontextprotocol/serverInfo, which says which server
+// answered: the proxy drops the downstream's and mcp-go adds none), and
+// _meta when nothing is left.
+func withoutReservedMeta(r map[string]any) {
+	meta, ok := r["_meta"].(map[string]any)
+	if !ok {
+		return
+	}
+	for k := range meta {
+		if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			delete(meta, k)
+		}
+	}
+	if len(meta) == 0 {
+		delete(r, "_meta")
+	}
+}
+
+// proxyCase is a downstream server and the calls compared on it.
+type proxyCase struct {
+	name, pkg  string
+	downstream func(t *testing.T) []string
+	calls      []testenv.Call
+	// refused are the calls the proxy refuses for their arguments: a tool
+	// error naming the JSON pointer, where the downstream answers its own
+	// validation error.
+	refused map[int]string
+	// legacyText are the calls whose text block the downstream writes
+	// differently toward a 2025-era client (the {"result": v} envelope
+	// serialised): the proxy forwards the text its 2026-07-28 session got.
+	legacyText map[int]bool
+}
+
+// proxyCases are the downstreams TestForwardMatchesDownstream compares.
+var proxyCases = []proxyCase{
+	{
+		name: "ts-sdk-v2", pkg: "tssdkv2",
+		downstream: func(t *testing.T) []string {
+			node, args := testenv.TSSDKv2Server(t, "")
+			return append([]string{node}, args...)
+		},
+		calls: []testenv.Call{
+			{Name: "list_tags"},
+			{Name: "count"},
+			{Name: "count", Arguments: map[string]any{"n": 3}},
+			{Name: "find_row"},
+			{Name: "find_row", Arguments: map[string]any{"missing": true}},
+			{Name: "stats"},
+			{Name: "fail"},
+			{Name: "echo_args"},
+			{Name: "echo_args", Arguments: map[string]any{"zzz": 1}},
+			{Name: "echo_args", Arguments: map[string]any{"a": 2, "b": []any{true}}},
+			{Name: "count", Arguments: map[string]any{"n": "x"}},
+			{Name: "echo_args", Arguments: map[string]any{"a": "x"}},
+		},
+		refused:    map[int]string{10: "/n", 11: "/a"},
+		legacyText: map[int]bool{},
+	},
+	{
+		name: "sqlite-explorer", pkg: "sqliteexplorer",
+		downstream: func(t *testing.T) []string {
+			bin, args := testenv.SQLiteExplorerStdio(t)
+			return append([]string{bin}, args...)
+		},
+		// every tool of sqlite-explorer, and a property its inputSchema
+		// does not allow
+		calls: append(testenv.SQLiteExplorerCalls(), testenv.Call{Name: "count_rows", Arguments: map[string]any{"table": "books", "zzz": 1}}),
+
+		refused: map[int]string{9: "/"},
+		// mcp-go servers serialise the wrapped value in the text block
+		// toward clients before 2026-07-28; the proxy's session with the
+		// downstream is at 2026-07-28, where the text is the natural value.
+		legacyText: map[int]bool{0: true, 1: true, 4: true, 5: true},
+	},
+}
+
+// TestForwardMatchesDownstream: TypeScript SDK clients of both eras
+// (@modelcontextprotocol/sdk 1.x at 2025-06-18, @modelcontextprotocol/client
+// 2.x at 2026-07-28) see the same tools and, tool by tool, the same results
+// (content blocks, structuredContent, isError, _meta but the reserved keys)
+// and the same JSON-RPC errors (code and message) from a generated Forward
+// proxy as from the downstream server itself: the TypeScript SDK v2 test
+// server (array, integer and nullable results wrapped toward the old era, a
+// tool throwing -32001, a tool echoing its raw arguments: no default added,
+// unknown properties kept) and sqlite-explorer. The proxy's session with the
+// downstream is at 2026-07-28 in every case, so the 2025-06-18 client sees
+// results re-wrapped. Arguments that do not match the inputSchema are
+// refused by the proxy with a tool error naming the JSON pointer.
+func TestForwardMatchesDownstream(t *testing.T) {
+	for _, pc := range proxyCases {
+		for _, sdk := range []string{"v1", "v2"} {
+			t.Run(pc.name+"/"+sdk, func(t *testing.T) {
+				want := runTS(t, sdk, pc.calls, pc.downstream(t)...)
+				got := runTS(t, sdk, pc.calls, proxyCommand(t, pc.pkg, nil, pc.downstream(t)...)...)
+				if got.ProtocolVersion != want.ProtocolVersion {
+					t.Errorf("negotiated %q through the proxy, %q directly", got.ProtocolVersion, want.ProtocolVersion)
+				}
+				if gt, wt := listed(got.Tools, want.Tools), listed(want.Tools, nil); !reflect.DeepEqual(gt, wt) {
+					gj, _ := json.Marshal(gt)
+					wj, _ := json.Marshal(wt)
+					t.Errorf("tools/list differs:\n direct %s\n proxy  %s", wj, gj)
+				}
+				for i, c := range pc.calls {
+					g, w := got.Results[i], want.Results[i]
+					if ptr, ok := pc.refused[i]; ok {
+						text := ""
+						if blocks, _ := g["content"].([]any); len(blocks) == 1 {
+							text, _ = blocks[0].(map[string]any)["text"].(string)
+						}
+						if g["isError"] != true || !strings.HasPrefix(text, fmt.Sprintf("invalid arguments for tool %q at %s", c.Name, ptr)) {
+							t.Errorf("%s %v: proxy %v, direct %v; want the proxy's tool error naming %s", c.Name, c.Arguments, g, w, ptr)
+						}
+						continue
+					}
+					if sdk == "v1" && pc.legacyText[i] {
+						// The text as the proxy's session got it: the
+						// natural value of the structuredContent.
+						sc, _ := w["structuredContent"].(map[string]any)
+						natural, _ := json.Marshal(sc["result"])
+						want := map[string]any{"type": "text", "text": string(natural)}
+						if blocks, _ := g["content"].([]any); len(blocks) != 1 || !reflect.DeepEqual(blocks[0], want) {
+							t.Errorf("%s %v: proxy content %v, want %v", c.Name, c.Arguments, g["content"], want)
+						}
+						w["content"] = g["content"]
+					}
+					if !reflect.DeepEqual(g, w) {
+						gj, _ := json.Marshal(g)
+						wj, _ := json.Marshal(w)
+						t.Errorf("%s %v differs:\n direct %s\n proxy  %s", c.Name, c.Arguments, wj, gj)
+					}
+				}
+			})
+		}
+	}
+}
+
+// listed returns tools (a tools/list answer) sorted by name, as mcp-go
+// lists them, and as the proxy's tools can be compared with direct's:
+// mcp-go's mcp.Tool always sends "annotations" (an empty object where the
+// downstream sends none), and a 2025-era outputSchema is generate's
+// {"result": S} envelope, without the "$schema" an SDK may put at its root.
+func listed(tools, direct []map[string]any) []map[string]any {
+	byName := map[string]map[string]any{}
+	for _, d := range direct {
+		byName[d["name"].(string)] = d
+	}
+	out := slices.Clone(tools)
+	slices.SortFunc(out, func(a, b map[string]any) int { return strings.Compare(a["name"].(string), b["name"].(string)) })
+	for i, tool := range out {
+		d, ok := byName[tool["name"].(string)]
+		if !ok {
+			continue
+		}
+		tool = maps.Clone(tool)
+		if a, ok := tool["annotations"].(map[string]any); ok && len(a) == 0 && d["annotations"] == nil {
+			delete(tool, "annotations")
+		}
+		if o, ok := tool["outputSchema"].(map[string]any); ok && o["$schema"] == nil && reflect.DeepEqual(o["required"], []any{"result"}) {
+			if do, ok := d["outputSchema"].(map[string]any); ok && do["$schema"] != nil {
+				o = maps.Clone(o)
+				o["$schema"] = do["$schema"]
+				tool["outputSchema"] = o
+			}
+		}
+		out[i] = tool
+	}
+	return out
+}
