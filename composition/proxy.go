@@ -177,8 +177,10 @@ func forwardedError(ctx context.Context, tool string, err error) error {
 		what = "it changed on the downstream server since the bundle was exported, so it is not called (DigestFail)"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		what = "the call ended before the downstream server answered"
-	case isType[*SessionLostError](err), isType[*CallLostError](err):
+	case isType[*SessionLostError](err), isType[*CallLostError](err), errors.Is(err, ErrSessionLost):
 		what = "the session with the downstream server was lost"
+	case errors.Is(err, mcpconn.ErrSessionClosed), errors.Is(err, ErrRegistryClosed):
+		what = "the session with the downstream server is closed"
 	case isType[*ConnectError](err):
 		what = "the downstream server cannot be reached"
 	default:

@@ -6,10 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -281,4 +286,149 @@ func listed(tools, direct []map[string]any) []map[string]any {
 		out[i] = tool
 	}
 	return out
+}
+
+// TestForwardKeepsClientCredentials: a client's Authorization header (and
+// any other header it sends) reaches the proxy but not the downstream,
+// which the proxy reaches with its own session (the MCP authorization
+// specification forbids token passthrough). The proxy serves streamable
+// HTTP with StreamableHTTPHandler; the downstream is sqlite-explorer over
+// streamable HTTP behind a reverse proxy that records every header it is
+// sent.
+func TestForwardKeepsClientCredentials(t *testing.T) {
+	ctx := context.Background()
+	target, err := url.Parse(testenv.SQLiteExplorerHTTP(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var downstreamHeaders []http.Header
+	forward := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	recorder := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		downstreamHeaders = append(downstreamHeaders, r.Header.Clone())
+		mu.Unlock()
+		forward.ServeHTTP(w, r)
+	}))
+	t.Cleanup(recorder.Close)
+	down, err := composition.Connect(ctx, composition.HTTP(recorder.URL+target.Path), sqliteexplorer.DigestCheck(composition.DigestFail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = down.Close() })
+	s := server.NewMCPServer("proxy", "0.0.0")
+	if err := sqliteexplorer.Forward(s, down); err != nil {
+		t.Fatal(err)
+	}
+	var proxyAuth []string
+	handler := composition.StreamableHTTPHandler(server.NewStreamableHTTPServer(s))
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		proxyAuth = append(proxyAuth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	const token = "client-secret-token-7f3a"
+	client, err := composition.Connect(ctx, composition.HTTP(front.URL+"/mcp"), composition.WithBearerToken(token), composition.WithHeader("X-Client-Tenant", token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+	n, err := sqliteexplorer.NewClient(client).CountRows(ctx, sqliteexplorer.CountRowsArgs{Table: "books"})
+	if err != nil || n == 0 {
+		t.Fatalf("count_rows through the proxy: %d, %v", n, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(proxyAuth, "Bearer "+token) {
+		t.Fatalf("the proxy never saw the client's Authorization header (saw %q)", proxyAuth)
+	}
+	calls := 0
+	for _, h := range downstreamHeaders {
+		for k, vs := range h {
+			for _, v := range vs {
+				if strings.Contains(v, token) {
+					t.Errorf("the downstream got the client's credential in %s: %q", k, v)
+				}
+			}
+		}
+		calls++
+	}
+	if calls == 0 {
+		t.Fatal("the downstream got no request")
+	}
+}
+
+// TestForwardSubsetAndOwnFailures: Forward lists only the tools named (an
+// unknown name is an error, nothing added); a call the proxy cannot
+// complete is a JSON-RPC error in our words that names no executable or
+// downstream text: a pinned tool whose live definition changed (DigestFail
+// blocks it), and a downstream session that is closed.
+func TestForwardSubsetAndOwnFailures(t *testing.T) {
+	ctx := context.Background()
+	node, args := testenv.TSSDKv2Server(t, "")
+	down, err := composition.Connect(ctx, composition.Stdio(node, args...), tssdkv2.DigestCheck(composition.DigestFail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = down.Close() })
+	if err := tssdkv2.Forward(server.NewMCPServer("proxy", "0.0.0"), down, "count", "no_such_tool"); err == nil || !strings.Contains(err.Error(), `"no_such_tool"`) {
+		t.Fatalf("Forward with an unknown tool: %v", err)
+	}
+	s := server.NewMCPServer("proxy", "0.0.0")
+	if err := tssdkv2.Forward(s, down, "count", "stats"); err != nil {
+		t.Fatal(err)
+	}
+	client, err := composition.Connect(ctx, composition.InProcess(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+	tools, err := client.ListToolsRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, raw := range tools {
+		var tool struct{ Name string }
+		_ = json.Unmarshal(raw, &tool)
+		names = append(names, tool.Name)
+	}
+	if !slices.Equal(names, []string{"count", "stats"}) {
+		t.Errorf("listed %q, want count and stats", names)
+	}
+	if res, err := client.CallResult(ctx, "count", map[string]any{"n": 9}); err != nil || string(res.StructuredContent) != "9" {
+		t.Fatalf("count: %v, %v", res, err)
+	}
+
+	// A downstream whose "stats" changed since the bundle (a pin that the
+	// live tool does not match): blocked under DigestFail.
+	pinned, err := composition.Connect(ctx, composition.Stdio(node, args...), composition.WithDigestCheckAt("", "2026-07-28", composition.DigestFail,
+		composition.Tool{Name: "stats", Digest: "sha256:" + strings.Repeat("0", 64)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pinned.Close() })
+	ps := server.NewMCPServer("proxy", "0.0.0")
+	if err := tssdkv2.Forward(ps, pinned, "stats"); err != nil {
+		t.Fatal(err)
+	}
+	pclient, err := composition.Connect(ctx, composition.InProcess(ps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pclient.Close() })
+	_, err = pclient.CallResult(ctx, "stats", nil)
+	if err == nil || !strings.Contains(err.Error(), `composition: forwarding the tool "stats": it changed on the downstream server since the bundle was exported, so it is not called`) ||
+		strings.Contains(err.Error(), node) || strings.Contains(err.Error(), "ts-sdk-v2-server") {
+		t.Errorf("a call of a blocked tool: %v", err)
+	}
+
+	_ = down.Close()
+	_, err = client.CallResult(ctx, "count", nil)
+	if err == nil || !strings.Contains(err.Error(), `composition: forwarding the tool "count": the session with the downstream server is closed`) ||
+		strings.Contains(err.Error(), node) || strings.Contains(err.Error(), "ts-sdk-v2-server") {
+		t.Errorf("a call after the downstream was lost: %v", err)
+	}
 }
