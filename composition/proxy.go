@@ -46,10 +46,11 @@ import (
 //     sent. A tool that always wraps (Output.AlwaysWraps) is forwarded as
 //     sent in every era;
 //   - a JSON-RPC error of the downstream reaches the client as a JSON-RPC
-//     error with the downstream's message; its code is the downstream's
-//     too under [ServeStdio] (over mcp-go's own transports and
-//     [StreamableHTTPHandler] mcp-go answers every handler error with
-//     -32603, so the code is kept only when the downstream sent -32603);
+//     error with the downstream's code, message and data when served by
+//     [ServeStdio] or [StreamableHTTPHandler] (mcp-go answers a tool
+//     handler's error with -32603: these put the downstream's code back as
+//     they write the response); served by mcp-go's own transports, or
+//     in process, it keeps the message and gets -32603;
 //   - failures that are the proxy's (the downstream cannot be reached, its
 //     session was lost, a pinned tool is blocked under [DigestFail], ctx
 //     ended) are JSON-RPC errors -32603 in our words, the tool and the
@@ -164,8 +165,13 @@ func reEnvelope(res *Result, o Output, l listing, clientLegacy bool) *Result {
 // words for a failure of our own.
 func forwardedError(ctx context.Context, tool string, err error) error {
 	if re, ok := errors.AsType[*mcpconn.RPCError](err); ok {
+		d := mcp.NewJSONRPCErrorDetails(re.Code, re.Message, re.Data)
 		if slot, ok := ctx.Value(rpcErrorKey{}).(*rpcErrorSlot); ok {
-			slot.set(mcp.NewJSONRPCErrorDetails(re.Code, re.Message, re.Data))
+			slot.set(d)
+		} else if h, ok := ctx.Value(heldKey{}).(*heldBytes); ok {
+			if placeholder, ok := h.holdRPCError(d); ok {
+				return errors.New(placeholder)
+			}
 		}
 		return errors.New(re.Message)
 	}

@@ -3,6 +3,7 @@ package composition_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"maps"
@@ -22,6 +23,7 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/golden/ts-sdk-v2/tssdkv2"
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
@@ -430,5 +432,50 @@ func TestForwardSubsetAndOwnFailures(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `composition: forwarding the tool "count": the session with the downstream server is closed`) ||
 		strings.Contains(err.Error(), node) || strings.Contains(err.Error(), "ts-sdk-v2-server") {
 		t.Errorf("a call after the downstream was lost: %v", err)
+	}
+}
+
+// TestForwardJSONRPCErrorOverHTTP: served with StreamableHTTPHandler, a
+// downstream's JSON-RPC error reaches the client with the downstream's code
+// and message (mcp-go answers a handler's error with -32603; the held
+// message's placeholder lets the writer put the code back), in sessions of
+// both eras; a tool result in the same session is unaffected.
+func TestForwardJSONRPCErrorOverHTTP(t *testing.T) {
+	ctx := context.Background()
+	node, args := testenv.TSSDKv2Server(t, "")
+	down, err := composition.Connect(ctx, composition.Stdio(node, args...), tssdkv2.DigestCheck(composition.DigestFail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = down.Close() })
+	s := server.NewMCPServer("proxy", "0.0.0")
+	if err := tssdkv2.Forward(s, down); err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(composition.StreamableHTTPHandler(server.NewStreamableHTTPServer(s)))
+	t.Cleanup(front.Close)
+	for _, version := range []string{"2025-11-25", composition.ModernProtocolVersion} {
+		t.Run(version, func(t *testing.T) {
+			client, err := composition.Connect(ctx, composition.HTTP(front.URL+"/mcp"), composition.WithProtocolVersion(version))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = client.Close() })
+			if client.ProtocolVersion() != version {
+				t.Fatalf("negotiated %s, want %s", client.ProtocolVersion(), version)
+			}
+			_, err = client.CallResult(ctx, "fail", nil)
+			re, ok := errors.AsType[*mcpconn.RPCError](err)
+			if !ok || re.Code != -32001 || re.Message != "backend unavailable: fetch failed" {
+				t.Errorf("fail through the proxy: %v (JSON-RPC error %+v)", err, re)
+			}
+			want := "4"
+			if version < composition.ModernProtocolVersion {
+				want = `{"result":4}`
+			}
+			if res, err := client.CallResult(ctx, "count", map[string]any{"n": 4}); err != nil || string(res.StructuredContent) != want {
+				t.Errorf("count through the proxy: %v, %v", res, err)
+			}
+		})
 	}
 }
