@@ -370,11 +370,7 @@ func TestForwardKeepsClientCredentials(t *testing.T) {
 func TestForwardSubsetAndOwnFailures(t *testing.T) {
 	ctx := context.Background()
 	node, args := testenv.TSSDKv2Server(t, "")
-	down, err := composition.Connect(ctx, composition.Stdio(node, args...), tssdkv2.DigestCheck(composition.DigestFail))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = down.Close() })
+	down := connectTSSDKv2(t)
 	if err := tssdkv2.Forward(server.NewMCPServer("proxy", "0.0.0"), down, "count", "no_such_tool"); err == nil || !strings.Contains(err.Error(), `"no_such_tool"`) {
 		t.Fatalf("Forward with an unknown tool: %v", err)
 	}
@@ -442,12 +438,7 @@ func TestForwardSubsetAndOwnFailures(t *testing.T) {
 // both eras; a tool result in the same session is unaffected.
 func TestForwardJSONRPCErrorOverHTTP(t *testing.T) {
 	ctx := context.Background()
-	node, args := testenv.TSSDKv2Server(t, "")
-	down, err := composition.Connect(ctx, composition.Stdio(node, args...), tssdkv2.DigestCheck(composition.DigestFail))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = down.Close() })
+	down := connectTSSDKv2(t)
 	s := server.NewMCPServer("proxy", "0.0.0")
 	if err := tssdkv2.Forward(s, down); err != nil {
 		t.Fatal(err)
@@ -478,4 +469,17 @@ func TestForwardJSONRPCErrorOverHTTP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// connectTSSDKv2 connects to testservers/ts-sdk-v2-server.mjs over stdio
+// with tssdkv2's DigestCheck (DigestFail), closed in t.Cleanup.
+func connectTSSDKv2(t *testing.T) *composition.Session {
+	t.Helper()
+	node, args := testenv.TSSDKv2Server(t, "")
+	down, err := composition.Connect(context.Background(), composition.Stdio(node, args...), tssdkv2.DigestCheck(composition.DigestFail))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = down.Close() })
+	return down
 }
