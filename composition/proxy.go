@@ -71,7 +71,7 @@ func Forwarding(c Caller, tools ...string) ServerOption {
 // forwarding is what Forwarding sets.
 type forwarding struct {
 	to   Caller
-	only []string // "" none: every tool
+	only []string // nil: every tool
 }
 
 // selectTools returns the tools the option forwards, in the order given to
@@ -122,7 +122,7 @@ func (f *forwarding) handler(st ServedTool, l listing) server.ToolHandlerFunc {
 			res, err = te.Result, nil
 		}
 		if err != nil {
-			return nil, forwardedError(ctx, tool.Name, err)
+			return nil, forwardedError(ctx, req, err)
 		}
 		out, err := plainResult(reEnvelope(res, tool.Output, l, legacyRequest(ctx)))
 		if err != nil {
@@ -159,16 +159,19 @@ func reEnvelope(res *Result, o Output, l listing, clientLegacy bool) *Result {
 	return res
 }
 
-// forwardedError is the handler error for a forwarded call that failed
-// without a result: the downstream's JSON-RPC error as sent (its code set
-// through the request's rpcErrorSlot when the transport has one), or our
-// words for a failure of our own.
-func forwardedError(ctx context.Context, tool string, err error) error {
+// forwardedError is the handler error for the forwarded call req that
+// failed without a result: the downstream's JSON-RPC error as sent (its
+// code set through the request's rpcErrorSlot, or held for the HTTP
+// response, when the transport has one; not for a task-augmented call,
+// whose error another request fetches), or our words for a failure of our
+// own.
+func forwardedError(ctx context.Context, req mcp.CallToolRequest, err error) error {
+	tool := req.Params.Name
 	if re, ok := errors.AsType[*mcpconn.RPCError](err); ok {
 		d := mcp.NewJSONRPCErrorDetails(re.Code, re.Message, re.Data)
 		if slot, ok := ctx.Value(rpcErrorKey{}).(*rpcErrorSlot); ok {
 			slot.set(d)
-		} else if h, ok := ctx.Value(heldKey{}).(*heldBytes); ok {
+		} else if h, ok := ctx.Value(heldKey{}).(*heldBytes); ok && req.Params.Task == nil {
 			if placeholder, ok := h.holdRPCError(d); ok {
 				return errors.New(placeholder)
 			}
