@@ -24,7 +24,8 @@ import (
 // when none is named) and answer each call by forwarding it to c, the
 // downstream server the package was generated from (a [*Session], or
 // [Registry.Server]: pinning, interceptors and reconnects apply as to any
-// call through c). The Handler given to Register is not called.
+// call through c; an interceptor sees the arguments as a json.RawMessage).
+// The Handler given to Register is not called.
 //
 // A forwarded call:
 //
@@ -42,9 +43,12 @@ import (
 //     results are wrapped before 2026-07-28
 //     ([ServedTool.WithLegacyOutputSchema]), structuredContent is unwrapped
 //     from, or wrapped in, {"result": v} to be what the downstream sends a
-//     client of the client's era (SEP-2106); the content blocks are left as
-//     sent. A tool that always wraps (Output.AlwaysWraps) is forwarded as
-//     sent in every era;
+//     client of the client's era (SEP-2106). The content blocks are left as
+//     c's session got them: a downstream that writes its text block
+//     differently per era (mcp-go servers serialise the envelope toward
+//     clients before 2026-07-28) shows the client the text of c's era. A
+//     tool that always wraps (Output.AlwaysWraps) is forwarded as sent in
+//     every era;
 //   - a JSON-RPC error of the downstream reaches the client as a JSON-RPC
 //     error with the downstream's code, message and data when served by
 //     [ServeStdio] or [StreamableHTTPHandler] (mcp-go answers a tool

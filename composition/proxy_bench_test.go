@@ -53,4 +53,3 @@ func BenchmarkForwardedCall(b *testing.B) {
 		_ = s.Close()
 	}
 }
-
