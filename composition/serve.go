@@ -86,6 +86,8 @@ type ServerOption struct {
 // serveConfig is what the ServerOptions set.
 type serveConfig struct {
 	validateArgs, validateResults bool
+	// forward, when set, answers the tools by forwarding (see Forwarding).
+	forward *forwarding
 }
 
 // WithServerArgsValidation makes the served tools validate each call's
@@ -158,6 +160,11 @@ func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) (err e
 			o.apply(&cfg)
 		}
 	}
+	if cfg.forward != nil {
+		if tools, err = cfg.forward.selectTools(tools); err != nil {
+			return err
+		}
+	}
 	entries := make([]server.ServerTool, 0, len(tools))
 	legacy := map[string]json.RawMessage{}
 	for _, st := range tools {
@@ -168,7 +175,11 @@ func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) (err e
 		if l.legacySchema != nil {
 			legacy[st.tool.Name] = l.legacySchema
 		}
-		entries = append(entries, server.ServerTool{Tool: l.tool, Handler: st.handler(cfg, l)})
+		h := st.handler(cfg, l)
+		if cfg.forward != nil {
+			h = cfg.forward.handler(st, l)
+		}
+		entries = append(entries, server.ServerTool{Tool: l.tool, Handler: h})
 	}
 	defer func() {
 		if p := recover(); p != nil {

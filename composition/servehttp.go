@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -52,6 +53,9 @@ type heldBytes struct {
 	values   [][]byte // by n; nil once released
 	reserved int64    // bytes of budget reserved by this request
 	done     bool
+	// rpcErrs holds, by n, the code and data of a forwarded JSON-RPC
+	// error whose message is held as n (see holdRPCError).
+	rpcErrs map[int]mcp.JSONRPCErrorDetails
 }
 
 // newHeldBytes returns an empty store with a fresh token whose holds
@@ -97,6 +101,37 @@ func (h *heldBytes) hold(raw []byte) (placeholder []byte, ok bool) {
 	n := len(h.values)
 	h.values = append(h.values, raw)
 	return append(strconv.AppendInt(bytes.Clone(h.needle), int64(n), 10), '"'), true
+}
+
+// holdRPCError holds a forwarded JSON-RPC error (see Forwarding): its
+// message as a JSON string, whose placeholder (without its quotes) is
+// returned for the handler's error, and its code and data, which the
+// writer puts in place of mcp-go's -32603 when it replaces the
+// placeholder. ok is false once the request has ended.
+func (h *heldBytes) holdRPCError(d mcp.JSONRPCErrorDetails) (message string, ok bool) {
+	msg, err := json.Marshal(d.Message)
+	if err != nil {
+		return "", false
+	}
+	p, ok := h.hold(msg)
+	if !ok {
+		return "", false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.rpcErrs == nil {
+		h.rpcErrs = map[int]mcp.JSONRPCErrorDetails{}
+	}
+	h.rpcErrs[len(h.values)-1] = d
+	return string(p[1 : len(p)-1]), true
+}
+
+// rpcError returns the error held as n by holdRPCError.
+func (h *heldBytes) rpcError(n int) (mcp.JSONRPCErrorDetails, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	d, ok := h.rpcErrs[n]
+	return d, ok
 }
 
 // value returns the bytes held as n.
@@ -354,21 +389,19 @@ func (hw *heldWriter) scan(data []byte) (int, error) {
 			return end, hw.write(data[i:end])
 		}
 		at += i
-		if err := hw.write(data[i:at]); err != nil {
-			return 0, err
-		}
 		digits := at + len(needle)
 		j := digits
 		for j < len(data) && j-digits <= heldDigits && '0' <= data[j] && data[j] <= '9' {
 			j++
 		}
 		if j == len(data) && j-digits <= heldDigits {
-			return at, nil // the placeholder may go on in the next Write
+			// The placeholder may go on in the next Write.
+			return at, hw.write(data[i:at])
 		}
 		if j > digits && j-digits <= heldDigits && data[j] == '"' {
 			if n, err := strconv.Atoi(string(data[digits:j])); err == nil {
 				if v, ok := hw.held.value(n); ok {
-					if err := hw.write(v); err != nil {
+					if err := hw.writeHeld(data[i:at], n, v); err != nil {
 						return 0, err
 					}
 					i = j + 1
@@ -377,11 +410,42 @@ func (hw *heldWriter) scan(data []byte) (int, error) {
 			}
 		}
 		// Not one of ours: written as it is.
-		if err := hw.write(data[at:digits]); err != nil {
+		if err := hw.write(data[i:digits]); err != nil {
 			return 0, err
 		}
 		i = digits
 	}
+}
+
+// mcpgoHandlerError is how mcp-go's error object for a tool handler's
+// error starts, up to the message string: the bytes before the
+// placeholder of a held JSON-RPC error.
+const mcpgoHandlerError = `{"code":-32603,"message":`
+
+// writeHeld writes before and the value v held as n in place of its
+// placeholder. For a forwarded JSON-RPC error (holdRPCError) whose
+// placeholder follows mcp-go's error object start in before, that start
+// is written with the forwarded code, and the forwarded data follows the
+// message.
+func (hw *heldWriter) writeHeld(before []byte, n int, v []byte) error {
+	d, isErr := hw.held.rpcError(n)
+	if !isErr || !bytes.HasSuffix(before, []byte(mcpgoHandlerError)) {
+		if err := hw.write(before); err != nil {
+			return err
+		}
+		return hw.write(v)
+	}
+	if err := hw.write(before[:len(before)-len(mcpgoHandlerError)]); err != nil {
+		return err
+	}
+	head := append(strconv.AppendInt([]byte(`{"code":`), int64(d.Code), 10), `,"message":`...)
+	head = append(head, v...)
+	if d.Data != nil {
+		if data, err := json.Marshal(d.Data); err == nil {
+			head = append(append(head, `,"data":`...), data...)
+		}
+	}
+	return hw.write(head)
 }
 
 // partialSuffix is the length of the longest suffix of data that is a

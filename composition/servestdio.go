@@ -242,7 +242,10 @@ func (ss *stdioServer) answer(ctx context.Context, id any, line []byte) {
 				resp = errorResponse(id, mcp.INTERNAL_ERROR, fmt.Sprintf("internal panic: %v", p))
 			}
 		}()
-		resp = ss.srv.HandleMessage(ctx, line)
+		// A forwarded call's JSON-RPC error keeps the downstream's code
+		// (see Forwarding): its handler records it in the slot.
+		slot := &rpcErrorSlot{}
+		resp = forwardedErrorResponse(ss.srv.HandleMessage(context.WithValue(ctx, rpcErrorKey{}, slot), line), slot)
 	}()
 	if resp != nil {
 		ss.write(ctx, resp)

@@ -63,6 +63,7 @@ func Handle[A, R any](tool Tool, toolJSON string, f func(context.Context, A) (R,
 func HandleNoArgs[R any](tool Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool { return ServedTool{} }
 func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) error { return nil }
 func NotImplemented(name string) error { return nil }
+func Forwarding(c Caller, tools ...string) ServerOption { return ServerOption{} }
 `
 
 // mcpServerStub is the part of mcp-go's server package that server.go

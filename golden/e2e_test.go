@@ -25,6 +25,7 @@ func TestBundlesMatchLiveServers(t *testing.T) {
 	mcpbind := testenv.Build(t, "./cmd/mcpbind")
 	sqlite, sqliteArgs := testenv.SQLiteExplorerStdio(t)
 	node, everythingArgs := testenv.ServerEverything(t)
+	tsNode, tsArgs := testenv.TSSDKv2Server(t, "")
 	for _, tc := range []struct {
 		dir  string
 		args []string
@@ -32,6 +33,7 @@ func TestBundlesMatchLiveServers(t *testing.T) {
 		{"sqlite-explorer", append([]string{"--probe-eras", "--", sqlite}, sqliteArgs...)},
 		{"sqlite-explorer-2025-06-18", append([]string{"--probe-eras", "--protocol-version", "2025-06-18", "--", sqlite}, sqliteArgs...)},
 		{"everything", append([]string{"--id", "everything", "--", node}, everythingArgs...)},
+		{"ts-sdk-v2", append([]string{"--probe-eras", "--id", "ts-sdk-v2", "--", tsNode}, tsArgs...)},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "bundle.json")

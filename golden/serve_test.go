@@ -117,20 +117,7 @@ func TestServerStubEveryEra(t *testing.T) {
 // stubCalls are the calls that compare the stub with the real server: every
 // tool, tool errors (an unknown table, a write through query) and a row
 // that does not exist (null).
-var stubCalls = []struct {
-	Name      string         `json:"name"`
-	Arguments map[string]any `json:"arguments,omitempty"`
-}{
-	{"list_tables", nil},
-	{"count_rows", map[string]any{"table": "books"}},
-	{"count_rows", map[string]any{"table": "no_such_table"}},
-	{"describe_table", map[string]any{"table": "loans"}},
-	{"find_row", map[string]any{"table": "authors", "id": 2}},
-	{"find_row", map[string]any{"table": "authors", "id": 424242}},
-	{"query", map[string]any{"sql": "SELECT id, title FROM books WHERE id < ? ORDER BY id", "params": []any{4}}},
-	{"query", map[string]any{"sql": "DELETE FROM books"}},
-	{"insert_row", map[string]any{"table": "authors", "values": map[string]any{"name": "Stub Author", "born": 1970}}},
-}
+var stubCalls = testenv.SQLiteExplorerCalls()
 
 // TestServerStubMatchesRealServer lists the tools and calls each of them
 // on the real sqlite-explorer and on the generated stub (in process, over

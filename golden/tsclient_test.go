@@ -2,9 +2,6 @@ package golden
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -27,27 +24,7 @@ type tsClientRun struct {
 // stubCalls against the stdio server command, and decodes its output.
 func runTSClient(t *testing.T, sdk string, command ...string) tsClientRun {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("the TypeScript SDK clients need node, which is missing from PATH: install Node.js 20 or later, then run `npm ci --prefix testservers`")
-	}
-	root := testenv.ModuleRoot(t)
-	for _, pkg := range []string{"sdk", "client"} {
-		if _, err := os.Stat(filepath.Join(root, "testservers", "node_modules", "@modelcontextprotocol", pkg, "package.json")); err != nil {
-			t.Fatalf("@modelcontextprotocol/%s is missing (%v): run `npm ci --prefix testservers`", pkg, err)
-		}
-	}
-	calls, err := json.Marshal(stubCalls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := append([]string{filepath.Join(root, "testservers", "ts-client.mjs"), sdk, string(calls), "--"}, command...)
-	cmd := exec.Command(node, args...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("ts-client.mjs %s %v: %v\n%s", sdk, command, err, out)
-	}
+	out := testenv.TSClient(t, sdk, stubCalls, command...)
 	var run tsClientRun
 	if err := json.Unmarshal(out, &run); err != nil {
 		t.Fatalf("ts-client.mjs output: %v\n%s", err, out)

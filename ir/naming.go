@@ -298,9 +298,10 @@ func GeneratedPackageNames() []string {
 }
 
 // GeneratedFunctions are the package-level functions (no receiver) the
-// templates may declare (Register in server.go, with generate --server).
+// templates may declare (Register and Forward in server.go, with generate
+// --server).
 func GeneratedFunctions() []string {
-	return []string{"NewClient", "FromRegistry", "DigestCheck", "Marshal", "Unmarshal", "Register"}
+	return []string{"NewClient", "FromRegistry", "DigestCheck", "Marshal", "Unmarshal", "Register", "Forward"}
 }
 
 // generatedImportNames are the names of the packages generated code

@@ -16,9 +16,9 @@
 // the tools (so the SDK validates structuredContent against each
 // outputSchema, as it does for its users), calls each in turn and prints
 // one JSON object to stdout: {"protocolVersion", "tools", "results"}, a
-// result being what callTool returned, or {"thrown": message} when it threw
-// (a JSON-RPC error, or structuredContent that does not match the
-// outputSchema).
+// result being what callTool returned, or {"thrown": message, "code": code}
+// when it threw (a JSON-RPC error and its code, or structuredContent that
+// does not match the outputSchema).
 import process from 'node:process';
 
 const [sdk, callsJSON, dashes, command, ...args] = process.argv.slice(2);
@@ -72,7 +72,7 @@ for (const call of calls) {
   try {
     results.push(await client.callTool({ name: call.name, arguments: call.arguments ?? {} }));
   } catch (err) {
-    results.push({ thrown: String(err?.message ?? err) });
+    results.push({ thrown: String(err?.message ?? err), code: err?.code });
   }
 }
 await client.close();

@@ -19,8 +19,14 @@
 //   find_row   → {"id":7,"name":"row"},                    outputSchema: nullable object
 //                null when called with {"missing": true}
 //   stats      → {"tables":3,"rows":120}                   outputSchema: plain object
+//   fail       → a JSON-RPC error -32001 "backend unavailable: fetch failed" (McpServer
+//                turns what a tool callback throws into an isError result, so the
+//                tools/call handler is wrapped to throw it), for the proxy tests
+//   echo_args  → one text block: the arguments exactly as received (before the SDK's
+//                validation, which would apply defaults and drop unknown properties);
+//                listed with "a" defaulting to 5 and unknown properties allowed
 
-import { McpServer } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import * as z from 'zod';
 
@@ -80,6 +86,35 @@ function newServer() {
         },
         async () => result({ tables: 3, rows: 120 })
     );
+
+    server.registerTool(
+        'fail',
+        { description: 'Fails with a JSON-RPC error.', inputSchema: z.object({}) },
+        async () => result(null)
+    );
+
+    server.registerTool(
+        'echo_args',
+        {
+            description: 'Echoes its arguments as received.',
+            inputSchema: z.looseObject({ a: z.number().int().default(5) })
+        },
+        async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] })
+    );
+
+    // McpServer answers every tools/call through one handler; wrap it so that fail throws
+    // a JSON-RPC error and echo_args sees the arguments before validation.
+    const handlers = server.server._requestHandlers;
+    const callTool = handlers.get('tools/call');
+    handlers.set('tools/call', async (request, ctx) => {
+        switch (request.params?.name) {
+            case 'fail':
+                throw new ProtocolError(-32001, 'backend unavailable: fetch failed');
+            case 'echo_args':
+                return { content: [{ type: 'text', text: JSON.stringify(request.params.arguments ?? null) }] };
+        }
+        return callTool(request, ctx);
+    });
 
     return server;
 }

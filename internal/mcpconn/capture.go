@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -41,8 +42,9 @@ type capture struct {
 	// sanitize, if set, returns what mcp-go should decode instead of raw.
 	sanitize func(raw json.RawMessage) json.RawMessage
 
-	mu  sync.Mutex
-	got map[string]json.RawMessage
+	mu     sync.Mutex
+	got    map[string]json.RawMessage
+	rpcErr map[string]*mcp.JSONRPCErrorDetails
 }
 
 func newCapture(sanitize func(json.RawMessage) json.RawMessage, methods ...string) *capture {
@@ -58,6 +60,28 @@ func (c *capture) result(method string) json.RawMessage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.got[method]
+}
+
+// rpcError returns the last JSON-RPC error recorded for method, or nil.
+func (c *capture) rpcError(method string) *mcp.JSONRPCErrorDetails {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rpcErr[method]
+}
+
+// recordError keeps the JSON-RPC error of a response to method when the
+// method is wanted: mcp-go turns it into a Go error that keeps the message
+// but, for codes it does not know, not the code.
+func (c *capture) recordError(method string, details *mcp.JSONRPCErrorDetails) {
+	if !slices.Contains(c.methods, method) {
+		return
+	}
+	c.mu.Lock()
+	if c.rpcErr == nil {
+		c.rpcErr = map[string]*mcp.JSONRPCErrorDetails{}
+	}
+	c.rpcErr[method] = details
+	c.mu.Unlock()
 }
 
 // record keeps resp's raw result when its method is wanted, and returns the
@@ -138,6 +162,9 @@ func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCReq
 		resp = nil
 	}
 	noteOutcome(ctx, req.Method, resp, err)
+	if c, ok := ctx.Value(captureKey{}).(*capture); ok && err == nil && resp != nil && resp.Error != nil {
+		c.recordError(req.Method, resp.Error)
+	}
 	if err != nil || resp == nil || resp.Error != nil {
 		return resp, err
 	}

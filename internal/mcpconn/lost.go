@@ -39,6 +39,29 @@ type LostError struct {
 	Err error
 }
 
+// RPCError is a JSON-RPC error response of the server to a request, as
+// sent: its code, message and data. Err is the error mcp-go made of it (its
+// message, and for the codes mcp-go knows a sentinel such as
+// mcp.ErrInternalError); Error and Unwrap are Err's, so the text and
+// errors.Is behave as without it.
+type RPCError struct {
+	// Code is the error's code as sent.
+	Code int
+	// Message is the error's message as sent: server text, not escaped.
+	Message string
+	// Data is the error's data member as mcp-go decoded it (nil when
+	// absent).
+	Data any
+	// Err is mcp-go's error for the response.
+	Err error
+}
+
+// Error returns Err's text.
+func (e *RPCError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *RPCError) Unwrap() error { return e.Err }
+
 // Error names the server, says whether the request may have reached it,
 // and why the session is lost.
 func (e *LostError) Error() string {
@@ -171,6 +194,9 @@ func (s *Conn) CallToolRaw(ctx context.Context, name string, args json.RawMessag
 		err = s.annotate(err)
 		if le := s.lostError(ctx, err); le != nil {
 			return fail(&LostError{Server: le.Server, Sent: le.Sent, Err: err})
+		}
+		if d := capt.rpcError(string(mcp.MethodToolsCall)); d != nil {
+			err = &RPCError{Code: d.Code, Message: d.Message, Data: d.Data, Err: err}
 		}
 		return fail(err)
 	}

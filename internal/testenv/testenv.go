@@ -233,7 +233,9 @@ func nodeCommand(t testing.TB, what string) string {
 // a stdio server written with the TypeScript SDK v2
 // (@modelcontextprotocol/server), whose tools list_tags (array), count
 // (integer), find_row (nullable object) and stats (plain object) have output
-// schemas that the SDK wraps as {"result": …} for clients before 2026-07-28.
+// schemas that the SDK wraps as {"result": …} for clients before 2026-07-28;
+// fail answers a JSON-RPC error (-32001) and echo_args echoes its arguments
+// as received.
 // mode "" serves both protocol eras through the SDK's serveStdio(factory);
 // mode "legacy" connects McpServer to a StdioServerTransport, which speaks
 // only the initialize handshake. It fails the test (never skips) when node

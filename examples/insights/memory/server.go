@@ -11,11 +11,10 @@ import (
 
 // Handler answers the tools of the MCP server "memory", with the
 // argument and result types the Client uses. Implement it and pass it to
-// Register to serve the same contract: a server of your own, a proxy, or a
-// typed fake of the server in tests. *Client has the same methods, so
-// Register(s, NewClient(session)) forwards every tool to another server. An
-// error a method returns reaches the client as a tool error (isError: true)
-// with the error's text.
+// Register to serve the same contract: a server of your own, a proxy that
+// changes some answers, or a typed fake of the server in tests (Forward
+// passes the server's own answers on). An error a method returns reaches
+// the client as a tool error (isError: true) with the error's text.
 type Handler interface {
 	// AddObservations answers the tool "add_observations".
 	AddObservations(ctx context.Context, args AddObservationsArgs) (*AddObservationsResult, error)
@@ -53,42 +52,42 @@ func (UnimplementedHandler) AddObservations(context.Context, AddObservationsArgs
 
 // CreateEntities answers that the tool "create_entities" is not implemented.
 func (UnimplementedHandler) CreateEntities(context.Context, CreateEntitiesArgs) (*CreateEntitiesResult, error) {
-	return nil, composition.NotImplemented(toolAddObservations.Name)
+	return nil, composition.NotImplemented(toolCreateEntities.Name)
 }
 
 // CreateRelations answers that the tool "create_relations" is not implemented.
 func (UnimplementedHandler) CreateRelations(context.Context, CreateRelationsArgs) (*CreateRelationsResult, error) {
-	return nil, composition.NotImplemented(toolAddObservations.Name)
+	return nil, composition.NotImplemented(toolCreateRelations.Name)
 }
 
 // DeleteEntities answers that the tool "delete_entities" is not implemented.
 func (UnimplementedHandler) DeleteEntities(context.Context, DeleteEntitiesArgs) (*DeleteEntitiesResult, error) {
-	return nil, composition.NotImplemented(toolAddObservations.Name)
+	return nil, composition.NotImplemented(toolDeleteEntities.Name)
 }
 
 // DeleteObservations answers that the tool "delete_observations" is not implemented.
 func (UnimplementedHandler) DeleteObservations(context.Context, DeleteObservationsArgs) (*DeleteObservationsResult, error) {
-	return nil, composition.NotImplemented(toolAddObservations.Name)
+	return nil, composition.NotImplemented(toolDeleteObservations.Name)
 }
 
 // DeleteRelations answers that the tool "delete_relations" is not implemented.
 func (UnimplementedHandler) DeleteRelations(context.Context, DeleteRelationsArgs) (*DeleteRelationsResult, error) {
-	return nil, composition.NotImplemented(toolAddObservations.Name)
+	return nil, composition.NotImplemented(toolDeleteRelations.Name)
 }
 
 // OpenNodes answers that the tool "open_nodes" is not implemented.
 func (UnimplementedHandler) OpenNodes(context.Context, OpenNodesArgs) (*OpenNodesResult, error) {
-	return nil, composition.NotImplemented(toolAddObservations.Name)
+	return nil, composition.NotImplemented(toolOpenNodes.Name)
 }
 
 // ReadGraph answers that the tool "read_graph" is not implemented.
 func (UnimplementedHandler) ReadGraph(context.Context) (*ReadGraphResult, error) {
-	return nil, composition.NotImplemented(toolAddObservations.Name)
+	return nil, composition.NotImplemented(toolReadGraph.Name)
 }
 
 // SearchNodes answers that the tool "search_nodes" is not implemented.
 func (UnimplementedHandler) SearchNodes(context.Context, SearchNodesArgs) (*SearchNodesResult, error) {
-	return nil, composition.NotImplemented(toolAddObservations.Name)
+	return nil, composition.NotImplemented(toolSearchNodes.Name)
 }
 
 // Register adds the tools of "memory" to s, listed as the bundle
@@ -163,6 +162,18 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			" and observation content\"}},\"required\":[\"query\"]},\"annotations\":"+annotationsOpenNodes+
 			",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaOpenNodes+"}", h.SearchNodes),
 	}, opts...)
+}
+
+// Forward adds the tools of "memory" named in tools (all of them when
+// none is named) to s, listed as the bundle holds them, and answers each call
+// by forwarding it to c, the server itself (a *composition.Session, or
+// r.Server(id) of a composition.Registry, connected with DigestCheck where
+// the package has one, to keep the live tools equal to the listed ones):
+// the client's arguments as sent once they match the inputSchema, and the
+// server's result or JSON-RPC error as sent.
+// composition.Forwarding states the rules.
+func Forward(s *server.MCPServer, c composition.Caller, tools ...string) error {
+	return Register(s, NewClient(c), composition.Forwarding(c, tools...))
 }
 
 // The members that several of the tool objects above hold alike (an icon

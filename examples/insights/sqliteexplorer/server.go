@@ -12,11 +12,10 @@ import (
 
 // Handler answers the tools of the MCP server "sqlite-explorer", with the
 // argument and result types the Client uses. Implement it and pass it to
-// Register to serve the same contract: a server of your own, a proxy, or a
-// typed fake of the server in tests. *Client has the same methods, so
-// Register(s, NewClient(session)) forwards every tool to another server. An
-// error a method returns reaches the client as a tool error (isError: true)
-// with the error's text.
+// Register to serve the same contract: a server of your own, a proxy that
+// changes some answers, or a typed fake of the server in tests (Forward
+// passes the server's own answers on). An error a method returns reaches
+// the client as a tool error (isError: true) with the error's text.
 type Handler interface {
 	// CountRows answers the tool "count_rows".
 	CountRows(ctx context.Context, args CountRowsArgs) (int64, error)
@@ -48,27 +47,27 @@ func (UnimplementedHandler) CountRows(context.Context, CountRowsArgs) (int64, er
 
 // DescribeTable answers that the tool "describe_table" is not implemented.
 func (UnimplementedHandler) DescribeTable(context.Context, DescribeTableArgs) (*DescribeTableResult, error) {
-	return nil, composition.NotImplemented(toolCountRows.Name)
+	return nil, composition.NotImplemented(toolDescribeTable.Name)
 }
 
 // FindRow answers that the tool "find_row" is not implemented.
 func (UnimplementedHandler) FindRow(context.Context, FindRowArgs) (map[string]json.RawMessage, error) {
-	return nil, composition.NotImplemented(toolCountRows.Name)
+	return nil, composition.NotImplemented(toolFindRow.Name)
 }
 
 // InsertRow answers that the tool "insert_row" is not implemented.
 func (UnimplementedHandler) InsertRow(context.Context, InsertRowArgs) (*InsertRowResult, error) {
-	return nil, composition.NotImplemented(toolCountRows.Name)
+	return nil, composition.NotImplemented(toolInsertRow.Name)
 }
 
 // ListTables answers that the tool "list_tables" is not implemented.
 func (UnimplementedHandler) ListTables(context.Context) ([]string, error) {
-	return nil, composition.NotImplemented(toolCountRows.Name)
+	return nil, composition.NotImplemented(toolListTables.Name)
 }
 
 // Query answers that the tool "query" is not implemented.
 func (UnimplementedHandler) Query(context.Context, QueryArgs) (*QueryResult, error) {
-	return nil, composition.NotImplemented(toolCountRows.Name)
+	return nil, composition.NotImplemented(toolQuery.Name)
 }
 
 // Register adds the tools of "sqlite-explorer" to s, listed as the bundle
@@ -95,6 +94,18 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 		composition.Handle(toolQuery, "{\"_meta\":{\"pmcp:outputTypeName\":\"QueryResult\"},\"annotations\":"+annotationsCountRows+
 			",\"description\":\"Execute a read-only SQL statement and return the rows.\",\"name\":\"query\",\"title\":\"Query\"}", h.Query),
 	}, opts...)
+}
+
+// Forward adds the tools of "sqlite-explorer" named in tools (all of them when
+// none is named) to s, listed as the bundle holds them, and answers each call
+// by forwarding it to c, the server itself (a *composition.Session, or
+// r.Server(id) of a composition.Registry, connected with DigestCheck where
+// the package has one, to keep the live tools equal to the listed ones):
+// the client's arguments as sent once they match the inputSchema, and the
+// server's result or JSON-RPC error as sent.
+// composition.Forwarding states the rules.
+func Forward(s *server.MCPServer, c composition.Caller, tools ...string) error {
+	return Register(s, NewClient(c), composition.Forwarding(c, tools...))
 }
 
 // The members that several of the tool objects above hold alike (an icon

@@ -11,11 +11,10 @@ import (
 
 // Handler answers the tools of the MCP server "names", with the
 // argument and result types the Client uses. Implement it and pass it to
-// Register to serve the same contract: a server of your own, a proxy, or a
-// typed fake of the server in tests. *Client has the same methods, so
-// Register(s, NewClient(session)) forwards every tool to another server. An
-// error a method returns reaches the client as a tool error (isError: true)
-// with the error's text.
+// Register to serve the same contract: a server of your own, a proxy that
+// changes some answers, or a typed fake of the server in tests (Forward
+// passes the server's own answers on). An error a method returns reaches
+// the client as a tool error (isError: true) with the error's text.
 type Handler interface {
 	// CreateEntities answers the tool "create_entities".
 	CreateEntities(ctx context.Context, args CreateEntitiesArgs) (*composition.Result, error)
@@ -100,4 +99,16 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 		composition.HandleNoArgs(toolReadGraph, "{\"name\":\"read_graph\",\"description\":\"Memory server: the same entities in a result.\"}", h.ReadGraph),
 		composition.Handle(toolSavePerson, "{\"name\":\"save_person\",\"description\":\"pydantic: one $defs model in the arguments and, with an id, in the result.\"}", h.SavePerson),
 	}, opts...)
+}
+
+// Forward adds the tools of "names" named in tools (all of them when
+// none is named) to s, listed as the bundle holds them, and answers each call
+// by forwarding it to c, the server itself (a *composition.Session, or
+// r.Server(id) of a composition.Registry, connected with DigestCheck where
+// the package has one, to keep the live tools equal to the listed ones):
+// the client's arguments as sent once they match the inputSchema, and the
+// server's result or JSON-RPC error as sent.
+// composition.Forwarding states the rules.
+func Forward(s *server.MCPServer, c composition.Caller, tools ...string) error {
+	return Register(s, NewClient(c), composition.Forwarding(c, tools...))
 }

@@ -11,11 +11,10 @@ import (
 
 // Handler answers the tools of the MCP server "typing", with the
 // argument and result types the Client uses. Implement it and pass it to
-// Register to serve the same contract: a server of your own, a proxy, or a
-// typed fake of the server in tests. *Client has the same methods, so
-// Register(s, NewClient(session)) forwards every tool to another server. An
-// error a method returns reaches the client as a tool error (isError: true)
-// with the error's text.
+// Register to serve the same contract: a server of your own, a proxy that
+// changes some answers, or a typed fake of the server in tests (Forward
+// passes the server's own answers on). An error a method returns reaches
+// the client as a tool error (isError: true) with the error's text.
 type Handler interface {
 	// Aggregate answers the tool "aggregate".
 	Aggregate(ctx context.Context, args AggregateArgs) (*AggregateResult, error)
@@ -96,4 +95,16 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 				"{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"}}}]}},\"required\":[\"result\"]}"),
 		composition.Handle(toolPatternArgs, "{\"name\":\"pattern_args\",\"description\":\"An argument object that only patternProperties describe.\"}", h.PatternArgs),
 	}, opts...)
+}
+
+// Forward adds the tools of "typing" named in tools (all of them when
+// none is named) to s, listed as the bundle holds them, and answers each call
+// by forwarding it to c, the server itself (a *composition.Session, or
+// r.Server(id) of a composition.Registry, connected with DigestCheck where
+// the package has one, to keep the live tools equal to the listed ones):
+// the client's arguments as sent once they match the inputSchema, and the
+// server's result or JSON-RPC error as sent.
+// composition.Forwarding states the rules.
+func Forward(s *server.MCPServer, c composition.Caller, tools ...string) error {
+	return Register(s, NewClient(c), composition.Forwarding(c, tools...))
 }
