@@ -75,6 +75,9 @@ func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, arg
 	if err != nil {
 		return err
 	}
+	if u, ok := export.UnpinnedPackage(args[1+max(dash, 0):]); ok && dash >= 0 {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: %s\n", u.Warning())
+	}
 	b, err := c.loadBundle(path)
 	if err != nil {
 		return err

@@ -182,7 +182,8 @@ func TestGenerateCheckInsights(t *testing.T) {
 // TestExportWarnsUnpinned: export --config warns once for the server whose
 // command runs npx with an unpinned package and not for the pinned one;
 // both are the real server-memory, which npx finds installed in
-// testservers (offline). export -- npx … warns the same way.
+// testservers (offline). export -- npx … and check -- npx … warn the same
+// way.
 // It changes the working directory, so it must not run in parallel.
 func TestExportWarnsUnpinned(t *testing.T) {
 	testenv.ServerMemory(t)
@@ -212,6 +213,11 @@ func TestExportWarnsUnpinned(t *testing.T) {
 		"-o", filepath.Join(dir, "c.json"), "--", "npx", "-y", "@modelcontextprotocol/server-memory"}, nil)
 	if code != 0 || strings.Count(stderr, warned) != 1 {
 		t.Errorf("export -- npx: exit %d, stderr\n%s", code, stderr)
+	}
+	_, stderr, code = runInProcess([]string{"check", "--env", "npm_config_offline=true", "--env", "MEMORY_FILE_PATH=" + filepath.Join(dir, "memory.jsonl"),
+		filepath.Join(dir, "c.json"), "--", "npx", "-y", "@modelcontextprotocol/server-memory"}, nil)
+	if code != 0 || strings.Count(stderr, warned) != 1 {
+		t.Errorf("check -- npx: exit %d, stderr\n%s", code, stderr)
 	}
 }
 
