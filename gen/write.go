@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,6 +67,34 @@ func Write(dir string, files []File) (removed []string, err error) {
 		bundle.SyncDir(dir)
 	}
 	return removed, nil
+}
+
+// Outdated reports what Write(dir, files) would change, writing nothing:
+// the names, sorted, of the files that are missing from dir or whose
+// content differs, and of the stale generated files Write would remove. A
+// folder that does not exist yet lacks every file.
+func Outdated(dir string, files []File) ([]string, error) {
+	var changed []string
+	written := map[string]bool{}
+	for _, f := range files {
+		written[f.Name] = true
+		data, err := os.ReadFile(filepath.Join(dir, f.Name))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, err
+		case bytes.Equal(data, f.Content):
+			continue
+		}
+		changed = append(changed, f.Name)
+	}
+	stale, err := staleGenerated(dir, written)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	changed = append(changed, stale...)
+	slices.Sort(changed)
+	return changed, nil
 }
 
 // staleGenerated lists, sorted, the regular .go files of dir that are not

@@ -76,6 +76,8 @@ the tool reports isError: true (its text goes to stderr).`,
 	fl.BoolVar(&f.list, "list", false, "list the server's tools instead of calling one (no TOOL)")
 	fl.BoolVar(&f.raw, "raw", false, "print the server's text as sent: control and bidirectional characters unescaped")
 	addServerFlags(cmd, &f.server) // --header, --bearer-env, --env, --protocol-version, --timeout, -v
+	// The call runs under the same deadline as connecting (see doCall).
+	fl.Lookup("timeout").Usage = "give up connecting, listing tools and calling the tool after this `DURATION` in all (0: never)"
 	return cmd
 }
 

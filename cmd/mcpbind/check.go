@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,7 +20,7 @@ func newCheckCmd(c *cli) *cobra.Command {
 	var f exportFlags
 	var rf reportFlags
 	cmd := &cobra.Command{
-		Use:   "check BUNDLE [flags] (-- COMMAND [ARG...] | URL)",
+		Use:   "check BUNDLE [flags] (-- COMMAND [ARG...] | URL | --config FILE)",
 		Short: "Compare a bundle with what the live server lists now",
 		Long: `Check connects to a live MCP server exactly as "mcpbind export" does (a stdio
 command after --, or the URL of a streamable HTTP endpoint; the same server
@@ -31,15 +32,25 @@ The server is picked in the bundle by --id; without it, the bundle's only
 server, or, in a bundle of several, the one whose id or serverInfo name
 matches the live server's name.
 
+With --config FILE (a servers config, as "mcpbind export --config" reads it)
+every server of the config, or the one named by --id, is started and listed
+concurrently, and the bundle is compared with what "export --config" would
+write now, in one report with a section per server: a server of the config
+that the bundle lacks is reported added, a server of the bundle that the
+config lacks removed (breaking). A server that fails is left out of the
+report, which still covers the others, and the command exits 3.
+
 ` + reportHelp + `, 3 when the server cannot be started or reached, fails, or
 answers something unusable.`,
 		Example: `  mcpbind check sqlite-explorer.json -- ./sqlite-explorer --dir data
-  mcpbind check --id remote --bearer-env MCP_TOKEN servers.json https://example.com/mcp`,
+  mcpbind check --id remote --bearer-env MCP_TOKEN servers.json https://example.com/mcp
+  mcpbind check --config servers.yaml --format markdown servers.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.runCheck(cmd.Context(), &f, &rf, args, cmd.ArgsLenAtDash())
 		},
 	}
-	cmd.Flags().StringVar(&f.id, "id", "", "the server `ID` in the bundle to check (default: its only server, or the one matching the live server's name)")
+	cmd.Flags().StringVar(&f.id, "id", "", "the server `ID` in the bundle to check (default: its only server, or the one matching the live server's name; with --config, the one of the config)")
+	cmd.Flags().StringVar(&f.config, "config", "", "check every server of the servers config `FILE` (YAML, as export --config reads it) against the bundle")
 	addServerFlags(cmd, &f)
 	addReportFlags(cmd, &rf)
 	return cmd
@@ -49,6 +60,9 @@ answers something unusable.`,
 func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, args []string, dash int) error {
 	if err := rf.check(); err != nil {
 		return err
+	}
+	if f.config != "" {
+		return c.runCheckConfig(ctx, f, rf, args, dash)
 	}
 	if len(args) == 0 || dash == 0 {
 		return usageErrorf("missing the BUNDLE to check: mcpbind check BUNDLE (-- COMMAND [ARG...] | URL)")
@@ -60,6 +74,9 @@ func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, arg
 	target, opts, secrets, err := c.exportTarget(f, args[1:], dash)
 	if err != nil {
 		return err
+	}
+	if u, ok := export.UnpinnedPackage(args[1+max(dash, 0):]); ok && dash >= 0 {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: %s\n", u.Warning())
 	}
 	b, err := c.loadBundle(path)
 	if err != nil {
@@ -94,13 +111,76 @@ func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, arg
 		srv.ID = want.ID
 	}
 
-	if was, is := serverName(want), serverName(srv); was != is {
-		fmt.Fprintf(c.stderr, "mcpbind: warning: the live server is named %q, but server %q of %s was exported from %q: is this the right server? The changes below compare two different servers.\n",
-			is, want.ID, path, was)
-	}
+	c.warnOtherServer(c.stderr, path, want, srv)
 	r := diff.Compare(&bundle.Bundle{Servers: []bundle.Server{*want}}, &bundle.Bundle{Servers: []bundle.Server{*srv}})
 	r.Old, r.New = path, "live "+target.String()
 	return export.RedactError(c.finishReport(&r, rf), secrets)
+}
+
+// warnOtherServer warns when the live server srv has another serverInfo
+// name than the bundle's entry want was exported from.
+func (c *cli) warnOtherServer(w io.Writer, path string, want, srv *bundle.Server) {
+	if was, is := serverName(want), serverName(srv); was != is {
+		fmt.Fprintf(w, "mcpbind: warning: the live server is named %q, but server %q of %s was exported from %q: is this the right server? The changes below compare two different servers.\n",
+			is, want.ID, path, was)
+	}
+}
+
+// runCheckConfig carries out `mcpbind check --config FILE BUNDLE`: every
+// server of the servers config (or the one named by --id) is exported
+// live, concurrently, as export --config does, and the bundle is compared
+// with what export --config would write now, as diff compares two bundles:
+// a server of the config that the bundle lacks is reported added, a server
+// of the bundle that the config lacks removed (breaking). With --id only
+// that server is compared. A server that fails is left out of the report
+// and makes the command exit 3 after the report of the others.
+func (c *cli) runCheckConfig(ctx context.Context, f *exportFlags, rf *reportFlags, args []string, dash int) error {
+	if len(args) != 1 || dash >= 0 {
+		return usageErrorf("check --config FILE takes the BUNDLE alone: the config names the servers and how to start them")
+	}
+	if err := checkConfigFlags(f); err != nil {
+		return err
+	}
+	path := args[0]
+	b, err := c.loadBundle(path)
+	if err != nil {
+		return err
+	}
+	run, err := c.exportConfigured(ctx, f)
+	if err != nil {
+		return err
+	}
+	outcomes, stderr := run.outcomes, run.stderr
+	old, cur := &bundle.Bundle{}, &bundle.Bundle{}
+	configured := map[string]bool{}
+	var failed []string
+	for _, o := range outcomes {
+		configured[o.Target.ID] = true
+		if o.Err != nil {
+			failed = append(failed, o.Target.ID)
+			fmt.Fprintf(stderr, "mcpbind: [%s] failed: %v\n", o.Target.ID, o.Err)
+			continue
+		}
+		cur.Servers = append(cur.Servers, *o.Server)
+		if want := findServer(b, o.Target.ID); want != nil {
+			c.warnOtherServer(stderr, path, want, o.Server)
+			old.Servers = append(old.Servers, *want)
+		} else {
+			fmt.Fprintf(stderr, "mcpbind: [%s] is in %s but not in %s: reported as added; export --config %s -o %s adds it\n", o.Target.ID, f.config, path, f.config, path)
+		}
+	}
+	for _, s := range b.Servers {
+		if f.id == "" && !configured[s.ID] {
+			fmt.Fprintf(stderr, "mcpbind: [%s] is in %s but not in %s: reported as removed\n", s.ID, path, f.config)
+			old.Servers = append(old.Servers, s)
+		}
+	}
+	r := diff.Compare(old, cur)
+	r.Old, r.New = path, "live servers of "+f.config
+	if err := c.finishReport(&r, rf); err != nil || len(failed) == 0 {
+		return export.RedactError(err, run.secrets)
+	}
+	return withExit(exitServer, fmt.Errorf("%d of %d servers failed (%s): they are not checked", len(failed), len(outcomes), strings.Join(failed, ", ")))
 }
 
 // findServer returns the bundle's server with id, or nil.

@@ -114,6 +114,9 @@ func (c *cli) runExport(ctx context.Context, f *exportFlags, args []string, dash
 	if err != nil {
 		return err
 	}
+	if u, ok := export.UnpinnedPackage(args[max(dash, 0):]); ok && dash >= 0 {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: %s\n", u.Warning())
+	}
 	err = c.doExport(ctx, f, target, opts)
 	return export.RedactError(err, secrets)
 }

@@ -24,15 +24,11 @@ import (
 // exported; nothing is written unless --partial is given, in which case the
 // servers that succeeded are written.
 func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string, dash int) error {
-	switch {
-	case len(args) > 0 || dash >= 0:
+	if len(args) > 0 || dash >= 0 {
 		return usageErrorf("--config names the servers; give no server command or URL with it")
-	case len(f.headers) > 0 || f.bearerEnv != "" || len(f.env) > 0:
-		return usageErrorf("--header, --bearer-env and --env do not apply with --config: set headers and env per server in %s", f.config)
-	case f.timeout < 0:
-		return usageErrorf("--timeout must not be negative")
-	case f.quiet && f.verbose:
-		return usageErrorf("--quiet and -v contradict each other; give one")
+	}
+	if err := checkConfigFlags(f); err != nil {
+		return err
 	}
 	output := f.output
 	if output == "-" {
@@ -45,69 +41,11 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 	if err != nil {
 		return err
 	}
-	cfg, err := export.LoadConfig(f.config)
+	run, err := c.exportConfigured(ctx, f)
 	if err != nil {
-		return withExit(exitInput, err)
+		return err
 	}
-	var ids []string
-	if f.id != "" {
-		ids = []string{f.id}
-	}
-	servers, err := cfg.Select(ids...)
-	if err != nil {
-		return withExit(exitInput, fmt.Errorf("--id: %w", err))
-	}
-
-	stderr := &syncWriter{w: c.stderr}
-	var targets []*export.Target
-	var problems []error
-	for i := range servers {
-		t, err := servers[i].Resolve(c.lookupEnv)
-		if err != nil {
-			problems = append(problems, err)
-			continue
-		}
-		if t.Timeout == 0 {
-			t.Timeout = f.timeout
-		}
-		if t.OAuth != nil {
-			o := authOptions{clientID: t.OAuth.ClientID, scopes: t.OAuth.Scopes, login: f.auth.login, noBrowser: f.auth.noBrowser}
-			opt, _, err := c.loginOption(&o, false)
-			if err != nil {
-				problems = append(problems, fmt.Errorf("server %q: %w", t.ID, err))
-				continue
-			}
-			t.Options = append(t.Options, opt)
-		}
-		t.Options = append(t.Options, waitForDiscover(), composition.WithMaxResponseBytes(f.maxResponseBytes))
-		if t.ProtocolVersion == "" && f.protocolVersion != "" {
-			t.ProtocolVersion = f.protocolVersion
-			t.Options = append(t.Options, composition.WithProtocolVersion(f.protocolVersion))
-		}
-		if f.verbose {
-			t.Options = append(t.Options, composition.WithStderr(&prefixWriter{w: stderr, prefix: "[" + t.ID + "] "}))
-		}
-		targets = append(targets, t)
-	}
-	if len(problems) > 0 {
-		return withExit(exitInput, errors.Join(problems...))
-	}
-
-	var secrets []string
-	for _, t := range targets {
-		secrets = append(secrets, t.Secrets...)
-	}
-	outcomes := export.ExportAll(ctx, targets, export.MultiOptions{
-		ProbeEras: f.probeEras,
-		Log: func(server string, warning bool, msg string) {
-			switch {
-			case warning:
-				fmt.Fprintf(stderr, "mcpbind: [%s] warning: %s\n", server, msg)
-			case !f.quiet:
-				fmt.Fprintf(stderr, "mcpbind: [%s] %s\n", server, msg)
-			}
-		},
-	})
+	outcomes, secrets, stderr := run.outcomes, run.secrets, run.stderr
 	var done []bundle.Server
 	var failed []string
 	for _, o := range outcomes {
@@ -162,6 +100,104 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 		return failure("wrote the others (--partial)")
 	}
 	return nil
+}
+
+// checkConfigFlags refuses the server flags that contradict --config (a
+// usage error).
+func checkConfigFlags(f *exportFlags) error {
+	switch {
+	case len(f.headers) > 0 || f.bearerEnv != "" || len(f.env) > 0:
+		return usageErrorf("--header, --bearer-env and --env do not apply with --config: set headers and env per server in %s", f.config)
+	case f.timeout < 0:
+		return usageErrorf("--timeout must not be negative")
+	case f.quiet && f.verbose:
+		return usageErrorf("--quiet and -v contradict each other; give one")
+	}
+	return nil
+}
+
+// configRun is what exportConfigured returns: the outcomes in the config's
+// order, the secrets the servers were given (to redact from later errors),
+// and the stderr writer the servers' goroutines share.
+type configRun struct {
+	outcomes []export.Outcome
+	secrets  []string
+	stderr   io.Writer
+}
+
+// exportConfigured exports every server of the servers config f.config (or
+// the one named by --id) concurrently, as export --config and check --config
+// do, logging progress (unless --quiet) and warnings (an unpinned package
+// among them) to stderr. An error (exit 2) means a server could not be
+// configured, and then none was started.
+func (c *cli) exportConfigured(ctx context.Context, f *exportFlags) (*configRun, error) {
+	stderr := &syncWriter{w: c.stderr}
+	cfg, err := export.LoadConfig(f.config)
+	if err != nil {
+		return nil, withExit(exitInput, err)
+	}
+	var ids []string
+	if f.id != "" {
+		ids = []string{f.id}
+	}
+	servers, err := cfg.Select(ids...)
+	if err != nil {
+		return nil, withExit(exitInput, fmt.Errorf("--id: %w", err))
+	}
+
+	var targets []*export.Target
+	var problems []error
+	for i := range servers {
+		if u, ok := export.UnpinnedPackage(servers[i].Command); ok {
+			fmt.Fprintf(stderr, "mcpbind: [%s] warning: %s\n", servers[i].ID, u.Warning())
+		}
+		t, err := servers[i].Resolve(c.lookupEnv)
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		if t.Timeout == 0 {
+			t.Timeout = f.timeout
+		}
+		if t.OAuth != nil {
+			o := authOptions{clientID: t.OAuth.ClientID, scopes: t.OAuth.Scopes, login: f.auth.login, noBrowser: f.auth.noBrowser}
+			opt, _, err := c.loginOption(&o, false)
+			if err != nil {
+				problems = append(problems, fmt.Errorf("server %q: %w", t.ID, err))
+				continue
+			}
+			t.Options = append(t.Options, opt)
+		}
+		t.Options = append(t.Options, waitForDiscover(), composition.WithMaxResponseBytes(f.maxResponseBytes))
+		if t.ProtocolVersion == "" && f.protocolVersion != "" {
+			t.ProtocolVersion = f.protocolVersion
+			t.Options = append(t.Options, composition.WithProtocolVersion(f.protocolVersion))
+		}
+		if f.verbose {
+			t.Options = append(t.Options, composition.WithStderr(&prefixWriter{w: stderr, prefix: "[" + t.ID + "] "}))
+		}
+		targets = append(targets, t)
+	}
+	if len(problems) > 0 {
+		return nil, withExit(exitInput, errors.Join(problems...))
+	}
+
+	var secrets []string
+	for _, t := range targets {
+		secrets = append(secrets, t.Secrets...)
+	}
+	outcomes := export.ExportAll(ctx, targets, export.MultiOptions{
+		ProbeEras: f.probeEras,
+		Log: func(server string, warning bool, msg string) {
+			switch {
+			case warning:
+				fmt.Fprintf(stderr, "mcpbind: [%s] warning: %s\n", server, msg)
+			case !f.quiet:
+				fmt.Fprintf(stderr, "mcpbind: [%s] %s\n", server, msg)
+			}
+		},
+	})
+	return &configRun{outcomes: outcomes, secrets: secrets, stderr: stderr}, nil
 }
 
 // appendBase reads the bundle that --append updates, before any server is
