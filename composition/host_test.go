@@ -153,20 +153,80 @@ func TestHTTPHostShutdown(t *testing.T) {
 	}
 }
 
-// TestRunStdioFinishesAtEOF sends a call and closes stdin at once: with
-// RunStdio the call in flight still runs to its end and is answered, then
-// the registry is closed.
-func TestRunStdioFinishesAtEOF(t *testing.T) {
+// TestHTTPHostShutdownBound ends the serving context while a call that
+// never finishes on its own is in flight: once ShutdownTimeout has passed
+// its connection is closed, the call fails at the client, and Serve
+// returns and closes the registry.
+func TestHTTPHostShutdownBound(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	reg := NewRegistry()
+	started := make(chan struct{}, 1)
+	host, err := ListenHTTP(slowServer(reg, started, nil), HostOptions{Registry: reg, ShutdownTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- host.Serve(serveCtx) }()
+	sess, err := Connect(ctx, HTTP(host.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	failed := make(chan error, 1)
+	go func() {
+		_, err := sess.CallTool(ctx, Tool{Name: "slow"}, map[string]any{})
+		failed <- err
+	}()
+	<-started
+	stop()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Serve did not return once ShutdownTimeout had passed")
+	}
+	if err := <-failed; err == nil {
+		t.Error("the call cut at shutdown succeeded")
+	}
+	if st := reg.Status(); st != nil && len(st) != 0 {
+		t.Errorf("registry after Serve: %+v", st)
+	}
+	if err := reg.Add("late", Stdio("true")); err == nil {
+		t.Error("the registry was not closed by Serve")
+	}
+}
+
+// TestRunStdioFinishesInFlight sends a call, then ends stdin or the
+// serving context while it is in flight: with RunStdio the call still runs
+// to its end (calling the downstream) and is answered, RunStdio returns nil
+// and the registry is closed.
+func TestRunStdioFinishesInFlight(t *testing.T) {
 	bin := buildPinServer(t)
+	for _, end := range []string{"end of stdin", "context ended"} {
+		t.Run(end, func(t *testing.T) { runStdioInFlight(t, bin, end == "end of stdin") })
+	}
+}
+
+// runStdioInFlight is a case of TestRunStdioFinishesInFlight: atEOF
+// closes stdin, else the serving context ends.
+func runStdioInFlight(t *testing.T, bin string, atEOF bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	reg := pinsRegistry(t, bin)
+	serveCtx, stop := context.WithCancel(ctx)
+	defer stop()
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	inR, inW := io.Pipe()
+	defer inW.Close()
 	outR, outW := io.Pipe()
 	ran := make(chan error, 1)
 	go func() {
-		ran <- RunStdio(ctx, slowServer(reg, started, release), inR, outW, HostOptions{Registry: reg})
+		ran <- RunStdio(serveCtx, slowServer(reg, started, release), inR, outW, HostOptions{Registry: reg})
 		outW.Close()
 	}()
 	lines := bufio.NewScanner(outR)
@@ -182,7 +242,11 @@ func TestRunStdioFinishesAtEOF(t *testing.T) {
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`)
 	<-started
-	inW.Close() // end of stdin with the call in flight
+	if atEOF {
+		inW.Close()
+	} else {
+		stop()
+	}
 	close(release)
 	if !lines.Scan() {
 		t.Fatalf("no answer to the call in flight at the end of stdin (%v)", lines.Err())
