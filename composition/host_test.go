@@ -109,14 +109,7 @@ func TestHTTPHostShutdown(t *testing.T) {
 	pid := childProcess(t, bin)
 
 	started, release := make(chan struct{}, 1), make(chan struct{})
-	host, err := ListenHTTP(slowServer(reg, started, release), HostOptions{Registry: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	serveCtx, stop := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- host.Serve(serveCtx) }()
-
+	host, stop, served := startHost(t, ctx, slowServer(reg, started, release), HostOptions{Registry: reg})
 	sess, err := Connect(ctx, HTTP(host.URL()))
 	if err != nil {
 		t.Fatal(err)
@@ -162,14 +155,7 @@ func TestHTTPHostShutdownBound(t *testing.T) {
 	defer cancel()
 	reg := NewRegistry()
 	started := make(chan struct{}, 1)
-	host, err := ListenHTTP(slowServer(reg, started, nil), HostOptions{Registry: reg, ShutdownTimeout: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	serveCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	served := make(chan error, 1)
-	go func() { served <- host.Serve(serveCtx) }()
+	host, stop, served := startHost(t, ctx, slowServer(reg, started, nil), HostOptions{Registry: reg, ShutdownTimeout: 50 * time.Millisecond})
 	sess, err := Connect(ctx, HTTP(host.URL()))
 	if err != nil {
 		t.Fatal(err)
@@ -295,18 +281,27 @@ func getJSON(t *testing.T, method, url string, header http.Header, out any) (*ht
 	return resp, string(body)
 }
 
-// serveHost serves s with opts until the test ends.
-func serveHost(t *testing.T, s *server.MCPServer, opts HostOptions) *HTTPHost {
+// startHost listens with opts and serves s until stop is called (or ctx
+// ends); served gets Serve's result. The test ends by calling stop.
+func startHost(t *testing.T, ctx context.Context, s *server.MCPServer, opts HostOptions) (host *HTTPHost, stop context.CancelFunc, served <-chan error) {
 	t.Helper()
 	host, err := ListenHTTP(s, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- host.Serve(ctx) }()
+	serveCtx, stop := context.WithCancel(ctx)
+	t.Cleanup(stop)
+	done := make(chan error, 1)
+	go func() { done <- host.Serve(serveCtx) }()
+	return host, stop, done
+}
+
+// serveHost serves s with opts until the test ends.
+func serveHost(t *testing.T, s *server.MCPServer, opts HostOptions) *HTTPHost {
+	t.Helper()
+	host, stop, served := startHost(t, context.Background(), s, opts)
 	t.Cleanup(func() {
-		cancel()
+		stop()
 		if err := <-served; err != nil {
 			t.Errorf("Serve: %v", err)
 		}
