@@ -71,6 +71,12 @@ type HostOptions struct {
 	// origins: http://127.0.0.1:PORT, http://localhost:PORT and
 	// http://[::1]:PORT.
 	AllowedOrigins []string
+	// Streamable are options of mcp-go's streamable HTTP transport
+	// (server.NewStreamableHTTPServer), e.g. server.WithStateLess or
+	// server.WithHTTPContextFunc (HTTP only). Not
+	// server.WithEventStore (see [StreamableHTTPHandler]) nor
+	// server.WithStreamableHTTPServer: ListenHTTP runs the http.Server.
+	Streamable []server.StreamableHTTPOption
 	// Auth, when set, requires a bearer token on the MCP endpoint and
 	// serves its protected-resource metadata (HTTP only). Required on a
 	// non-loopback address.
@@ -245,7 +251,7 @@ func ListenHTTP(s *server.MCPServer, opts HostOptions) (*HTTPHost, error) {
 	if path == "" {
 		path = "/mcp"
 	}
-	h := &HTTPHost{ln: ln, streamable: server.NewStreamableHTTPServer(s), url: endpointURL(ln.Addr(), path), opts: opts}
+	h := &HTTPHost{ln: ln, streamable: server.NewStreamableHTTPServer(s, opts.Streamable...), url: endpointURL(ln.Addr(), path), opts: opts}
 	origins := opts.AllowedOrigins
 	if len(origins) == 0 {
 		origins = loopbackOrigins(ln.Addr())

@@ -480,3 +480,31 @@ func TestHTTPHostBearer(t *testing.T) {
 		t.Errorf("connecting with a bad token: %v", err)
 	}
 }
+
+// tenantKey carries a request header in a tool handler's context.
+type tenantKey struct{}
+
+// TestHTTPHostStreamableOptions passes mcp-go's WithHTTPContextFunc through
+// HostOptions.Streamable: the tool handler sees what it put in the context.
+func TestHTTPHostStreamableOptions(t *testing.T) {
+	s := server.NewMCPServer("tenant", "1.0.0")
+	s.AddTool(mcp.NewTool("tenant"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		tenant, _ := ctx.Value(tenantKey{}).(string)
+		return mcp.NewToolResultText(tenant), nil
+	})
+	host := serveHost(t, s, HostOptions{Streamable: []server.StreamableHTTPOption{
+		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+			return context.WithValue(ctx, tenantKey{}, r.Header.Get("X-Tenant"))
+		}),
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sess, err := Connect(ctx, HTTP(host.URL()), WithHeader("X-Tenant", "t1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if r, err := sess.CallTool(ctx, Tool{Name: "tenant"}, map[string]any{}); err != nil || len(r.Content) != 1 || r.Content[0].Text != "t1" {
+		t.Fatalf("tenant: %+v %v", r, err)
+	}
+}
