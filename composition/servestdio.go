@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -101,6 +102,14 @@ const (
 // the client's answer or for its context. Use signal.NotifyContext for
 // ctx to stop on SIGTERM, as server.ServeStdio does.
 func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer) error {
+	return serveStdio(ctx, s, in, out, 0)
+}
+
+// serveStdio is ServeStdio. With grace > 0, the requests in flight when in
+// ends or ctx ends keep running, their context not cancelled, for up to
+// grace (then it is cancelled), and the answers are written within another
+// grace; with grace 0 they are cancelled at once.
+func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, grace time.Duration) error {
 	q := mcpconn.NewWriteQueue(out)
 	defer q.Close()
 	ss := &stdioServer{srv: s, out: q, calls: make(chan struct{}, stdioToolCalls), requests: make(chan struct{}, stdioRequests)}
@@ -116,10 +125,14 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	}
 	defer s.UnregisterSession(ctx, sess.id)
 	outer := ctx
-	ctx, cancel := context.WithCancel(s.WithContext(ctx, sess))
+	base := ctx
+	if grace > 0 {
+		base = context.WithoutCancel(ctx) // in-flight calls outlive outer by up to grace
+	}
+	ctx, cancel := context.WithCancel(s.WithContext(base, sess))
 	defer cancel()
 
-	var wg sync.WaitGroup
+	var wg, requests sync.WaitGroup
 	wg.Go(func() {
 		for {
 			select {
@@ -154,27 +167,48 @@ loop:
 	for {
 		select {
 		case line := <-lines:
-			ss.handle(ctx, line, &wg)
+			ss.handle(ctx, line, &requests)
 		case rerr := <-readErr:
 			if !errors.Is(rerr, io.EOF) {
 				err = fmt.Errorf("composition: reading stdin: %w", rerr)
 			}
 			break loop
-		case <-ctx.Done():
-			err = ctx.Err()
+		case <-outer.Done():
+			err = outer.Err()
 			break loop
 		}
 	}
+	drainCtx := outer
+	if grace > 0 {
+		waitGrace(&requests, grace)
+		var stop context.CancelFunc
+		drainCtx, stop = context.WithTimeout(base, grace)
+		defer stop()
+	}
 	cancel()
+	requests.Wait()
 	wg.Wait()
-	if err == nil {
+	if err == nil || grace > 0 {
 		// The answers are queued: wait for them to be written (a client
-		// that does not read them holds this until outer ends).
-		if derr := q.Drain(outer); derr != nil {
+		// that does not read them holds this until outer ends, or for
+		// grace).
+		if derr := q.Drain(drainCtx); derr != nil && err == nil {
 			err = fmt.Errorf("composition: writing stdout: %w", derr)
 		}
 	}
 	return err
+}
+
+// waitGrace waits for wg, at most for d.
+func waitGrace(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }
 
 // stdioServer is one ServeStdio.

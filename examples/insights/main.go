@@ -42,8 +42,12 @@
 //	listening on http://HOST:PORT/mcp
 //
 // The server stops on SIGINT or SIGTERM, and in stdio mode also when stdin
-// is closed; it closes the registry (and so stops the downstream processes)
-// on the way out.
+// is closed, through composition.RunStdio / ListenHTTP: calls in flight get
+// up to 10 s to finish, then it closes the registry (and so stops the
+// downstream processes). Over HTTP it also serves /healthz and /readyz (not
+// ready while a downstream has failed or has blocked tools), answers a
+// browser Origin other than the listener's loopback ones with 403, and
+// refuses a non-loopback ADDR (it has no authentication).
 //
 // The downstream packages and the bundle they come from are checked in and
 // refreshed by go generate (npm ci --prefix testservers first):
@@ -59,7 +63,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -69,7 +72,6 @@ import (
 	"github.com/mcpbind/mcpbind/examples/insights/insights"
 	"github.com/mcpbind/mcpbind/examples/insights/memory"
 	"github.com/mcpbind/mcpbind/examples/insights/sqliteexplorer"
-	"github.com/mcpbind/mcpbind/examples/internal/serve"
 )
 
 // MemoryFileVar is the environment variable that names the server-memory
@@ -151,12 +153,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	if *addr == "" {
 		fmt.Fprintf(stderr, "serving %s over stdio\n", insights.Name)
-		return serve.Stdio(ctx, mcpServer, stdin, stdout)
+		return composition.RunStdio(ctx, mcpServer, stdin, stdout, composition.HostOptions{Registry: reg})
 	}
-	ln, err := net.Listen("tcp", *addr)
+	host, err := composition.ListenHTTP(mcpServer, composition.HostOptions{Addr: *addr, Registry: reg})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "listening on %s\n", serve.EndpointURL(ln.Addr()))
-	return serve.HTTP(ctx, mcpServer, ln)
+	fmt.Fprintf(stderr, "listening on %s\n", host.URL())
+	return host.Serve(ctx)
 }

@@ -31,7 +31,10 @@
 // (server/discover).
 //
 // The server stops on SIGINT or SIGTERM, and in stdio mode also when stdin
-// is closed.
+// is closed, letting calls in flight finish for up to 10 s
+// (composition.RunStdio / ListenHTTP). Over HTTP it refuses a non-loopback
+// ADDR (it has no authentication) and a browser Origin other than the
+// listener's loopback ones (403), and serves /healthz and /readyz.
 package main
 
 import (
@@ -40,12 +43,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/mcpbind/mcpbind/examples/internal/serve"
+	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 )
 
@@ -96,13 +98,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	if *addr == "" {
 		fmt.Fprintf(stderr, "serving %s over stdio (database %s)\n", explorer.Name, store.Path())
-		return serve.Stdio(ctx, mcpServer, stdin, stdout)
+		return composition.RunStdio(ctx, mcpServer, stdin, stdout, composition.HostOptions{})
 	}
-	ln, err := net.Listen("tcp", *addr)
+	host, err := composition.ListenHTTP(mcpServer, composition.HostOptions{Addr: *addr})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "listening on %s\n", serve.EndpointURL(ln.Addr()))
+	fmt.Fprintf(stderr, "listening on %s\n", host.URL())
 	fmt.Fprintf(stderr, "database %s\n", store.Path())
-	return serve.HTTP(ctx, mcpServer, ln)
+	return host.Serve(ctx)
 }

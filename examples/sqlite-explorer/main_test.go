@@ -1,8 +1,13 @@
 package main_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -126,6 +131,63 @@ func TestHTTPServesBothErasAtOnce(t *testing.T) {
 			s.callOK(t, "count_rows", map[string]any{"table": "authors"}, s.wrapped(`10`))
 			s.callOK(t, "find_row", map[string]any{"table": "authors", "id": 0}, s.wrapped(`null`))
 		}
+	}
+}
+
+// Served over HTTP, the example has health endpoints and refuses what the
+// MCP transport's security warning asks to refuse: a foreign browser
+// Origin (403), and a non-loopback address (it has no authentication).
+func TestHTTPSafeDefaults(t *testing.T) {
+	url := testenv.SQLiteExplorerHTTP(t)
+	base := strings.TrimSuffix(url, "/mcp")
+	get := func(u, origin string) (int, string) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, u, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get(base+"/healthz", ""); code != http.StatusOK {
+		t.Errorf("/healthz: %d %s", code, body)
+	}
+	if code, body := get(base+"/readyz", ""); code != http.StatusOK || !strings.Contains(body, `"ready":true`) {
+		t.Errorf("/readyz: %d %s", code, body)
+	}
+	if code, body := get(url, "http://evil.example"); code != http.StatusForbidden {
+		t.Errorf("a foreign Origin: %d %s", code, body)
+	}
+
+	// On 0.0.0.0 it must exit 1 saying why, not announce a listener.
+	cmd := exec.CommandContext(t.Context(), testenv.Build(t, "./examples/sqlite-explorer"), "--dir", t.TempDir(), "--http", "0.0.0.0:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var said strings.Builder
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		said.WriteString(lines.Text() + "\n")
+		if strings.HasPrefix(lines.Text(), "listening on ") {
+			cmd.Process.Kill()
+			t.Errorf("--http 0.0.0.0:0 serves without authentication: %s", lines.Text())
+			break
+		}
+	}
+	err = cmd.Wait()
+	if exit := (*exec.ExitError)(nil); !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(said.String(), "without authentication") {
+		t.Errorf("--http 0.0.0.0:0: %v\n%s", err, said.String())
 	}
 }
 
