@@ -266,6 +266,43 @@ func TestOwnToolsBesideRegister(t *testing.T) {
 	}
 }
 
+// TestServeRefusesATakenName: a second Serve (or generated Register) of a
+// tool name the server already has fails naming it and adds nothing, and
+// so does one name given twice in one call: mcp-go would replace the first
+// tool silently while the first Serve's era filter still listed its
+// outputSchema.
+func TestServeRefusesATakenName(t *testing.T) {
+	ctx := context.Background()
+	store, err := explorer.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var calls atomic.Int64
+	srv := server.NewMCPServer("twice", "1", server.WithToolCapabilities(false))
+	if err := sqliteexplorer.Register(srv, sqlitestub.Handler{Store: store}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(srv.ListTools())
+	listTables := composition.NewTool[struct{}, []string]("list_tables", "Another list_tables.")
+	own := append(owntools.Served(&calls), listTables.Serve(func(context.Context, struct{}) ([]string, error) { return nil, nil }))
+	err = composition.Serve(srv, own)
+	if err == nil || !strings.Contains(err.Error(), `serving tool "list_tables": the server already has a tool of that name`) {
+		t.Errorf("Serve of a name Register added: %v", err)
+	}
+	if err := sqliteexplorer.Register(srv, sqlitestub.Handler{Store: store}); err == nil {
+		t.Error("a second Register of the same tools succeeded")
+	}
+	if got := len(srv.ListTools()); got != before {
+		t.Errorf("%d tools after the refused calls, want %d", got, before)
+	}
+	names := owntools.Served(&calls)
+	err = composition.Serve(server.NewMCPServer("dup", "1"), append(names, names[0]))
+	if err == nil || !strings.Contains(err.Error(), "the server already has a tool of that name") {
+		t.Errorf("Serve of one name twice: %v", err)
+	}
+}
+
 // TestOwnToolBadDeclaration: a type jsonschema-go cannot describe, or an
 // argument type that is not an object, makes Serve fail naming the tool
 // (nothing is added), and Call return the same error; no panic.

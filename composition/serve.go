@@ -150,7 +150,8 @@ func WithServerResultValidation() ServerOption {
 //
 // The era rewrite of tools/list is a server.ToolFilterFunc added to s; it
 // touches only the tools passed here. Serve fails, adding nothing, when a
-// tool object or a legacy outputSchema is not valid; it
+// tool object or a legacy outputSchema is not valid, or a tool's name is
+// already served by s (or named twice in tools); it
 // reports mcp-go's refusal of a tool (a name taken by a task tool, bad
 // x-mcp-header annotations) as an error instead of a panic.
 func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) (err error) {
@@ -172,6 +173,9 @@ func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) (err e
 		if err != nil {
 			return err
 		}
+		if err := checkNewName(s, l.tool.Name, entries); err != nil {
+			return err
+		}
 		if l.legacySchema != nil {
 			legacy[st.tool.Name] = l.legacySchema
 		}
@@ -189,6 +193,21 @@ func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) (err e
 	s.AddTools(entries...)
 	if len(legacy) > 0 {
 		server.WithToolFilter(legacyListing(legacy))(s)
+	}
+	return nil
+}
+
+// checkNewName refuses a tool name that s already serves, or that an
+// earlier entry of the same Serve call has: mcp-go's AddTools would replace
+// the first tool silently, while the first Serve's era filter would still
+// list that name with its own legacy outputSchema.
+func checkNewName(s *server.MCPServer, name string, entries []server.ServerTool) error {
+	taken := s.GetTool(name) != nil
+	for _, e := range entries {
+		taken = taken || e.Tool.Name == name
+	}
+	if taken {
+		return fmt.Errorf("composition: serving tool %q: the server already has a tool of that name (served twice, by two Serve, Register or Forward calls or twice in one)", name)
 	}
 	return nil
 }
