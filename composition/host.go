@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpbind/mcpbind/internal/loopback"
 )
 
 // Hosting a composing server: stdio or streamable HTTP with graceful
@@ -238,7 +240,7 @@ func ListenHTTP(s *server.MCPServer, opts HostOptions) (*HTTPHost, error) {
 	if opts.Auth != nil && opts.Auth.Verify == nil {
 		return nil, errors.New("composition: serving HTTP: BearerAuth has no Verify")
 	}
-	if !loopbackAddr(addr) && opts.Auth == nil {
+	if !loopback.Addr(addr) && opts.Auth == nil {
 		return nil, fmt.Errorf("composition: refusing to serve HTTP on %s without authentication: it is not a loopback address "+
 			"(the MCP specification asks servers to bind to localhost or authenticate); set HostOptions.Auth or listen on 127.0.0.1",
 			strconv.Quote(addr))
@@ -408,20 +410,6 @@ func bearerAuth(verify func(context.Context, string) (context.Context, error), m
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
-}
-
-// loopbackAddr reports whether addr's host is a loopback IP or
-// "localhost".
-func loopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // loopbackOrigins are the origins a browser on this machine uses for the

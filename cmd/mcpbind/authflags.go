@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/internal/loopback"
 )
 
 // authOptions are the OAuth flags of the commands that reach an HTTP server:
@@ -123,7 +123,7 @@ func (o *authOptions) clientCredentials(lookupEnv func(string) (string, bool)) (
 		switch {
 		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
 			return nil, usageErrorf("--oauth-token-url: %q is not an http or https URL", o.tokenURL)
-		case u.Scheme == "http" && !isLoopbackHostname(u.Hostname()):
+		case u.Scheme == "http" && !loopback.Host(u.Hostname()):
 			return nil, usageErrorf("--oauth-token-url: %s must be an https URL: the client secret is sent to it (plain http is accepted only on loopback addresses)", o.tokenURL)
 		}
 	}
@@ -186,14 +186,4 @@ func validScopeToken(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// isLoopbackHostname reports whether host is localhost or a loopback
-// address.
-func isLoopbackHostname(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
+	"github.com/mcpbind/mcpbind/internal/loopback"
 	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
@@ -547,18 +547,10 @@ func checkAuthURL(what, raw string) error {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return fmt.Errorf("the %s %q is not an http or https URL", what, redactURL(raw))
 	}
-	if u.Scheme == "http" && !isLoopbackHost(u.Hostname()) {
+	if u.Scheme == "http" && !loopback.Host(u.Hostname()) {
 		return fmt.Errorf("the %s %s must be an https URL (plain http is accepted only on loopback addresses)", what, redactURL(raw))
 	}
 	return nil
-}
-
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // canonicalResource is the MCP server's URL as an RFC 8707 resource: lower
