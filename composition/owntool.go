@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpbind/mcpbind/internal/rawjson"
 )
 
 // Own tools: the tools a composing server declares itself, with Go types,
@@ -151,7 +153,7 @@ func NewTool[In, Out any](name, description string, opts ...ToolOption) *OwnTool
 		t.err = fmt.Errorf("composition: declaring tool %q: %s", name, fmt.Sprintf(format, args...))
 		return t
 	}
-	if obj.Meta != nil && !isJSONObject(obj.Meta) {
+	if obj.Meta != nil && (!json.Valid(obj.Meta) || rawjson.Kind(obj.Meta) != '{') {
 		return fail("its _meta is not a JSON object")
 	}
 	in, err := InferSchema(reflect.TypeFor[In]())
@@ -300,12 +302,6 @@ func nonNullSlices(s *jsonschema.Schema) {
 	for _, p := range s.Properties {
 		nonNullSlices(p)
 	}
-}
-
-// isJSONObject reports whether raw is a JSON object.
-func isJSONObject(raw json.RawMessage) bool {
-	var m map[string]json.RawMessage
-	return json.Unmarshal(raw, &m) == nil && m != nil
 }
 
 // copyOnce sets *out to a copy of rv (an array or a struct) unless it
