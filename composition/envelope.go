@@ -40,6 +40,14 @@ func Unwrap(version string, o Output, raw json.RawMessage) (json.RawMessage, boo
 	return inner, true
 }
 
+// wrapResult returns {"result": v}: the envelope a server sends a result
+// in toward a client before 2026-07-28 when the tool's natural output
+// schema root is not a plain object, or in every era when it always wraps
+// (SEP-2106). [Unwrap] takes it off.
+func wrapResult(v json.RawMessage) json.RawMessage {
+	return append(append(append(make(json.RawMessage, 0, len(v)+len(`{"result":}`)), `{"result":`...), v...), '}')
+}
+
 // onlyResult returns v when raw is a JSON object with exactly one member,
 // named "result", whose value is v.
 func onlyResult(raw json.RawMessage) (json.RawMessage, bool) {

@@ -157,7 +157,7 @@ func reEnvelope(res *Result, o Output, l listing, clientLegacy bool) *Result {
 		}
 	case !downstreamLegacy && clientLegacy:
 		out := *res
-		out.StructuredContent = append(append([]byte(`{"result":`), res.StructuredContent...), '}')
+		out.StructuredContent = wrapResult(res.StructuredContent)
 		return &out
 	}
 	return res

@@ -272,7 +272,7 @@ func (st ServedTool) handler(cfg serveConfig, l listing) server.ToolHandlerFunc 
 			return mcp.NewToolResultError(fmt.Sprintf("tool %q: %v", st.tool.Name, err)), nil
 		}
 		if l.alwaysWraps || (l.legacySchema != nil && legacyRequest(ctx)) {
-			value = append(append([]byte(`{"result":`), value...), '}')
+			value = wrapResult(value)
 		}
 		return &mcp.CallToolResult{
 			Content:              []mcp.Content{mcp.NewTextContent(string(value))},
