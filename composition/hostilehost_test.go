@@ -161,3 +161,68 @@ func TestHostileHTTPMeasured(t *testing.T) {
 		_ = c.Close()
 	}
 }
+
+// TestHostileBearerFlood sends 2,000 requests with a bad bearer token and
+// 2,000 with a token of 64 KB to a ListenHTTP endpoint with BearerAuth, and
+// logs their cost; asserted: every one is answered 401, and once serving
+// ends the goroutines are back where they were (nothing retained).
+func TestHostileBearerFlood(t *testing.T) {
+	srv := server.NewMCPServer("own", "1", server.WithToolCapabilities(false))
+	if err := composition.Serve(srv, []composition.ServedTool{
+		anyTool.Serve(func(context.Context, anyArgs) (int, error) { return 1, nil }),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	g0 := runtime.NumGoroutine()
+	host, err := composition.ListenHTTP(srv, composition.HostOptions{Auth: &composition.BearerAuth{
+		Verify: func(ctx context.Context, token string) (context.Context, error) {
+			return nil, fmt.Errorf("unknown token")
+		},
+		Metadata: server.ProtectedResourceMetadataConfig{AuthorizationServers: []string{"https://auth.example"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- host.Serve(ctx) }()
+	client := &http.Client{}
+	for _, token := range []string{"bad-token", strings.Repeat("x", 64<<10)} {
+		const flood = 2000
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		start := time.Now()
+		for range flood {
+			req, err := http.NewRequest(http.MethodPost, host.URL(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("token of %d B: HTTP %d", len(token), resp.StatusCode)
+			}
+		}
+		took := time.Since(start)
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		t.Logf("%d requests with a bad token of %d B: %v (%v each), allocated %d KB (%d B each, client included), heap in use after GC %+d KB",
+			flood, len(token), took.Round(time.Millisecond), (took / flood).Round(time.Microsecond),
+			(m1.TotalAlloc-m0.TotalAlloc)>>10, (m1.TotalAlloc-m0.TotalAlloc)/flood, (int64(m1.HeapInuse)-int64(m0.HeapInuse))>>10)
+	}
+	stop()
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	client.CloseIdleConnections()
+	if g := settleGoroutines(g0); g > g0 {
+		t.Errorf("%d goroutines after Serve returned, %d before serving", g, g0)
+	}
+}
