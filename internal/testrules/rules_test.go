@@ -28,6 +28,8 @@ func allowed() map[string]string {
 		"composition/registry_example_test.go: time.Since": "the example of WithInterceptor shows a timing interceptor, which logs the duration",
 		"internal/testenv/wait.go: time.Sleep":             "testenv.Poll, the one poll for states nothing notifies of (thread stop state, pipe fill, fd and goroutine counts), with a hang bound",
 		"composition/flood_bench_test.go: time.Since":      "BenchmarkPinnedCallFlood reports CPU per wall second as a metric; asserts nothing",
+		"composition/hostileargs_test.go: time.Since":      "TestHostileArgsMeasured logs each hostile call's duration beside its memory figures; asserts no duration",
+		"composition/hostilehost_test.go: time.Since":      "the ListenHTTP measurements log flood and shutdown durations beside memory and goroutine figures; assert no duration",
 	}
 }
 
