@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
@@ -72,4 +75,39 @@ func TestStalledStdin(t *testing.T) {
 		t.Errorf("Err() = %v, want a *StallError", s.Err())
 	}
 	testenv.WaitExit(t, pid, time.Minute)
+}
+
+// TestStallCauseSurvivesTheKill: when giving up on a stalled stdin ends
+// the server before the writer records why (the kill wins the race: the
+// server's stdout ends and the reader fails with io.EOF first, as on a
+// loaded machine), the request in flight still fails with the
+// *StallError, not with a closed transport.
+func TestStallCauseSurvivesTheKill(t *testing.T) {
+	stdinR, stdinW, err := os.Pipe() // nobody reads stdinR: writes stall
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdinR.Close()
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := newStdioTransport(stdoutR, stdinW, 50*time.Millisecond)
+	defer tr.Close()
+	tr.lost = func(error) {
+		_ = stdoutW.Close() // the server is gone
+		<-tr.done           // and the reader has seen it
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := tr.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(int64(1)), Method: "tools/call",
+		Params: map[string]string{"pad": strings.Repeat("p", 1<<20)}}
+	_, err = tr.SendRequest(ctx, req)
+	var se *StallError
+	if !errors.As(err, &se) {
+		t.Fatalf("err = %v, want a *StallError", err)
+	}
 }

@@ -144,6 +144,11 @@ func newStdioTransport(out io.Reader, in *os.File, stall time.Duration) *stdioTr
 	t.w = newStdinWriter(in, stall, func(err error) {
 		var se *StallError
 		if errors.As(err, &se) {
+			// The stall is the cause before giving up ends the process:
+			// its stdout then ends, and the reader's fail(io.EOF) may run
+			// before the fail below; the requests in flight must report
+			// the stall, not a closed transport.
+			t.setCause(err)
 			t.giveUp(err)
 		}
 		t.fail(err)
@@ -172,16 +177,31 @@ func (t *stdioTransport) giveUp(err error) {
 	})
 }
 
-// fail stops the transport with err (the first one counts): requests in
-// flight and later ones fail with a *closedError.
+// fail stops the transport with err (the first cause recorded counts,
+// by setCause or fail): requests in flight and later ones fail with a
+// *closedError.
 func (t *stdioTransport) fail(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.err != nil {
-		return
+	if t.err == nil {
+		t.err = &closedError{cause: err}
 	}
-	t.err = &closedError{cause: err}
-	close(t.done)
+	select {
+	case <-t.done:
+	default:
+		close(t.done)
+	}
+}
+
+// setCause records err as why the transport stops, unless a cause is
+// already recorded, without waking the requests in flight yet (fail
+// does): later requests are refused at once.
+func (t *stdioTransport) setCause(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err == nil {
+		t.err = &closedError{cause: err}
+	}
 }
 
 // stopped returns why the transport stopped.
