@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
 // TestHostileHTTPMeasured serves own tools with ListenHTTP (stateless) and
@@ -153,10 +154,7 @@ func TestHostileHTTPMeasured(t *testing.T) {
 		clients, gBusy, g0, time.Since(start).Round(time.Millisecond))
 	// Before the clients that stopped reading close their end: what
 	// served them must be gone already.
-	if g := settleGoroutines(g0); g > g0 {
-		buf := make([]byte, 1<<16)
-		t.Errorf("%d goroutines after Serve returned, %d before serving:\n%s", g, g0, buf[:runtime.Stack(buf, true)])
-	}
+	testenv.Goroutines(t, settleBound, g0)
 	for _, c := range conns {
 		_ = c.Close()
 	}
@@ -222,7 +220,5 @@ func TestHostileBearerFlood(t *testing.T) {
 		t.Errorf("Serve: %v", err)
 	}
 	client.CloseIdleConnections()
-	if g := settleGoroutines(g0); g > g0 {
-		t.Errorf("%d goroutines after Serve returned, %d before serving", g, g0)
-	}
+	testenv.Goroutines(t, settleBound, g0)
 }

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -18,6 +19,30 @@ func Poll(t testing.TB, bound time.Duration, what string, cond func() bool) {
 	for wait := time.Millisecond; !cond(); wait = min(2*wait, 50*time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("still waiting after %v: %s", bound, what)
+		}
+		time.Sleep(wait)
+	}
+}
+
+// Goroutines waits, polling as Poll does, until at most n goroutines run
+// (n is a baseline taken with runtime.NumGoroutine before the work), and
+// returns how many run then. Once bound has passed it fails the test with
+// every goroutine's stack and returns the count it saw. Goroutines that
+// are merely finishing (a net/http connection closing after its handler
+// returned, a reader seeing EOF) get the whole bound, not a number of
+// scheduler yields, so a loaded machine does not report them as leaks.
+func Goroutines(t testing.TB, bound time.Duration, n int) int {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		g := runtime.NumGoroutine()
+		if g <= n {
+			return g
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Errorf("%d goroutines still run after %v, %d before the work:\n%s", g, bound, n, buf[:runtime.Stack(buf, true)])
+			return g
 		}
 		time.Sleep(wait)
 	}
