@@ -3,6 +3,10 @@
 //
 //   node ts-client.mjs v1 CALLS -- COMMAND [ARG...]
 //   node ts-client.mjs v2 CALLS -- COMMAND [ARG...]
+//   node ts-client.mjs v1|v2 CALLS -- http://HOST:PORT/mcp
+//
+// A COMMAND that is an http:// or https:// URL is reached over the SDK's
+// streamable HTTP client transport instead of started over stdio.
 //
 // v1 is @modelcontextprotocol/sdk (1.x), connected at protocol version
 // 2025-06-18: that SDK always offers its newest version (2025-11-25) in
@@ -23,18 +27,24 @@ import process from 'node:process';
 
 const [sdk, callsJSON, dashes, command, ...args] = process.argv.slice(2);
 if (!['v1', 'v2'].includes(sdk) || dashes !== '--' || !command) {
-  console.error('usage: node ts-client.mjs v1|v2 CALLS -- COMMAND [ARG...]');
+  console.error('usage: node ts-client.mjs v1|v2 CALLS -- COMMAND [ARG...] | URL');
   process.exit(2);
 }
 const calls = JSON.parse(callsJSON);
+const url = /^https?:\/\//.test(command) ? new URL(command) : undefined;
 
 let client;
 let transport;
 let negotiated;
 if (sdk === 'v1') {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-  transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+  if (url) {
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    transport = new StreamableHTTPClientTransport(url);
+  } else {
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+  }
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     if (message.method === 'initialize') {
@@ -42,7 +52,7 @@ if (sdk === 'v1') {
     }
     return send(message, options);
   };
-  // The SDK keeps the negotiated version to itself on stdio: read it from
+  // The SDK keeps the negotiated version to itself: read it from
   // the initialize result as it arrives (Protocol.connect sets onmessage
   // before it starts the transport).
   const start = transport.start.bind(transport);
@@ -58,9 +68,13 @@ if (sdk === 'v1') {
   };
   client = new Client({ name: 'mcpbind-ts-client-v1', version: '0.0.0' });
 } else {
-  const { Client } = await import('@modelcontextprotocol/client');
-  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-  transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  if (url) {
+    transport = new StreamableHTTPClientTransport(url);
+  } else {
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+    transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+  }
   client = new Client({ name: 'mcpbind-ts-client-v2', version: '0.0.0' }, { versionNegotiation: { mode: 'auto' } });
 }
 
