@@ -3,7 +3,6 @@ package composition_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -27,31 +26,13 @@ import (
 // error as isError results with our words.
 func TestOwnToolsThroughTypeScriptSDKs(t *testing.T) {
 	bin := testenv.Build(t, "./composition/internal/owntools/serve")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("the TypeScript SDK clients need node, which is missing from PATH: install Node.js 20 or later, then run `npm ci --prefix testservers`")
-	}
-	root := testenv.ModuleRoot(t)
-	for _, pkg := range []string{"sdk", "client"} {
-		if _, err := os.Stat(filepath.Join(root, "testservers", "node_modules", "@modelcontextprotocol", pkg, "package.json")); err != nil {
-			t.Fatalf("@modelcontextprotocol/%s is missing (%v): run `npm ci --prefix testservers`", pkg, err)
-		}
-	}
-	type call struct {
-		Name      string         `json:"name"`
-		Arguments map[string]any `json:"arguments"`
-	}
-	calls := []call{
-		{"names", map[string]any{"prefix": "t"}},
-		{"names", map[string]any{"prefix": "none"}},
-		{"count", map[string]any{"table": "abc"}},
-		{"report", map[string]any{}},
-		{"report", map[string]any{"tables": []string{"nope"}}},
-		{"names", map[string]any{}},
-	}
-	callsJSON, err := json.Marshal(calls)
-	if err != nil {
-		t.Fatal(err)
+	calls := []testenv.Call{
+		{Name: "names", Arguments: map[string]any{"prefix": "t"}},
+		{Name: "names", Arguments: map[string]any{"prefix": "none"}},
+		{Name: "count", Arguments: map[string]any{"table": "abc"}},
+		{Name: "report", Arguments: map[string]any{}},
+		{Name: "report", Arguments: map[string]any{"tables": []string{"nope"}}},
+		{Name: "names", Arguments: map[string]any{}},
 	}
 	const report = `{"tables":[{"name":"books","columns":[],"raw":null,"extra":{"a":[]},"cells":[],"ptr":{"kids":[]},"tags":{}}]}`
 	srv, err := owntools.NewServer(nil)
@@ -81,12 +62,7 @@ func TestOwnToolsThroughTypeScriptSDKs(t *testing.T) {
 			{"v2", "2026-07-28", func(v string) string { return v }},
 		} {
 			t.Run(transport+"/"+tc.sdk, func(t *testing.T) {
-				cmd := exec.Command(node, filepath.Join(root, "testservers", "ts-client.mjs"), tc.sdk, string(callsJSON), "--", targets[transport])
-				cmd.Stderr = os.Stderr
-				out, err := cmd.Output()
-				if err != nil {
-					t.Fatalf("ts-client.mjs %s: %v\n%s", tc.sdk, err, out)
-				}
+				out := testenv.TSClient(t, tc.sdk, calls, targets[transport])
 				var run struct {
 					ProtocolVersion string `json:"protocolVersion"`
 					Results         []struct {

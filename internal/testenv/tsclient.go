@@ -37,9 +37,10 @@ func SQLiteExplorerCalls() []Call {
 // TSClient runs testservers/ts-client.mjs with sdk ("v1":
 // @modelcontextprotocol/sdk 1.x at 2025-06-18; "v2":
 // @modelcontextprotocol/client 2.x at its newest version) and calls
-// against the stdio server command, and returns what it prints (one JSON
-// object: protocolVersion, tools, results). It fails the test when node or
-// the SDKs are missing, or the client fails.
+// against the stdio server command (or the streamable HTTP endpoint when
+// command is one http:// or https:// URL), and returns what it prints (one
+// JSON object: protocolVersion, tools, results). It fails the test when
+// node or the SDKs are missing, or the client fails.
 func TSClient(t testing.TB, sdk string, calls []Call, command ...string) []byte {
 	t.Helper()
 	node := nodeCommand(t, "testservers/ts-client.mjs")
