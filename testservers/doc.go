@@ -1,9 +1,9 @@
 // Package testservers is the root of mcpbind's test scaffolding: everything
-// the tests use and the product does not. Nothing here is API: no package
-// under cmd/, composition/, export/, gen/, bundle/, diff/ or internal/ imports
-// any of it (a program built from the product links none of it), and it may
-// change with any commit. The product's internal/ holds only product
-// packages.
+// the tests use and the product does not. Nothing here is API: no product
+// package (any package outside testservers/, bench/, examples/ and golden/)
+// imports any of it, so a program built from the product links none of it
+// (testrules.TestProductLinksNoTestServers checks), and it may change with
+// any commit. The product's internal/ holds only product packages.
 //
 // What lives here:
 //
