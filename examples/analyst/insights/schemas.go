@@ -2,9 +2,7 @@
 
 package insights
 
-import (
-	"github.com/mcpbind/mcpbind/composition"
-)
+import "github.com/mcpbind/mcpbind/composition/bindimpl"
 
 // schemas holds each tool's inputSchema and outputSchema, keyed
 // "<tool>#inputSchema" and "<tool>#outputSchema", compacted and normalized
@@ -14,7 +12,7 @@ import (
 // types were generated from; the Validate methods check values against
 // them, and a generated server lists a schema from here when it needed no
 // rewriting.
-var schemas = composition.NewSchemaSet(map[string]string{
+var schemas = bindimpl.NewSchemaSet(map[string]string{
 	"findings#inputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"Only the findings about this table. Defau" +
 		"lt: every table.\"}},\"additionalProperties\":false}",
 	"findings#outputSchema": "{\"type\":\"object\",\"properties\":{\"findings\":{\"type\":\"array\",\"items\":{\"type\":\"object\"," +
