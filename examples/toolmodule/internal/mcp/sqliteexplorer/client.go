@@ -14,8 +14,8 @@ import (
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
 const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "sqlite-explorer" through a

@@ -2,7 +2,9 @@
 
 package sqliteexplorer
 
-import "github.com/mcpbind/mcpbind/composition/bindimpl"
+import (
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+)
 
 // schemas holds each tool's inputSchema and outputSchema, keyed
 // "<tool>#inputSchema" and "<tool>#outputSchema", compacted and normalized

@@ -125,7 +125,7 @@ func (v QueryResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v)
 func (v *QueryResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v QueryResult) Validate() error                  { return types.Validate(v) }
 
-// types describes the named types above to composition: where each one's
+// types describes the named types above to the runtime (bindimpl): where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
 var types = bindimpl.NewTypes(schemas,
