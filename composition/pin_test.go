@@ -185,7 +185,7 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 	}
 	greet := func() error {
 		var out struct{ Greeting string }
-		err := s.Call(ctx, pins.tools["greet"], map[string]string{"name": "Ada"}, &out)
+		err := s.Invoke(ctx, new(pins.tools["greet"]), map[string]string{"name": "Ada"}, &out)
 		if err == nil && out.Greeting != "hello, Ada" {
 			t.Errorf("greet: %+v", out)
 		}
@@ -193,7 +193,7 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 	}
 	add := func() error {
 		var out struct{ Sum int64 }
-		err := s.Call(ctx, pins.tools["add"], map[string]int{"a": 2, "b": 3}, &out)
+		err := s.Invoke(ctx, new(pins.tools["add"]), map[string]int{"a": 2, "b": 3}, &out)
 		if err == nil && out.Sum != 5 {
 			t.Errorf("add: %+v", out)
 		}

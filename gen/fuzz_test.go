@@ -32,12 +32,10 @@ import (
 )
 type Session struct{}
 type Result struct{}
-func (s *Session) Call(ctx context.Context, tool bindimpl.Tool, args any, out any) error { return nil }
-func (s *Session) CallTool(ctx context.Context, tool bindimpl.Tool, args any) (*Result, error) { return nil, nil }
-type Caller interface { CallTool(ctx context.Context, tool bindimpl.Tool, args any) (*Result, error) }
+func (s *Session) Invoke(ctx context.Context, tool *bindimpl.Tool, args any, out any) error { return nil }
+type Caller interface { Invoke(ctx context.Context, tool *bindimpl.Tool, args any, out any) error }
 type Registry struct{}
 func (r *Registry) Server(id string) Caller { return nil }
-func CallAs[T any](ctx context.Context, c Caller, tool bindimpl.Tool, args any) (T, error) { var zero T; return zero, nil }
 type Nullable[T any] = bindimpl.Nullable[T]
 type DigestMode int
 type Option struct{}
@@ -53,7 +51,10 @@ func Forwarding(c Caller, tools ...string) ServerOption { return ServerOption{} 
 `
 
 const bindimplStub = `package bindimpl
-import "reflect"
+import (
+	"context"
+	"reflect"
+)
 const SupportPackageIsVersion1 = true
 type Output struct{ PlainObject, CanBeObject, HasResultProperty, AlwaysWraps bool }
 type SchemaSet struct{}
@@ -70,6 +71,8 @@ func (t *Types) Marshal(v any) ([]byte, error) { return nil, nil }
 func (t *Types) Unmarshal(data []byte, v any) error { return nil }
 func (t *Types) Validate(v any) error { return nil }
 type Nullable[T any] struct { Value T; Set, Null bool }
+type Invoker interface { Invoke(ctx context.Context, tool *Tool, args any, out any) error }
+func CallAs[T any](ctx context.Context, c Invoker, tool *Tool, args any) (T, error) { var zero T; return zero, nil }
 `
 
 // mcpServerStub is the part of mcp-go's server package that server.go
