@@ -43,6 +43,20 @@ type Caller interface {
 	Invoke(ctx context.Context, tool *bindimpl.Tool, args any, out any) error
 }
 
+// DefaultPatternBudget is how long all the "pattern" matches of one
+// validation ([WithArgsValidation], [WithResultValidation], a served tool's
+// argument validation) may take together. A hostile pattern such as
+// ^(a+)+$ against a long near-match backtracks for a very long time; a
+// validation whose matches exceed the budget fails with an error wrapping
+// [ErrPatternBudget] (the value is not taken as valid). Ordinary patterns
+// take microseconds.
+const DefaultPatternBudget = bindimpl.DefaultPatternBudget
+
+// ErrPatternBudget is in the chain of a validation error when the
+// validation's "pattern" matches took longer than [DefaultPatternBudget]
+// together.
+var ErrPatternBudget = bindimpl.ErrPatternBudget
+
 // WithArgsValidation makes every call of a tool with an inputSchema (every
 // call made through generated code) validate its arguments, as encoded to
 // be sent, before sending them. A failure is returned as a *ValidationError

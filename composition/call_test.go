@@ -55,7 +55,9 @@ func TestArgsEncodedOnce(t *testing.T) {
 	calls := map[string]func(args any) (int64, error){
 		"Invoke/encoding-json": func(args any) (int64, error) { return bindimpl.CallAs[int64](ctx, s, &plain, args) },
 		"Invoke/types":         func(args any) (int64, error) { return bindimpl.CallAs[int64](ctx, s, &typed, args) },
-		"registry":             func(args any) (int64, error) { return bindimpl.CallAs[int64](ctx, reg.Server("explorer"), &typed, args) },
+		"registry": func(args any) (int64, error) {
+			return bindimpl.CallAs[int64](ctx, reg.Server("explorer"), &typed, args)
+		},
 		"CallResult": func(args any) (int64, error) {
 			res, err := s.CallResult(ctx, "count_rows", args)
 			if err != nil {

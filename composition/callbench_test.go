@@ -50,6 +50,16 @@ func BenchmarkTypedCall(b *testing.B) {
 			defer s.Close()
 			describeBooks(b, sqliteexplorer.NewClient(s))
 		})
+		// The same with WithArgsValidation: the arguments, encoded once,
+		// are validated and sent.
+		b.Run("typed+argsvalidation/"+version, func(b *testing.B) {
+			s, err := composition.Connect(ctx, composition.InProcess(srv), composition.WithProtocolVersion(version), composition.WithArgsValidation())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			describeBooks(b, sqliteexplorer.NewClient(s))
+		})
 		// The same typed call through a Registry's binding (lookup, live
 		// session check, retry bookkeeping), bare and with a pass-through
 		// interceptor and a logger whose level drops the call records.

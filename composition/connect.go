@@ -289,10 +289,6 @@ const DefaultMaxResponseBytes = mcpconn.DefaultMaxResponseBytes
 // with a *LimitError instead of being skipped.
 const MaxResponseDepth = mcpconn.MaxResponseDepth
 
-// DefaultMaxPages is how many tools/list pages [Session.ListToolsRaw] follows
-// before giving up, unless [WithMaxPages] says otherwise.
-const DefaultMaxPages = mcpconn.DefaultMaxPages
-
 // WithEnv adds environment variables, each "KEY=VALUE", to a stdio server's
 // environment (which otherwise is this process's). Later values win.
 func WithEnv(kv ...string) Option {
@@ -324,24 +320,12 @@ func WithProtocolVersion(v string) Option {
 	return connOption(mcpconn.WithProtocolVersion(v))
 }
 
-// WithClientInfo sets the clientInfo sent to the server (default name
-// "mcpbind" and this module's version).
-func WithClientInfo(name, version string) Option {
-	return connOption(mcpconn.WithClientInfo(name, version))
-}
-
 // WithStderr copies a stdio server's stderr to w (by default it is
 // discarded). w is written from one goroutine; a w that blocks holds up the
 // server once the pipe fills. Whatever w is, the last 4 KiB are kept for
 // [ConnectError].
 func WithStderr(w io.Writer) Option {
 	return connOption(mcpconn.WithStderr(w))
-}
-
-// WithMaxPages bounds how many tools/list pages [Session.ListToolsRaw]
-// follows (default [DefaultMaxPages]); n <= 0 restores the default.
-func WithMaxPages(n int) Option {
-	return connOption(mcpconn.WithMaxPages(n))
 }
 
 // WithDiscoverTimeout bounds how long [Connect] waits for the answer to its

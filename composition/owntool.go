@@ -207,13 +207,6 @@ func NewTool[In, Out any](name, description string, opts ...ToolOption) *OwnTool
 	return t
 }
 
-// Name returns the tool's name.
-func (t *OwnTool[In, Out]) Name() string { return t.tool.Name }
-
-// Tool returns the tool's descriptor, for [Session.Invoke] (its
-// Types is nil: arguments and results are coded with encoding/json).
-func (t *OwnTool[In, Out]) Tool() bindimpl.Tool { return t.tool }
-
 // Serve returns the tool answered by f, for [Serve] (composition.Serve).
 // Each call's arguments are first validated against the inputSchema (an
 // unknown property, a wrong type, a missing required property is refused,

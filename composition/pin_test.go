@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/internal/digest"
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 	"github.com/mcpbind/mcpbind/internal/schema"
 	"github.com/mcpbind/mcpbind/testservers/pinserver"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
@@ -369,7 +370,7 @@ func TestPinningReconnect(t *testing.T) {
 // TestPinningUnlistable: a tool no digest can be computed for concerns only
 // itself (the pinned tools are still compared), and when the server says
 // its tools changed but they can no longer be listed (here: more pages than
-// WithMaxPages allows), DigestFail fails the pinned tools' calls — each
+// the session allows), DigestFail fails the pinned tools' calls — each
 // call first tries the listing again — until the list can be read, while
 // DigestWarn warns once and goes on.
 func TestPinningUnlistable(t *testing.T) {
@@ -380,7 +381,7 @@ func TestPinningUnlistable(t *testing.T) {
 			srv := pinserver.New(nil)
 			pins := exportPins(ctx, t, InProcess(srv))
 			warned := make(pinWarnings, 64)
-			s, err := Connect(ctx, InProcess(srv), WithMaxPages(3), warned.option(),
+			s, err := Connect(ctx, InProcess(srv), connOption(mcpconn.WithMaxPages(3)), warned.option(),
 				WithDigestCheckAt(pins.server, "", mode, pins.tools["greet"], pins.tools["add"]))
 			if err != nil {
 				t.Fatal(err)

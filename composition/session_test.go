@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 )
 
 // testServerTools are the test server's tools, in the order tools/list gives
@@ -333,7 +334,7 @@ func testOptions(t *testing.T, bin string) {
 		WithEnv("MCPBIND_TEST_GREETING=hello there"),
 		WithDir(dir),
 		WithStderr(&stderr),
-		WithClientInfo("composition-test", "0.0.1"))
+		connOption(mcpconn.WithClientInfo("composition-test", "0.0.1")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +459,7 @@ func testPaging(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 
-	s, err := Connect(ctx, Stdio(bin, "-page", "4"), WithMaxPages(2))
+	s, err := Connect(ctx, Stdio(bin, "-page", "4"), connOption(mcpconn.WithMaxPages(2)))
 	if err != nil {
 		t.Fatal(err)
 	}

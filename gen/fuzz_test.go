@@ -62,7 +62,7 @@ func NewSchemaSet(docs map[string]string) *SchemaSet { return nil }
 type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string; ReadOnly, Idempotent bool; Digest string }
 type TypeInfo struct { Doc, Pointer string; Base reflect.Type; Required []string; Closed bool; Extra string; Defaults map[string]string; Tag, TagValue string; Union UnionBy; UnionTag string; Cases []string; Tuple, MinItems int; Raw bool }
 type UnionBy uint8
-const ( NotUnion UnionBy = iota; UnionByTag; UnionByKind; UnionByRequired )
+const ( _ UnionBy = iota; UnionByTag; UnionByKind; UnionByRequired )
 func Describe[T any](info TypeInfo) TypeInfo { return info }
 func TypeOf[T any]() reflect.Type { return nil }
 type Types struct{}
