@@ -38,8 +38,9 @@ type Caller interface {
 	// or nil for {}) and decodes the tool's natural result into out: a
 	// pointer to the result's Go type, a **[Result] to receive the result
 	// as sent (no envelope rule, no result validation), or nil to discard
-	// it. isError: true is a *[ToolError] and leaves out as it was; so does
-	// any other error. tool is read, never modified.
+	// it. isError: true is a *[ToolError], and out is left as it was, as
+	// with any error before decoding; a result that does not decode may
+	// leave part of a value in out. tool is read, never modified.
 	Invoke(ctx context.Context, tool *bindimpl.Tool, args any, out any) error
 }
 
