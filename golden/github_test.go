@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/golden/github/githubmcpserver"
 	"github.com/mcpbind/mcpbind/internal/testenv"
 )
 
@@ -33,6 +35,169 @@ func TestGitHubMCPServer(t *testing.T) {
 
 	t.Run("export", func(t *testing.T) { githubExport(t, command, args, env) })
 	t.Run("gosdk-raw", func(t *testing.T) { githubRaw(t, command, args, env) })
+	for _, via := range githubSessions() {
+		t.Run("typed/"+via.name, func(t *testing.T) { githubTyped(t, via, command, args, env) })
+	}
+}
+
+// githubSession is one way of getting a *composition.Session to the server:
+// start starts the process as command args (environment env) and returns
+// the session, closed in t.Cleanup, with opts applied; sent reports whether
+// any tools/call request went to the server since the session started
+// (nil when this way cannot observe it).
+type githubSession struct {
+	name  string
+	start func(ctx context.Context, t *testing.T, command string, args, env []string, opts ...composition.Option) (s *composition.Session, sent func() bool)
+}
+
+// githubSessions are the ways the typed test reaches the server: mcpbind's
+// own stdio transport (composition.Connect, on mcp-go).
+func githubSessions() []githubSession {
+	return []githubSession{{
+		name: "connect",
+		start: func(ctx context.Context, t *testing.T, command string, args, env []string, opts ...composition.Option) (*composition.Session, func() bool) {
+			t.Helper()
+			s, err := composition.Connect(ctx, composition.Stdio(command, args...),
+				append([]composition.Option{composition.WithEnv(env...)}, opts...)...)
+			if err != nil {
+				t.Fatalf("composition.Connect to github-mcp-server: %v", err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			return s, nil
+		},
+	}}
+}
+
+// githubTyped calls the server through the generated client
+// golden/github/githubmcpserver, over a session from via:
+//   - arguments the server refuses give a *composition.ToolError whose Text
+//     is the server's text as sent and whose Error() escapes its control
+//     and bidirectional characters;
+//   - get_me, which needs the GitHub API (unreachable here), is a tool error;
+//   - the recorded bundle's pins match the server run with every toolset
+//     (DigestFail: no warning, calls go through); run with its default
+//     toolsets the pins report what differs (DigestWarn: warnings) and, under
+//     DigestFail, block the changed get_label with a *ToolChangedError;
+//   - under WithArgsValidation a call whose arguments break the tool's
+//     inputSchema is refused before it is sent.
+func githubTyped(t *testing.T, via githubSession, command string, args, env []string) {
+	// evil is a method name no enum allows, holding an ANSI escape and a
+	// right-to-left override: the server echoes it in its error text.
+	const evil = "\x1b[31mno_such_method\u202e"
+	actionsGet := githubmcpserver.ActionsGetArgs{Method: evil, Owner: "o", Repo: "r", ResourceID: "1"}
+
+	t.Run("tool-errors", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), githubTimeout)
+		defer cancel()
+		s, _ := via.start(ctx, t, command, args, env)
+		c := githubmcpserver.NewClient(s)
+
+		_, err := c.ActionsGet(ctx, actionsGet)
+		var te *composition.ToolError
+		if !errors.As(err, &te) {
+			t.Fatalf("ActionsGet with method %q: %v (%T), want a *composition.ToolError", evil, err, err)
+		}
+		if want := "unknown method: " + evil; te.Tool != "actions_get" || te.Text != want {
+			t.Errorf("ToolError{Tool: %q, Text: %q}, want actions_get and the server's text %q", te.Tool, te.Text, want)
+		}
+		if msg := err.Error(); strings.ContainsAny(msg, "\x1b\u202e") ||
+			!strings.Contains(msg, `\u001b[31mno_such_method\u202e`) {
+			t.Errorf("ToolError.Error() = %q: want the server's escape and override characters escaped", msg)
+		}
+
+		_, err = c.GetLabel(ctx, githubmcpserver.GetLabelArgs{Name: "bug", Repo: "r"})
+		if !errors.As(err, &te) || te.Text != "missing required parameter: owner" {
+			t.Errorf("GetLabel without owner: %v, want the tool error %q", err, "missing required parameter: owner")
+		}
+
+		_, err = c.GetMe(ctx)
+		if !errors.As(err, &te) || te.Tool != "get_me" || !strings.Contains(te.Text, "Forbidden") {
+			t.Errorf("GetMe: %v, want a tool error from get_me saying the (test's) proxy refused the GitHub API (Forbidden)", err)
+		}
+	})
+
+	t.Run("pins-match", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), githubTimeout)
+		defer cancel()
+		s, _ := via.start(ctx, t, command, args, env, githubmcpserver.DigestCheck(composition.DigestFail))
+		if w := s.Warnings(); len(w) != 0 {
+			t.Errorf("DigestFail against the server with every toolset: warnings %q, want none", w)
+		}
+		_, err := githubmcpserver.NewClient(s).GetLabel(ctx, githubmcpserver.GetLabelArgs{Name: "bug", Repo: "r"})
+		var te *composition.ToolError
+		if !errors.As(err, &te) {
+			t.Errorf("GetLabel under DigestFail: %v, want the server's tool error (the call went through)", err)
+		}
+	})
+
+	// The server's default toolsets list 44 of the bundle's 85 tools, and
+	// get_label among them with other icons.
+	defaults := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "--toolsets=") })
+
+	t.Run("pins-warn-default-toolsets", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), githubTimeout)
+		defer cancel()
+		s, _ := via.start(ctx, t, command, defaults, env, githubmcpserver.DigestCheck(composition.DigestWarn))
+		warnings := s.Warnings()
+		var removed, changed []string
+		for _, w := range warnings {
+			switch {
+			case strings.Contains(w, "was removed"):
+				removed = append(removed, w)
+			case strings.Contains(w, "changed since the bundle was exported"):
+				changed = append(changed, w)
+			}
+		}
+		t.Logf("DigestWarn against the default toolsets: %d warnings, %d tools removed, %d changed: %q", len(warnings), len(removed), len(changed), changed)
+		if len(removed) != 41 || len(changed) != 1 || !strings.Contains(changed[0], `tool "get_label"`) {
+			t.Errorf("DigestWarn against the default toolsets: %d removed, changed %q; want 41 removed and get_label changed:\n%s",
+				len(removed), changed, strings.Join(warnings, "\n"))
+		}
+		_, err := githubmcpserver.NewClient(s).GetLabel(ctx, githubmcpserver.GetLabelArgs{Name: "bug", Repo: "r"})
+		var te *composition.ToolError
+		if !errors.As(err, &te) {
+			t.Errorf("GetLabel under DigestWarn: %v, want the server's tool error (warn lets the call go)", err)
+		}
+	})
+
+	t.Run("pins-fail-default-toolsets", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), githubTimeout)
+		defer cancel()
+		s, _ := via.start(ctx, t, command, defaults, env, githubmcpserver.DigestCheck(composition.DigestFail))
+		c := githubmcpserver.NewClient(s)
+		_, err := c.GetLabel(ctx, githubmcpserver.GetLabelArgs{Name: "bug", Repo: "r"})
+		var changed *composition.ToolChangedError
+		if !errors.As(err, &changed) || changed.Tool != "get_label" || changed.Removed {
+			t.Errorf("GetLabel under DigestFail: %v, want a *composition.ToolChangedError for get_label", err)
+		}
+		_, err = c.ActionsGet(ctx, actionsGet)
+		if !errors.As(err, &changed) || changed.Tool != "actions_get" || !changed.Removed {
+			t.Errorf("ActionsGet under DigestFail: %v, want a *composition.ToolChangedError (removed)", err)
+		}
+		_, err = c.GetMe(ctx) // unchanged: goes through
+		var te *composition.ToolError
+		if !errors.As(err, &te) {
+			t.Errorf("GetMe under DigestFail: %v, want the server's tool error (get_me is unchanged)", err)
+		}
+	})
+
+	t.Run("args-validation", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), githubTimeout)
+		defer cancel()
+		s, sent := via.start(ctx, t, command, args, env, composition.WithArgsValidation())
+		_, err := githubmcpserver.NewClient(s).ActionsGet(ctx, actionsGet)
+		var te *composition.ToolError
+		var ve *composition.ValidationError
+		if errors.As(err, &te) || !errors.As(err, &ve) {
+			t.Fatalf("ActionsGet with method %q under WithArgsValidation: %v, want a *composition.ValidationError before sending", evil, err)
+		}
+		if strings.ContainsAny(err.Error(), "\x1b\u202e") {
+			t.Errorf("the validation error %q holds the argument's control characters unescaped", err)
+		}
+		if sent != nil && sent() {
+			t.Errorf("ActionsGet refused by WithArgsValidation: a tools/call request reached the server")
+		}
+	})
 }
 
 // githubExport exports the server with the mcpbind binary at both protocol
