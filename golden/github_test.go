@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/gosdk"
 	"github.com/mcpbind/mcpbind/golden/github/githubmcpserver"
 	"github.com/mcpbind/mcpbind/internal/testenv"
 )
@@ -46,13 +48,48 @@ func TestGitHubMCPServer(t *testing.T) {
 // any tools/call request went to the server since the session started
 // (nil when this way cannot observe it).
 type githubSession struct {
-	name  string
-	start func(ctx context.Context, t *testing.T, command string, args, env []string, opts ...composition.Option) (s *composition.Session, sent func() bool)
+	name string
+	// unwatched: a go-sdk session not connected over gosdk.Transport, which
+	// cannot see notifications/tools/list_changed and warns so when pins
+	// are checked.
+	unwatched bool
+	start     func(ctx context.Context, t *testing.T, command string, args, env []string, opts ...composition.Option) (s *composition.Session, sent func() bool)
 }
 
 // githubSessions are the ways the typed test reaches the server: mcpbind's
-// own stdio transport (composition.Connect, on mcp-go).
+// own stdio transport (composition.Connect, on mcp-go), and a go-sdk client
+// session (mcp.CommandTransport) made a Session by gosdk.NewSession: wrapped
+// in gosdk.Transport at go-sdk's newest protocol version and at 2025-06-18,
+// and bare (go-sdk's decoded values). The go-sdk ones observe the messages
+// written to the server through mcp.LoggingTransport.
 func githubSessions() []githubSession {
+	gosdkSession := func(wrap bool, version string) func(ctx context.Context, t *testing.T, command string, args, env []string, opts ...composition.Option) (*composition.Session, func() bool) {
+		return func(ctx context.Context, t *testing.T, command string, args, env []string, opts ...composition.Option) (*composition.Session, func() bool) {
+			t.Helper()
+			cmd := exec.Command(command, args...)
+			cmd.Env = env
+			written := &lockedLog{}
+			var transport mcp.Transport = &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: written}
+			if wrap {
+				transport = gosdk.Transport(transport)
+			}
+			client := mcp.NewClient(&mcp.Implementation{Name: "mcpbind-golden-test", Version: "0"}, nil)
+			cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatalf("go-sdk Connect to github-mcp-server: %v", err)
+			}
+			s, err := gosdk.NewSession(ctx, cs, opts...)
+			if err != nil {
+				_ = cs.Close()
+				t.Fatalf("gosdk.NewSession: %v", err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			if version != "" && s.ProtocolVersion() != version {
+				t.Fatalf("session protocol version %q, want %q", s.ProtocolVersion(), version)
+			}
+			return s, func() bool { return written.wrote(`"method":"tools/call"`) }
+		}
+	}
 	return []githubSession{{
 		name: "connect",
 		start: func(ctx context.Context, t *testing.T, command string, args, env []string, opts ...composition.Option) (*composition.Session, func() bool) {
@@ -65,7 +102,44 @@ func githubSessions() []githubSession {
 			t.Cleanup(func() { _ = s.Close() })
 			return s, nil
 		},
+	}, {
+		name:  "gosdk",
+		start: gosdkSession(true, ""),
+	}, {
+		name:  "gosdk-2025-06-18",
+		start: gosdkSession(true, "2025-06-18"),
+	}, {
+		name:      "gosdk-unwrapped",
+		unwatched: true,
+		start:     gosdkSession(false, ""),
 	}}
+}
+
+// lockedLog is the Writer of an mcp.LoggingTransport: it keeps the lines
+// go-sdk logs ("write: MESSAGE" for each message sent, "read: MESSAGE" for
+// each one received), safe for the test to read while go-sdk writes.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// wrote reports whether a message sent to the server contains s.
+func (l *lockedLog) wrote(s string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range strings.Split(l.buf.String(), "\n") {
+		if msg, ok := strings.CutPrefix(line, "write: "); ok && strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // githubTyped calls the server through the generated client
@@ -90,6 +164,7 @@ func githubTyped(t *testing.T, via githubSession, command string, args, env []st
 		ctx, cancel := context.WithTimeout(context.Background(), githubTimeout)
 		defer cancel()
 		s, _ := via.start(ctx, t, command, args, env)
+		t.Logf("protocol version %s", s.ProtocolVersion())
 		c := githubmcpserver.NewClient(s)
 
 		_, err := c.ActionsGet(ctx, actionsGet)
@@ -120,7 +195,17 @@ func githubTyped(t *testing.T, via githubSession, command string, args, env []st
 		ctx, cancel := context.WithTimeout(context.Background(), githubTimeout)
 		defer cancel()
 		s, _ := via.start(ctx, t, command, args, env, githubmcpserver.DigestCheck(composition.DigestFail))
-		if w := s.Warnings(); len(w) != 0 {
+		w := s.Warnings()
+		if via.unwatched {
+			// The one warning such a session gives: nothing to do with
+			// the pins, which match.
+			const unwatched = "was not connected over gosdk.Transport"
+			if len(w) != 1 || !strings.Contains(w[0], unwatched) {
+				t.Errorf("DigestFail against the server with every toolset: warnings %q, want only the one saying the session %s", w, unwatched)
+			}
+			w = nil
+		}
+		if len(w) != 0 {
 			t.Errorf("DigestFail against the server with every toolset: warnings %q, want none", w)
 		}
 		_, err := githubmcpserver.NewClient(s).GetLabel(ctx, githubmcpserver.GetLabelArgs{Name: "bug", Repo: "r"})
@@ -186,6 +271,9 @@ func githubTyped(t *testing.T, via githubSession, command string, args, env []st
 		defer cancel()
 		s, sent := via.start(ctx, t, command, args, env, composition.WithArgsValidation())
 		_, err := githubmcpserver.NewClient(s).ActionsGet(ctx, actionsGet)
+		if sent != nil && sent() {
+			t.Errorf("ActionsGet under WithArgsValidation: a tools/call request reached the server")
+		}
 		var te *composition.ToolError
 		var ve *composition.ValidationError
 		if errors.As(err, &te) || !errors.As(err, &ve) {
@@ -193,9 +281,6 @@ func githubTyped(t *testing.T, via githubSession, command string, args, env []st
 		}
 		if strings.ContainsAny(err.Error(), "\x1b\u202e") {
 			t.Errorf("the validation error %q holds the argument's control characters unescaped", err)
-		}
-		if sent != nil && sent() {
-			t.Errorf("ActionsGet refused by WithArgsValidation: a tools/call request reached the server")
 		}
 	})
 }
