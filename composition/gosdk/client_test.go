@@ -18,7 +18,7 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/gosdk"
 	explorer "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // big is above 2^53: a float64 cannot hold it (it becomes ...992).
