@@ -37,7 +37,12 @@ func benchSession(b *testing.B, wrap func(mcp.Transport) mcp.Transport) (*mcp.Cl
 	return cs, ctx
 }
 
-func BenchmarkRawCallTool(b *testing.B) {
+func BenchmarkRawCallTool(b *testing.B)        { benchRaw(b, false) }
+func BenchmarkRawCallToolDecoded(b *testing.B) { benchRaw(b, true) }
+
+// benchRaw calls through cs.CallTool and, with decode, decodes
+// structuredContent into the generated type by hand.
+func benchRaw(b *testing.B, decode bool) {
 	cs, ctx := benchSession(b, noWrap)
 	args := explorer.DescribeTableArgs{Table: "notes"}
 	b.ReportAllocs()
@@ -46,17 +51,8 @@ func BenchmarkRawCallTool(b *testing.B) {
 		if err != nil || res.IsError || res.StructuredContent == nil {
 			b.Fatal(res, err)
 		}
-	}
-}
-
-func BenchmarkRawCallToolDecoded(b *testing.B) {
-	cs, ctx := benchSession(b, noWrap)
-	args := explorer.DescribeTableArgs{Table: "notes"}
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "describe_table", Arguments: args})
-		if err != nil || res.IsError {
-			b.Fatal(res, err)
+		if !decode {
+			continue
 		}
 		raw, err := json.Marshal(res.StructuredContent)
 		if err != nil {
