@@ -43,7 +43,7 @@ deps:
 # needs cgo (CGO_ENABLED=1 and a C compiler).
 RACE_PKGS = ./composition ./internal/mcpconn ./export
 
-# go test runs through internal/tools/testrun: -json, output of failing and
+# go test runs through testservers/tools/testrun: -json, output of failing and
 # skipped tests only, and a failure when any test skipped. -count=1: no
 # cached results, since many tests build or run code outside their import
 # graph (example servers, the CLI), which the test cache does not track.
@@ -53,8 +53,8 @@ test: deps
 	cd examples/toolmodule && $(GO) mod tidy -diff
 	cd testservers/github-mcp-server && $(GO) mod tidy -diff
 	$(GO) vet ./...
-	$(GO) run ./internal/tools/testrun -count=1 ./...
-	$(GO) run ./internal/tools/testrun -race -count=1 $(RACE_PKGS)
+	$(GO) run ./testservers/tools/testrun -count=1 ./...
+	$(GO) run ./testservers/tools/testrun -race -count=1 $(RACE_PKGS)
 	$(MAKE) --no-print-directory demo-cold
 
 # make demo on an empty build cache (a new GOCACHE, removed afterwards): it
@@ -78,12 +78,12 @@ golden:
 # Mutation testing (issue 14), kept out of CI: slow, one mutant at a time.
 # go-gremlins mutates internal/tooldiff, whose tests take milliseconds (its
 # timeout comes from the coverage run, hence the large coefficient);
-# internal/tools/mutate mutates the rule files of the packages whose whole
+# testservers/tools/mutate mutates the rule files of the packages whose whole
 # suite is too slow per mutant and runs only the tests that cover them
 # (internal/mcpconn is mostly tested through composition). The kill rates
 # and the survivors judged equivalent are in the notes of issue 14.
 GREMLINS ?= $(GO) run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-MUTATE = $(GO) run ./internal/tools/mutate
+MUTATE = $(GO) run ./testservers/tools/mutate
 
 .PHONY: mutate
 mutate:

@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkPinnedCallFlood times a call of a pinned tool (DigestFail) over
-// stdio to internal/hostileserver, on a session and through a Registry (as
+// stdio to testservers/hostileserver, on a session and through a Registry (as
 // a composing server calls), quiet and under a flood of
 // notifications/tools/list_changed, and reports the CPU time this process
 // spent per call (user+system, from getrusage) as "cpu-µs/op" and the

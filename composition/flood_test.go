@@ -8,7 +8,7 @@ import (
 )
 
 // TestPinnedCallsUnderListChangedFlood: a server that sends
-// notifications/tools/list_changed back to back (internal/hostileserver)
+// notifications/tools/list_changed back to back (testservers/hostileserver)
 // must not starve calls of a pinned tool. Each call waits at most for the
 // re-check that covers the notifications received before it; before
 // re-checks coalesced, every call waited for a re-check that the flood
@@ -32,7 +32,7 @@ func TestPinnedCallsUnderListChangedFlood(t *testing.T) {
 }
 
 // TestPinRecheckSeesSilentChanges: a server that changes a pinned tool
-// without sending notifications/tools/list_changed (internal/hostileserver,
+// without sending notifications/tools/list_changed (testservers/hostileserver,
 // "silent") is caught by WithPinRecheck; without it the change is not seen
 // in the session, and the call goes through (what the README says).
 func TestPinRecheckSeesSilentChanges(t *testing.T) {

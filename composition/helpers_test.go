@@ -40,7 +40,7 @@ func goTool() string {
 	return "go"
 }
 
-// buildTestServer builds composition/internal/testserver into a temporary
+// buildTestServer builds testservers/testserver into a temporary
 // directory.
 func buildTestServer(t *testing.T) string {
 	t.Helper()
@@ -48,7 +48,7 @@ func buildTestServer(t *testing.T) string {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	cmd := exec.Command(goTool(), "build", "-o", bin, "./composition/internal/testserver")
+	cmd := exec.Command(goTool(), "build", "-o", bin, "./testservers/testserver")
 	cmd.Dir = moduleRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building the test server: %v\n%s", err, out)

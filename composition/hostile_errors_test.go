@@ -33,7 +33,7 @@ func rawControl(s string) rune {
 
 // TestPeerTextEscapedInErrors calls, over stdio, a tool whose isError text
 // and a tool whose JSON-RPC error message hold control and bidi characters
-// (internal/hostileserver): the errors' messages escape them, ToolError.Text
+// (testservers/hostileserver): the errors' messages escape them, ToolError.Text
 // keeps the text as sent.
 func TestPeerTextEscapedInErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -16,12 +16,12 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
-// hostile builds internal/hostileserver and returns the transport and the
+// hostile builds testservers/hostileserver and returns the transport and the
 // option that serve it with the given tools (entries of the spec's "tools",
-// see internal/hostileserver), plus a "pid" tool.
+// see testservers/hostileserver), plus a "pid" tool.
 func hostile(t *testing.T, tools ...map[string]any) (composition.Transport, composition.Option) {
 	t.Helper()
 	return hostileB(t, tools...)
@@ -30,7 +30,7 @@ func hostile(t *testing.T, tools ...map[string]any) (composition.Transport, comp
 // hostileB is hostile for tests and benchmarks.
 func hostileB(t testing.TB, tools ...map[string]any) (composition.Transport, composition.Option) {
 	t.Helper()
-	bin := testenv.Build(t, "./internal/hostileserver")
+	bin := testenv.Build(t, "./testservers/hostileserver")
 	tools = append(tools, map[string]any{"name": "pid", "pid": true})
 	spec, err := json.Marshal(map[string]any{"serverInfo": map[string]string{"name": "hostile", "version": "1"}, "tools": tools})
 	if err != nil {

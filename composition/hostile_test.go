@@ -11,15 +11,15 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpbind/mcpbind/internal/mcpconn"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
-// hostile returns the stdio transport of internal/hostileserver serving
+// hostile returns the stdio transport of testservers/hostileserver serving
 // spec (see its package doc: tools with a "behave" member, stderrAtStart,
 // exitAtStart), and the option that hands it the spec file.
 func hostile(t testing.TB, spec map[string]any) (Transport, Option) {
 	t.Helper()
-	bin := testenv.Build(t, "./internal/hostileserver")
+	bin := testenv.Build(t, "./testservers/hostileserver")
 	data, err := json.Marshal(spec)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // BenchmarkLargeResult calls a hostileserver tool whose result is one text
 // block of 30,000,000 bytes over stdio and reports the bytes this process
 // allocates per call (B/op): what a composing server pays to receive it
-// (issue 16). Peak RSS is measured with composition/internal/memdriver.
+// (issue 16). Peak RSS is measured with testservers/memdriver.
 func BenchmarkLargeResult(b *testing.B) {
 	tr, env := hostileB(b, map[string]any{"name": "big", "repeat": map[string]any{"text": "x", "times": 30_000_000}})
 	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Minute)

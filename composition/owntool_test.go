@@ -14,10 +14,10 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/composition/internal/owntools"
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
-	"github.com/mcpbind/mcpbind/internal/sqlitestub"
+	"github.com/mcpbind/mcpbind/testservers/owntools"
+	"github.com/mcpbind/mcpbind/testservers/sqlitestub"
 )
 
 // ownServer returns an mcp-go server with package owntools' tools.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/composition/internal/owntools"
-	"github.com/mcpbind/mcpbind/internal/testenv"
 	"github.com/mcpbind/mcpbind/ir"
+	"github.com/mcpbind/mcpbind/testservers/owntools"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestOwnToolsThroughTypeScriptSDKs: the own tools of package owntools,
@@ -25,7 +25,7 @@ import (
 // natural; both get nil lists as [], and refused arguments and a handler's
 // error as isError results with our words.
 func TestOwnToolsThroughTypeScriptSDKs(t *testing.T) {
-	bin := testenv.Build(t, "./composition/internal/owntools/serve")
+	bin := testenv.Build(t, "./testservers/owntools/serve")
 	calls := []testenv.Call{
 		{Name: "names", Arguments: map[string]any{"prefix": "t"}},
 		{Name: "names", Arguments: map[string]any{"prefix": "none"}},
@@ -108,7 +108,7 @@ func TestOwnToolsThroughTypeScriptSDKs(t *testing.T) {
 // and calls described by it return the natural values in both eras.
 func TestOwnToolsExport(t *testing.T) {
 	mcpbind := testenv.Build(t, "./cmd/mcpbind")
-	bin := testenv.Build(t, "./composition/internal/owntools/serve")
+	bin := testenv.Build(t, "./testservers/owntools/serve")
 	out := filepath.Join(t.TempDir(), "bundle.json")
 	cmd := exec.Command(mcpbind, "export", "--probe-eras", "--id", "own", "-o", out, "--", bin)
 	if msg, err := cmd.CombinedOutput(); err != nil {

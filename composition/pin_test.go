@@ -15,20 +15,20 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/bundle"
-	"github.com/mcpbind/mcpbind/composition/internal/pinserver"
 	"github.com/mcpbind/mcpbind/internal/digest"
 	"github.com/mcpbind/mcpbind/internal/schema"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/pinserver"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
-// buildPinServer builds composition/internal/pinserver/serve.
+// buildPinServer builds testservers/pinserver/serve.
 func buildPinServer(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "pinserver")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	cmd := exec.Command(goTool(), "build", "-o", bin, "./composition/internal/pinserver/serve")
+	cmd := exec.Command(goTool(), "build", "-o", bin, "./testservers/pinserver/serve")
 	cmd.Dir = moduleRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building the pin server: %v\n%s", err, out)

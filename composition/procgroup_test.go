@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestStdioProcessGroup: a stdio server started through a shell that leaves

@@ -24,7 +24,7 @@ import (
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/golden/ts-sdk-v2/tssdkv2"
 	"github.com/mcpbind/mcpbind/internal/mcpconn"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // proxyProcessArg starts the arguments that make the test binary a

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbind/mcpbind/composition/internal/pinserver"
+	"github.com/mcpbind/mcpbind/testservers/pinserver"
 )
 
 func TestBackoffDelay(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestRegistryReconnect kills the sqlite-explorer process under a registry.

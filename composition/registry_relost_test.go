@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // loss says how the test server is lost at one attempt of a call.
@@ -50,7 +50,7 @@ func (l loss) String() string {
 func TestRegistryRetriedCallLostAgain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	bin := testenv.Build(t, "./composition/internal/testserver")
+	bin := testenv.Build(t, "./testservers/testserver")
 	wrapper, pid := testenv.PIDWrapped(t, bin)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestRegistryRetryRule checks the registry's rule for sending a call again
@@ -29,7 +29,7 @@ import (
 func TestRegistryRetryRule(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	bin := testenv.Build(t, "./composition/internal/testserver")
+	bin := testenv.Build(t, "./testservers/testserver")
 	wrapper, pid := testenv.PIDWrapped(t, bin)
 	started := make(chan string, 8)
 	notify := func(ctx context.Context, c composition.Call, next composition.Invoker) (*composition.Result, error) {

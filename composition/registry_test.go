@@ -16,7 +16,7 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/golden/everything/everything"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // syncBuffer is a bytes.Buffer for a logger written from several goroutines.

@@ -9,7 +9,7 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
-	"github.com/mcpbind/mcpbind/internal/sqlitestub"
+	"github.com/mcpbind/mcpbind/testservers/sqlitestub"
 )
 
 // BenchmarkServedCall compares the server side of one typed call: the

@@ -17,14 +17,14 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestStreamableHTTPHeldBudget: results a StreamableHTTPHandler holds
 // until written are bounded by its held-results budget. Over real loopback
 // HTTP (socket buffers made small so that a client that does not read
 // keeps its result held), with a budget of 2.5 forwarded results (from
-// internal/hostileserver over stdio): two calls whose clients do not read
+// testservers/hostileserver over stdio): two calls whose clients do not read
 // yet hold their results, a third waits (seen by the budget's Waiting, not
 // by time) and is answered once the first client reads; a fourth whose
 // client goes away while it waits fails (with our error when it waited to

@@ -21,7 +21,7 @@ import (
 
 // TestStreamableHTTPForwardsLargeResult: a composing server served by
 // composition.StreamableHTTPHandler over real streamable HTTP on loopback,
-// whose tool "fwd" returns what its downstream's (internal/hostileserver
+// whose tool "fwd" returns what its downstream's (testservers/hostileserver
 // over stdio) tool "big" returned, forwards a large result so that its
 // client gets the downstream's content blocks and structuredContent byte
 // for byte and its isError, in both protocol eras, answered as one JSON
@@ -197,7 +197,7 @@ func httpPoster(tb testing.TB, hs *httptest.Server) func(body string) (int, stri
 // loopback HTTP, served by composition.StreamableHTTPHandler and by
 // mcp-go's StreamableHTTPServer alone: B/op is what the process (server
 // and client) allocates per answer (issue 16; peak RSS is measured with
-// composition/internal/memdriver -http).
+// testservers/memdriver -http).
 func BenchmarkStreamableHTTPLargeResult(b *testing.B) {
 	const n = 1 << 20
 	for _, name := range []string{"composition.StreamableHTTPHandler", "mcp-go"} {

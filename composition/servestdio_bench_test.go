@@ -16,7 +16,7 @@ import (
 // bytes: what a forwarding handler returns) over pipes, served by
 // composition.ServeStdio and by mcp-go's StdioServer: B/op is what the
 // serving side allocates per answer (issue 16; peak RSS is measured with
-// composition/internal/memdriver).
+// testservers/memdriver).
 func BenchmarkServeStdioLargeResult(b *testing.B) {
 	const n = 1 << 20
 	serve := map[string]func(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer) error{

@@ -19,11 +19,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestServeStdioForwardsLargeResult: a composing server served by
-// composition.ServeStdio over real stdio (composition/internal/memdriver
+// composition.ServeStdio over real stdio (testservers/memdriver
 // -mode serve, whose tool "fwd" returns what its downstream's tool "big"
 // returned) forwards a large result so that its client gets the
 // downstream's content blocks byte for byte, its structuredContent byte for
@@ -31,7 +31,7 @@ import (
 func TestServeStdioForwardsLargeResult(t *testing.T) {
 	const n = 3 << 20
 	hostileBin, env := largeResultServer(t, n)
-	driver := testenv.Build(t, "./composition/internal/memdriver")
+	driver := testenv.Build(t, "./testservers/memdriver")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, version := range []string{"", "2025-11-25"} {
@@ -60,7 +60,7 @@ func TestServeStdioForwardsLargeResult(t *testing.T) {
 	}
 }
 
-// largeResultServer builds internal/hostileserver and returns it with the
+// largeResultServer builds testservers/hostileserver and returns it with the
 // environment that makes its tool "big" return a result of about 2n bytes
 // with isError: a text block of n bytes (with quotes, <>&, non-ASCII and a
 // backslash), an image, a resource link, an embedded resource, and a
@@ -78,7 +78,7 @@ func largeResultServer(t *testing.T, n int) (string, composition.Option) {
 		"structuredContent": map[string]any{"blob": big, "n": 1.5, "list": []any{1, "two", nil, true}},
 		"isError":           true,
 	}
-	hostileBin := testenv.Build(t, "./internal/hostileserver")
+	hostileBin := testenv.Build(t, "./testservers/hostileserver")
 	spec, err := json.Marshal(map[string]any{"serverInfo": map[string]string{"name": "hostile", "version": "1"},
 		"tools": []any{map[string]any{"name": "big", "result": result}}})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // waitStdinPending waits until the stdin pipe of process pid holds unread

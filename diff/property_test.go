@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/bundle"
-	"github.com/mcpbind/mcpbind/internal/synth"
+	"github.com/mcpbind/mcpbind/testservers/synth"
 )
 
 // schemaGen draws random JSON Schemas as decoded JSON values: objects from

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/bundle"
-	"github.com/mcpbind/mcpbind/internal/synth"
+	"github.com/mcpbind/mcpbind/testservers/synth"
 )
 
 // nestedBundle returns a one-tool bundle, with digests, whose inputSchema

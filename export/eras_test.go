@@ -13,7 +13,7 @@ import (
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/internal/digest"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // era builds an Era from raw tools.
@@ -286,7 +286,7 @@ func TestProbeErasSQLiteExplorer(t *testing.T) {
 // TestProbeErasMCPGo probes two mcp-go servers: one that never wraps, and
 // one that wraps non-object results in every version like the Python SDK.
 func TestProbeErasMCPGo(t *testing.T) {
-	bin := testenv.Build(t, "./export/internal/erasserver")
+	bin := testenv.Build(t, "./testservers/erasserver")
 
 	t.Run("never wraps", func(t *testing.T) {
 		primary, probe := connectBoth(t, bin, []string{"-wrap", "never"})

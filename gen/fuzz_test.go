@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/bundle"
-	"github.com/mcpbind/mcpbind/internal/gencheck"
-	"github.com/mcpbind/mcpbind/internal/servecheck"
 	"github.com/mcpbind/mcpbind/ir"
+	"github.com/mcpbind/mcpbind/testservers/gencheck"
+	"github.com/mcpbind/mcpbind/testservers/servecheck"
 )
 
 // compositionStub declares the part of package composition that generated

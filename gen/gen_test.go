@@ -9,8 +9,8 @@ import (
 	"testing/fstest"
 
 	"github.com/mcpbind/mcpbind/bundle"
-	"github.com/mcpbind/mcpbind/internal/testenv"
 	"github.com/mcpbind/mcpbind/ir"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 func loadGolden(tb testing.TB, name string) *bundle.Bundle {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/bundle"
-	"github.com/mcpbind/mcpbind/internal/synth"
+	"github.com/mcpbind/mcpbind/testservers/synth"
 )
 
 // syntheticTools returns n tools of the shape BenchmarkGenerate1000Tools

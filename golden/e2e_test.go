@@ -15,7 +15,7 @@ import (
 	"github.com/mcpbind/mcpbind/golden/everything/everything"
 	legacy "github.com/mcpbind/mcpbind/golden/sqlite-explorer-2025-06-18/sqliteexplorer"
 	modern "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestBundlesMatchLiveServers re-exports the golden bundles from the real

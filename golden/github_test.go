@@ -20,7 +20,7 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/gosdk"
 	"github.com/mcpbind/mcpbind/golden/github/githubmcpserver"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // githubTimeout bounds each subtest's calls to github-mcp-server, so that a

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/bundle"
-	"github.com/mcpbind/mcpbind/internal/synth"
 	"github.com/mcpbind/mcpbind/ir"
+	"github.com/mcpbind/mcpbind/testservers/synth"
 )
 
 // goldenServers returns every server of every golden bundle, by case.

@@ -16,16 +16,16 @@ import (
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	legacy "github.com/mcpbind/mcpbind/golden/sqlite-explorer-2025-06-18/sqliteexplorer"
 	modern "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
-	"github.com/mcpbind/mcpbind/internal/sqlitestub"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/sqlitestub"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // stubTransports returns the transports to the generated --server stub of
-// sqlite-explorer (internal/sqlitestub, the generated Register over the
+// sqlite-explorer (testservers/sqlitestub, the generated Register over the
 // example's store), each on a fresh database: in this process
 // (composition.InProcess), over streamable HTTP on 127.0.0.1 (mcp-go's
 // handler in an httptest server) and over stdio (bin, built from
-// internal/sqlitestub/cmd/sqlite-stub).
+// testservers/sqlitestub/cmd/sqlite-stub).
 func stubTransports(t *testing.T, bin string) map[string]composition.Transport {
 	t.Helper()
 	stub := func() *server.MCPServer {
@@ -77,7 +77,7 @@ func proxyTransport(t *testing.T, realBin string) composition.Transport {
 // natural ones toward 2026-07-28 sessions. The digests of both bundles
 // must match the stub's tools in the session of their era.
 func TestServerStubEveryEra(t *testing.T) {
-	stubBin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
+	stubBin := testenv.Build(t, "./testservers/sqlitestub/cmd/sqlite-stub")
 	for tname, transport := range stubTransports(t, stubBin) {
 		for _, version := range []string{"", "2025-06-18"} {
 			for _, bundleEra := range []string{"2026-07-28 bundle", "2025-06-18 bundle"} {
@@ -127,7 +127,7 @@ var stubCalls = testenv.SQLiteExplorerCalls()
 // content, isError) must be the same JSON.
 func TestServerStubMatchesRealServer(t *testing.T) {
 	realBin := testenv.Build(t, "./examples/sqlite-explorer")
-	stubBin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
+	stubBin := testenv.Build(t, "./testservers/sqlitestub/cmd/sqlite-stub")
 	for _, key := range []string{"in-process/", "stdio/", "http/", "proxy/", "in-process/2025-06-18", "stdio/2025-06-18", "http/2025-06-18", "proxy/2025-06-18"} {
 		tname, version, _ := strings.Cut(key, "/")
 		t.Run(tname+"/session "+cmpOr(version, "newest"), func(t *testing.T) {
@@ -176,7 +176,7 @@ func TestServerStubMatchesRealServer(t *testing.T) {
 // inputSchema forbids (null for a string) is refused only with
 // WithServerArgsValidation.
 func TestServerStubRefusesBadArguments(t *testing.T) {
-	bin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
+	bin := testenv.Build(t, "./testservers/sqlitestub/cmd/sqlite-stub")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s, err := composition.Connect(ctx, composition.Stdio(bin, "--dir", t.TempDir()))

@@ -9,12 +9,12 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/gen"
-	"github.com/mcpbind/mcpbind/internal/servecheck"
+	"github.com/mcpbind/mcpbind/testservers/servecheck"
 )
 
 // TestServeListsEveryGoldenTool serves every tool of every golden bundle
 // and every bundle of the examples (server-memory, insights, …) from what
-// generate --server writes into server.go (internal/servecheck reads its
+// generate --server writes into server.go (testservers/servecheck reads its
 // Register), and lists them in a session of the bundle's own era: each
 // tool must come back as the bundle holds it (servecheck.CheckListing
 // says what that means, including the one envelope generate adds toward

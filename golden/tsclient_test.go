@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // tsClientRun is what testservers/ts-client.mjs prints.
@@ -47,7 +47,7 @@ func runTSClient(t *testing.T, sdk string, command ...string) tsClientRun {
 // natural values (SEP-2106).
 func TestServerStubThroughTypeScriptSDKs(t *testing.T) {
 	real := testenv.Build(t, "./examples/sqlite-explorer")
-	stub := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
+	stub := testenv.Build(t, "./testservers/sqlitestub/cmd/sqlite-stub")
 	wrappedTools := map[string]bool{"list_tables": true, "count_rows": true, "find_row": true}
 	for _, tc := range []struct{ sdk, version string }{{"v1", "2025-06-18"}, {"v2", "2026-07-28"}} {
 		t.Run(tc.sdk+" at "+tc.version, func(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/internal/testenv"
 	"github.com/mcpbind/mcpbind/ir"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestTypeScriptSDKv2Eras exports a server built with the TypeScript SDK v2

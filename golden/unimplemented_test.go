@@ -25,7 +25,7 @@ import (
 	"github.com/mcpbind/mcpbind/golden/styles/styles"
 	"github.com/mcpbind/mcpbind/golden/typing/typing"
 	"github.com/mcpbind/mcpbind/golden/untyped-envelope/untypedenvelope"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // tablesOnly is a typed fake of sqlite-explorer that implements list_tables
@@ -49,7 +49,7 @@ func (tablesOnly) ListTables(context.Context) ([]string, error) { return []strin
 // server has no WithRecovery, so a handler that panicked (a fake embedding
 // the nil Handler interface instead) would end the test binary.
 func TestUnimplementedHandlerOverTransports(t *testing.T) {
-	stubBin := testenv.Build(t, "./internal/sqlitestub/cmd/sqlite-stub")
+	stubBin := testenv.Build(t, "./testservers/sqlitestub/cmd/sqlite-stub")
 	newServer := func() *server.MCPServer {
 		srv := server.NewMCPServer("sqlite-explorer", "0.1.0", server.WithToolCapabilities(false))
 		if err := modern.Register(srv, tablesOnly{}); err != nil {

@@ -2,7 +2,7 @@
 // and say which.
 //
 // Preloaded with `PORT=0 node --require ./testservers/listen-loopback.js SERVER…`
-// (internal/testenv does it for @modelcontextprotocol/server-everything's
+// (testservers/testenv does it for @modelcontextprotocol/server-everything's
 // `sse` and `streamableHttp` modes, which call app.listen(process.env.PORT)):
 //
 //   - a TCP listen that names no address binds 127.0.0.1 instead of every
@@ -10,7 +10,7 @@
 //     once the address is known; listens on a given address, a Unix socket or
 //     a file descriptor are left alone);
 //   - once such a server listens, the line "listening on http://127.0.0.1:PORT"
-//     is written to stderr, the form internal/testenv waits for.
+//     is written to stderr, the form testservers/testenv waits for.
 "use strict";
 
 const net = require("node:net");

@@ -2,7 +2,7 @@
 // the per-tool and server digests under x-mcpbind that `mcpbind export`
 // records:
 //
-//   - -n N: N tools of the shape internal/synth describes (gen's
+//   - -n N: N tools of the shape testservers/synth describes (gen's
 //     BenchmarkGenerateTools), and optionally each tool's inputSchema as
 //     its own file (the input of the go-jsonschema comparison);
 //   - -depth D: one tool whose inputSchema nests D objects deep;
@@ -22,7 +22,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mcpbind/mcpbind/internal/synth"
+	"github.com/mcpbind/mcpbind/testservers/synth"
 )
 
 func main() {

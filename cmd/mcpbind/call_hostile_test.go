@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
-// TestCallEscapesPeerText runs `mcpbind call` against internal/hostileserver
+// TestCallEscapesPeerText runs `mcpbind call` against testservers/hostileserver
 // over stdio: a tool whose text result, a tool whose isError text, and a
 // server whose start-up stderr hold ANSI escapes, CR, BEL, NUL and bidi
 // controls. stdout and stderr show them escaped; --raw prints the result
@@ -18,7 +18,7 @@ import (
 // under "server stderr", not in the error line.
 func TestCallEscapesPeerText(t *testing.T) {
 	bin := testenv.Build(t, "./cmd/mcpbind")
-	server := testenv.Build(t, "./internal/hostileserver")
+	server := testenv.Build(t, "./testservers/hostileserver")
 	const evil = "title\x1b]0;pwned\x07\x1b[2J\rover\x00\u202eevil\u2028end"
 	const escaped = `title\u001b]0;pwned\u0007\u001b[2J\rover\u0000\u202eevil\u2028end`
 	spec := func(v map[string]any) string {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestCall runs `mcpbind call` against real servers: sqlite-explorer over

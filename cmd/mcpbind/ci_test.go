@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/bundle"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // The tests of this file run the README's CI recipe on examples/insights:

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbind/mcpbind/internal/testenv"
 	"github.com/mcpbind/mcpbind/internal/tokenstore"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestConformance runs the client scenarios of @modelcontextprotocol/

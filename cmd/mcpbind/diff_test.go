@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/bundle"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // diffEditTool returns the bundle data with the raw JSON of one tool passed

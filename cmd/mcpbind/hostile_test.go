@@ -15,9 +15,9 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/gen"
-	"github.com/mcpbind/mcpbind/internal/gencheck"
-	"github.com/mcpbind/mcpbind/internal/testenv"
 	"github.com/mcpbind/mcpbind/ir"
+	"github.com/mcpbind/mcpbind/testservers/gencheck"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // hostileCase is one contract a hostile server serves: its serverInfo and
@@ -101,7 +101,7 @@ func outputTypeNameTools(names ...string) []map[string]any {
 // the IR planned and holds no directive or init function.
 func TestHostileServers(t *testing.T) {
 	bin := testenv.Build(t, "./cmd/mcpbind")
-	server := testenv.Build(t, "./internal/hostileserver")
+	server := testenv.Build(t, "./testservers/hostileserver")
 	root := testenv.ModuleRoot(t)
 	mod := t.TempDir()
 	g, err := gen.New()

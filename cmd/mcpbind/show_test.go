@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/bundle"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 var updateShow = flag.Bool("update", false, "rewrite testdata/show from the golden bundles")

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/export"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestExportSlowStart exports a real stdio server (sqlite-explorer, which

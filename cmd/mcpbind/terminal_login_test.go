@@ -16,8 +16,8 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/mcpbind/mcpbind/internal/testenv"
 	"github.com/mcpbind/mcpbind/internal/tokenstore"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestExportLoginOnTerminal runs the built `mcpbind export` as a person

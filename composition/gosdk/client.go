@@ -220,6 +220,7 @@ func (c *conn) CallToolRaw(ctx context.Context, name string, args json.RawMessag
 	}
 	capt := &capture{}
 	res, err := c.cs.CallTool(withCapture(ctx, capt), &mcp.CallToolParams{Name: name, Arguments: args})
+	capt.done()
 	c.bind(capt, err == nil)
 	if err != nil {
 		return nil, c.fail(name, err, true)
@@ -266,6 +267,7 @@ func (c *conn) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
 		}
 		capt := &capture{}
 		res, err := c.cs.ListTools(withCapture(ctx, capt), &mcp.ListToolsParams{Cursor: cursor})
+		capt.done()
 		c.bind(capt, err == nil)
 		if err != nil {
 			if errors.Is(err, mcp.ErrConnectionClosed) {

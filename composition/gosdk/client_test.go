@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/gosdk"
 	explorer "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // big is above 2^53: a float64 cannot hold it (it becomes ...992).
@@ -48,6 +49,11 @@ func (w warnings) waitFor(ctx context.Context, t *testing.T, part string) string
 	}
 }
 
+// describeNotes is describe_table's result on the go-sdk server.
+const describeNotes = `{"table":"notes","columns":[{"name":"id","type":"INTEGER","not_null":false,"primary_key":true},` +
+	`{"name":"title","type":"TEXT","not_null":true,"primary_key":false},{"name":"body","type":"TEXT","not_null":false,"primary_key":false},` +
+	`{"name":"created","type":"TEXT","not_null":true,"primary_key":false},{"name":"views","type":"INTEGER","not_null":true,"primary_key":false}]}`
+
 // goSDKExplorer is a go-sdk server that lists the tools of the golden
 // sqlite-explorer bundle exactly as the bundle holds them (go-sdk sends
 // json.RawMessage schemas verbatim) and answers each with a fixed natural
@@ -57,7 +63,7 @@ type goSDKExplorer struct {
 	tools map[string]*mcp.Tool
 }
 
-func newGoSDKExplorer(t *testing.T) *goSDKExplorer {
+func newGoSDKExplorer(t testing.TB) *goSDKExplorer {
 	t.Helper()
 	b, err := bundle.Load(filepath.Join(testenv.ModuleRoot(t), "golden/sqlite-explorer/bundle.json"))
 	if err != nil {
@@ -65,7 +71,7 @@ func newGoSDKExplorer(t *testing.T) *goSDKExplorer {
 	}
 	results := map[string]string{
 		"count_rows":     `9007199254740993`,
-		"describe_table": `{"table":"notes","columns":[]}`,
+		"describe_table": describeNotes,
 		"list_tables":    `["notes"]`,
 	}
 	e := &goSDKExplorer{srv: mcp.NewServer(&mcp.Implementation{Name: "sqlite-explorer", Version: "0.1.0"}, nil), tools: map[string]*mcp.Tool{}}
@@ -97,7 +103,7 @@ func (e *goSDKExplorer) add(tool *mcp.Tool, result string) {
 
 // connect connects a go-sdk client to the server over in-memory
 // transports at version, through wrap (gosdk.Transport or nothing).
-func (e *goSDKExplorer) connect(ctx context.Context, t *testing.T, version string, wrap func(mcp.Transport) mcp.Transport) *mcp.ClientSession {
+func (e *goSDKExplorer) connect(ctx context.Context, t testing.TB, version string, wrap func(mcp.Transport) mcp.Transport) *mcp.ClientSession {
 	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := e.srv.Connect(ctx, st, nil)
@@ -296,5 +302,32 @@ func TestSQLiteExplorer(t *testing.T) {
 				t.Errorf("Err after the server was killed: %v", s.Err())
 			}
 		})
+	}
+}
+
+// TestJSONRPCError: a JSON-RPC error response of a go-sdk server reaches
+// the caller in our words, the server's message escaped (no raw escape
+// sequence or bidi control in the error text), its *jsonrpc.Error still
+// reachable with errors.As.
+func TestJSONRPCError(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e := &goSDKExplorer{srv: mcp.NewServer(&mcp.Implementation{Name: "explode", Version: "0"}, nil)}
+	e.srv.AddTool(&mcp.Tool{Name: "explode", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, &jsonrpc.Error{Code: -32001, Message: "bad \x1b[31mred\u202e text", Data: json.RawMessage(`{"x":1}`)}
+	})
+	s, err := gosdk.NewSession(ctx, e.connect(ctx, t, composition.ModernProtocolVersion, gosdk.Transport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.CallResult(ctx, "explode", nil)
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != -32001 || string(rpc.Data) != `{"x":1}` {
+		t.Fatalf("CallResult: %v; want a *jsonrpc.Error with code -32001", err)
+	}
+	msg := err.Error()
+	if strings.ContainsAny(msg, "\x1b\u202e") || !strings.Contains(msg, `bad \u001b[31mred\u202e text`) || !strings.Contains(msg, `"explode"`) {
+		t.Fatalf("error text %q: want the tool named and the server's text escaped", msg)
 	}
 }

@@ -78,17 +78,23 @@ func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if capt == nil {
 		return c.Connection.Write(ctx, msg)
 	}
-	capt.setConn(c)
+	capt.setConn(c, req.ID)
 	c.mu.Lock()
 	c.pending[req.ID] = capt
 	c.mu.Unlock()
 	err := c.Connection.Write(ctx, msg)
 	if err != nil {
-		c.mu.Lock()
-		delete(c.pending, req.ID)
-		c.mu.Unlock()
+		c.forget(req.ID)
 	}
 	return err
+}
+
+// forget drops the capture of the request id (a request whose answer
+// will not be read: its write failed, or its caller gave up on it).
+func (c *rawConn) forget(id jsonrpc.ID) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
 }
 
 // Read reads the next message, hands a captured request's result to its
@@ -137,6 +143,7 @@ type captureKey struct{}
 type capture struct {
 	mu   sync.Mutex
 	conn *rawConn
+	id   jsonrpc.ID // the request's ID on conn
 	raw  json.RawMessage
 }
 
@@ -145,11 +152,24 @@ func withCapture(ctx context.Context, capt *capture) context.Context {
 	return context.WithValue(ctx, captureKey{}, capt)
 }
 
-// setConn records the connection that wrote the request.
-func (c *capture) setConn(rc *rawConn) {
+// setConn records the connection that wrote the request, and its ID.
+func (c *capture) setConn(rc *rawConn, id jsonrpc.ID) {
 	c.mu.Lock()
-	c.conn = rc
+	c.conn, c.id = rc, id
 	c.mu.Unlock()
+}
+
+// done is called once the request has returned: a request that ended
+// without its answer (ctx ended, the session closed) is forgotten by its
+// connection, which would otherwise hold the capture until an answer that
+// may never come.
+func (c *capture) done() {
+	c.mu.Lock()
+	rc, id, answered := c.conn, c.id, c.raw != nil
+	c.mu.Unlock()
+	if rc != nil && !answered {
+		rc.forget(id)
+	}
 }
 
 // connection is the connection that wrote the request, or nil.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/examples/insights/insights"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // urlWriter is insights' stderr in the test: it hands the URL of the

@@ -26,7 +26,7 @@ import (
 	"github.com/mcpbind/mcpbind/examples/insights/insights"
 	"github.com/mcpbind/mcpbind/examples/insights/memory"
 	"github.com/mcpbind/mcpbind/examples/insights/sqliteexplorer"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // balancer is a reverse proxy (net/http/httputil) in front of replicas of

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestResultBudget: four stdio sessions that share a budget room for one
@@ -22,7 +22,7 @@ import (
 func TestResultBudget(t *testing.T) {
 	const size, k = 1_000_000, 4
 	const limit = 2 << 20 // the sessions' largest message: what a large one reserves
-	bin := testenv.Build(t, "./internal/hostileserver")
+	bin := testenv.Build(t, "./testservers/hostileserver")
 	spec := filepath.Join(t.TempDir(), "spec.json")
 	if err := os.WriteFile(spec, []byte(`{"serverInfo":{"name":"h","version":"1"},"tools":[{"name":"big","repeat":{"text":"x","times":1000000}}]}`), 0o600); err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestStalledStdin: a stdio server stopped with SIGSTOP does not read its
@@ -26,7 +26,7 @@ import (
 // whose frame was being written fails as a *LostError, and the process is
 // ended (SIGKILL ends a stopped process).
 func TestStalledStdin(t *testing.T) {
-	bin := testenv.Build(t, "./internal/hostileserver")
+	bin := testenv.Build(t, "./testservers/hostileserver")
 	spec := filepath.Join(t.TempDir(), "spec.json")
 	if err := os.WriteFile(spec, []byte(`{"serverInfo":{"name":"h","version":"1"},"tools":[{"name":"pid","pid":true}]}`), 0o600); err != nil {
 		t.Fatal(err)

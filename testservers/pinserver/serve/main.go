@@ -22,7 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcpbind/mcpbind/composition/internal/pinserver"
+	"github.com/mcpbind/mcpbind/testservers/pinserver"
 )
 
 func main() {

@@ -7,7 +7,7 @@
 //
 // Usage (from the module root):
 //
-//	go run ./internal/tools/mutate -file composition/registry.go -func 'CallTool' \
+//	go run ./testservers/tools/mutate -file composition/registry.go -func 'CallTool' \
 //	    -run 'TestRegistry' [-pkg ./composition] [-timeout 3m] [-list]
 //
 // The mutants are those of go-gremlins (github.com/go-gremlins/gremlins),

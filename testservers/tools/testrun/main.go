@@ -8,9 +8,9 @@
 //
 // Usage:
 //
-//	go run ./internal/tools/testrun [go test flags and packages]
+//	go run ./testservers/tools/testrun [go test flags and packages]
 //
-// for example `go run ./internal/tools/testrun -count=1 ./...`. The output
+// for example `go run ./testservers/tools/testrun -count=1 ./...`. The output
 // of passing tests is not printed (as with go test without -v).
 package main
 

@@ -26,7 +26,7 @@
 // server at URL instead (COMMAND is not run).
 //
 // Messages up to 256 MiB are accepted. For a test server that returns a
-// large result, see internal/hostileserver ("repeat").
+// large result, see testservers/hostileserver ("repeat").
 package main
 
 import (

@@ -12,7 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpbind/mcpbind/internal/schema"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // TestNormalizePreservesSuiteSemantics runs schema.Normalize over every schema

@@ -10,7 +10,7 @@ import (
 	"syscall"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/composition/internal/owntools"
+	"github.com/mcpbind/mcpbind/testservers/owntools"
 )
 
 func main() {

@@ -24,18 +24,18 @@ var timeFuncs = []string{"Sleep", "Since", "Until"}
 // exact.
 func allowed() map[string]string {
 	return map[string]string{
-		"internal/schemasuite/suite_test.go: time.Since":   "logs how long each phase of the suite took; compares nothing",
-		"composition/registry_example_test.go: time.Since": "the example of WithInterceptor shows a timing interceptor, which logs the duration",
-		"internal/testenv/wait.go: time.Sleep":             "testenv.Poll, the one poll for states nothing notifies of (thread stop state, pipe fill, fd and goroutine counts), with a hang bound",
-		"composition/flood_bench_test.go: time.Since":      "BenchmarkPinnedCallFlood reports CPU per wall second as a metric; asserts nothing",
-		"composition/hostileargs_test.go: time.Since":      "TestHostileArgsMeasured logs each hostile call's duration beside its memory figures; asserts no duration",
-		"composition/hostilehost_test.go: time.Since":      "the ListenHTTP measurements log flood and shutdown durations beside memory and goroutine figures; assert no duration",
+		"testservers/schemasuite/suite_test.go: time.Since": "logs how long each phase of the suite took; compares nothing",
+		"composition/registry_example_test.go: time.Since":  "the example of WithInterceptor shows a timing interceptor, which logs the duration",
+		"testservers/testenv/wait.go: time.Sleep":           "testenv.Poll, the one poll for states nothing notifies of (thread stop state, pipe fill, fd and goroutine counts), with a hang bound",
+		"composition/flood_bench_test.go: time.Since":       "BenchmarkPinnedCallFlood reports CPU per wall second as a metric; asserts nothing",
+		"composition/hostileargs_test.go: time.Since":       "TestHostileArgsMeasured logs each hostile call's duration beside its memory figures; asserts no duration",
+		"composition/hostilehost_test.go: time.Since":       "the ListenHTTP measurements log flood and shutdown durations beside memory and goroutine figures; assert no duration",
 	}
 }
 
 // helperDirs are directories of non-test files that only tests use; their
 // files follow the same rules.
-var helperDirs = []string{"internal/testenv"}
+var helperDirs = []string{"testservers/testenv"}
 
 // TestNoSleepsNoTimedAssertions fails when a test file (or a test helper
 // package) calls time.Sleep, time.Since or time.Until outside the allowed

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/gen"
-	"github.com/mcpbind/mcpbind/internal/testenv"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // The targets of issue 3 (raised by issue 17 to the figures reached), over the instances of the in-scope files: the

@@ -281,7 +281,7 @@ func driverSource(fset *token.FileSet, pkg *types.Package, files []*ast.File, p 
 }
 
 const driverTemplate = `// Command driver checks the JSON-Schema-Test-Suite instances against the
-// types mcpbind generated; written by internal/schemasuite.
+// types mcpbind generated; written by testservers/schemasuite.
 package main
 
 import (
