@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/serverconfig"
 	"github.com/mcpbind/mcpbind/golden/everything/everything"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/internal/testenv"
@@ -95,7 +96,7 @@ func TestRegistryServers(t *testing.T) {
 		mu.Unlock()
 		return next(ctx, c)
 	}
-	reg, err := composition.LoadRegistry(config, composition.WithLogger(logger), composition.WithInterceptor(count))
+	reg, err := serverconfig.LoadRegistry(config, composition.WithLogger(logger), composition.WithInterceptor(count))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/serverconf"
 )
 
 // runExportConfig carries out `mcpbind export --config FILE`: every server
@@ -132,7 +133,7 @@ type configRun struct {
 // configured, and then none was started.
 func (c *cli) exportConfigured(ctx context.Context, f *exportFlags) (*configRun, error) {
 	stderr := &syncWriter{w: c.stderr}
-	cfg, err := export.LoadConfig(f.config)
+	cfg, err := serverconf.Load(f.config)
 	if err != nil {
 		return nil, withExit(exitInput, err)
 	}
@@ -145,28 +146,32 @@ func (c *cli) exportConfigured(ctx context.Context, f *exportFlags) (*configRun,
 		return nil, withExit(exitInput, fmt.Errorf("--id: %w", err))
 	}
 
+	// An "auth: oauth" server gets the login of the OAuth flags: --login
+	// and --no-browser apply.
+	login := func(o *serverconf.OAuth) (composition.Option, error) {
+		a := authOptions{clientID: o.ClientID, scopes: o.Scopes, login: f.auth.login, noBrowser: f.auth.noBrowser}
+		opt, _, err := c.loginOption(&a, false)
+		return opt, err
+	}
 	var targets []*export.Target
 	var problems []error
 	for i := range servers {
 		if u, ok := export.UnpinnedPackage(servers[i].Command); ok {
 			fmt.Fprintf(stderr, "mcpbind: [%s] warning: %s\n", servers[i].ID, u.Warning())
 		}
-		t, err := servers[i].Resolve(c.lookupEnv)
+		res, err := servers[i].Resolve(c.lookupEnv)
 		if err != nil {
 			problems = append(problems, err)
 			continue
 		}
+		tr, opts, err := res.Connection(login)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("server %q: %w", res.ID, err))
+			continue
+		}
+		t := &export.Target{ID: res.ID, Transport: tr, Options: opts, ProtocolVersion: res.ProtocolVersion, Timeout: res.Timeout, Secrets: res.Secrets}
 		if t.Timeout == 0 {
 			t.Timeout = f.timeout
-		}
-		if t.OAuth != nil {
-			o := authOptions{clientID: t.OAuth.ClientID, scopes: t.OAuth.Scopes, login: f.auth.login, noBrowser: f.auth.noBrowser}
-			opt, _, err := c.loginOption(&o, false)
-			if err != nil {
-				problems = append(problems, fmt.Errorf("server %q: %w", t.ID, err))
-				continue
-			}
-			t.Options = append(t.Options, opt)
 		}
 		t.Options = append(t.Options, waitForDiscover(), composition.WithMaxResponseBytes(f.maxResponseBytes))
 		if t.ProtocolVersion == "" && f.protocolVersion != "" {
