@@ -14,10 +14,18 @@ import (
 	"github.com/mcpbind/mcpbind/export"
 )
 
+// checkFlags are the flags of `mcpbind check`: the server flags, the
+// server's --id in the bundle and --config.
+type checkFlags struct {
+	server serverFlags
+	id     string
+	config string
+}
+
 // newCheckCmd builds `mcpbind check BUNDLE (-- COMMAND [ARG...] | URL)`:
 // the bundle's contract against what the live server lists now.
 func newCheckCmd(c *cli) *cobra.Command {
-	var f exportFlags
+	var f checkFlags
 	var rf reportFlags
 	cmd := &cobra.Command{
 		Use:   "check BUNDLE [flags] (-- COMMAND [ARG...] | URL | --config FILE)",
@@ -51,13 +59,13 @@ answers something unusable.`,
 	}
 	cmd.Flags().StringVar(&f.id, "id", "", "the server `ID` in the bundle to check (default: its only server, or the one matching the live server's name; with --config, the one of the config)")
 	cmd.Flags().StringVar(&f.config, "config", "", "check every server of the servers config `FILE` (YAML, as export --config reads it) against the bundle")
-	addServerFlags(cmd, &f)
+	addServerFlags(cmd, &f.server)
 	addReportFlags(cmd, &rf)
 	return cmd
 }
 
 // runCheck carries out `mcpbind check`.
-func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, args []string, dash int) error {
+func (c *cli) runCheck(ctx context.Context, f *checkFlags, rf *reportFlags, args []string, dash int) error {
 	if err := rf.check(); err != nil {
 		return err
 	}
@@ -71,7 +79,10 @@ func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, arg
 	if dash > 0 {
 		dash--
 	}
-	target, opts, secrets, err := c.exportTarget(f, args[1:], dash)
+	if err := checkIDFlag(f.id); err != nil {
+		return err
+	}
+	target, opts, secrets, err := c.serverTarget(&f.server, args[1:], dash)
 	if err != nil {
 		return err
 	}
@@ -96,11 +107,11 @@ func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, arg
 	case len(b.Servers) == 1:
 		want = &b.Servers[0]
 	}
-	live := *f
+	id := f.id
 	if want != nil {
-		live.id = want.ID
+		id = want.ID
 	}
-	srv, err := c.liveServer(ctx, &live, target, opts)
+	srv, err := c.liveServer(ctx, &f.server, id, target, opts)
 	if err != nil {
 		return export.RedactError(err, secrets)
 	}
@@ -134,11 +145,11 @@ func (c *cli) warnOtherServer(w io.Writer, path string, want, srv *bundle.Server
 // of the bundle that the config lacks removed (breaking). With --id only
 // that server is compared. A server that fails is left out of the report
 // and makes the command exit 3 after the report of the others.
-func (c *cli) runCheckConfig(ctx context.Context, f *exportFlags, rf *reportFlags, args []string, dash int) error {
+func (c *cli) runCheckConfig(ctx context.Context, f *checkFlags, rf *reportFlags, args []string, dash int) error {
 	if len(args) != 1 || dash >= 0 {
 		return usageErrorf("check --config FILE takes the BUNDLE alone: the config names the servers and how to start them")
 	}
-	if err := checkConfigFlags(f); err != nil {
+	if err := checkConfigFlags(&f.server, f.config); err != nil {
 		return err
 	}
 	path := args[0]
@@ -146,7 +157,7 @@ func (c *cli) runCheckConfig(ctx context.Context, f *exportFlags, rf *reportFlag
 	if err != nil {
 		return err
 	}
-	run, err := c.exportConfigured(ctx, f)
+	run, err := c.exportConfigured(ctx, &f.server, f.config, f.id, false)
 	if err != nil {
 		return err
 	}

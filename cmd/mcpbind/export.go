@@ -22,30 +22,21 @@ import (
 // otherwise.
 const defaultTimeout = 30 * time.Second
 
-// exportFlags are the flags of `mcpbind export`.
+// exportFlags are the flags of `mcpbind export`: the server flags and its
+// own.
 type exportFlags struct {
-	output          string
-	id              string
-	headers         []string
-	bearerEnv       string
-	env             []string
-	protocolVersion string
-	timeout         time.Duration
-	verbose         bool
-	// maxResponseBytes bounds each message of the server (serverflags.go).
-	maxResponseBytes int64
-	// OAuth client credentials for an HTTP server (authflags.go).
-	auth authOptions
+	server serverFlags
+	output string
+	id     string
 
 	// --probe-eras and --strict (helpers in validate.go).
 	probeEras bool
 	strict    bool
 
-	// --config, --append, --partial, --quiet (exportconfig.go).
+	// --config, --append, --partial (exportconfig.go).
 	config  string
 	append  bool
 	partial bool
-	quiet   bool
 }
 
 // newExportCmd builds `mcpbind export`.
@@ -82,20 +73,13 @@ reached, fails, or answers something unusable.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&f.output, "output", "o", "", "write the bundle to `FILE` (atomically; \"-\": stdout, the default)")
 	fl.StringVar(&f.id, "id", "", "server `ID` in the bundle (default: slug of serverInfo.name)")
-	fl.StringArrayVar(&f.headers, "header", nil, "HTTP header `'NAME: VALUE'` sent to an HTTP server (repeatable)")
-	fl.StringVar(&f.bearerEnv, "bearer-env", "", "send 'Authorization: Bearer <token>' to an HTTP server, the token read from environment variable `VAR`")
-	fl.StringArrayVar(&f.env, "env", nil, "environment variable `KEY=VALUE` for a stdio server (repeatable)")
-	fl.StringVar(&f.protocolVersion, "protocol-version", "", "ask for this MCP protocol `VERSION` instead of negotiating the newest")
-	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up connecting and listing tools after this `DURATION` (0: never)")
-	fl.BoolVarP(&f.verbose, "verbose", "v", false, "report progress and copy a stdio server's stderr to stderr")
-	addAuthFlags(fl, &f.auth)
-	addLimitFlags(fl, &f)
+	addServerFlags(cmd, &f.server)
 	fl.BoolVar(&f.probeEras, "probe-eras", false, "also list the tools at the other protocol era (2026-07-28 or 2025-11-25) and record, per tool, whether results are wrapped as {\"result\": v}")
 	fl.BoolVar(&f.strict, "strict", false, "make schema problems (a schema its meta-schema rejects, an inputSchema root that is not type object) errors: exit 2, nothing written")
 	fl.StringVar(&f.config, "config", "", "export every server of the servers config `FILE` (YAML; see the README), or the one named by --id")
 	fl.BoolVar(&f.append, "append", false, "add the server(s) to the existing bundle -o FILE, replacing those with the same id and leaving the others byte for byte")
 	fl.BoolVar(&f.partial, "partial", false, "with --config: when some servers fail, still write those that succeeded (the exit code stays 3)")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines or summary on stderr (warnings and errors still)")
+	fl.Lookup("quiet").Usage = "no progress lines or summary on stderr (warnings and errors still)"
 	return cmd
 }
 
@@ -107,10 +91,13 @@ func (c *cli) runExport(ctx context.Context, f *exportFlags, args []string, dash
 	switch {
 	case f.partial:
 		return usageErrorf("--partial applies to --config, which exports several servers")
-	case f.quiet && f.verbose:
+	case f.server.quiet && f.server.verbose:
 		return usageErrorf("--quiet and -v contradict each other; give one")
 	}
-	target, opts, secrets, err := c.exportTarget(f, args, dash)
+	if err := checkIDFlag(f.id); err != nil {
+		return err
+	}
+	target, opts, secrets, err := c.serverTarget(&f.server, args, dash)
 	if err != nil {
 		return err
 	}
@@ -135,7 +122,7 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 	if err != nil {
 		return err
 	}
-	k, err := c.connect(ctx, f, target, opts)
+	k, err := c.connect(ctx, &f.server, target, opts)
 	if err != nil {
 		return err // a *composition.ConnectError: exit 3 (2 for a bad configuration)
 	}
@@ -153,8 +140,8 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 	}
 	defer closeSession()
 	progress("connected: protocol %s over %s; listing tools", sess.ProtocolVersion(), sess.Transport())
-	if v := sess.ProtocolVersion(); f.protocolVersion != "" && v != f.protocolVersion {
-		fmt.Fprintf(c.stderr, "mcpbind: warning: asked %s for protocol %s; it answered %s, which the bundle records\n", server, f.protocolVersion, v)
+	if v := sess.ProtocolVersion(); f.server.protocolVersion != "" && v != f.server.protocolVersion {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: asked %s for protocol %s; it answered %s, which the bundle records\n", server, f.server.protocolVersion, v)
 	}
 
 	// --probe-eras, --strict: begin
@@ -203,7 +190,7 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 		}
 		dest = output
 	}
-	if f.quiet {
+	if f.server.quiet {
 		return nil
 	}
 	fmt.Fprintf(c.stderr, "mcpbind: exported %d %s of server %q (%s, protocol %s, %s) to %s\n",
@@ -212,22 +199,28 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 	return nil
 }
 
-// exportTarget reads the server from the arguments and the flags that say
-// how to reach it. Errors are usage errors; their messages never contain a
+// checkIDFlag checks the bundle server id given with --id (a usage error).
+func checkIDFlag(id string) error {
+	if id == "" {
+		return nil
+	}
+	if err := bundle.CheckID(id); err != nil {
+		return usageErrorf("--id: %v", err)
+	}
+	return nil
+}
+
+// serverTarget reads the server from the arguments and the server flags
+// that say how to reach it, for export, call and check. Errors are usage errors; their messages never contain a
 // header, token or environment value.
 //
 // secrets are the header, token and environment values given, which the
 // server might echo back in an error message.
-func (c *cli) exportTarget(f *exportFlags, args []string, dash int) (t composition.Transport, opts []composition.Option, secrets []string, err error) {
+func (c *cli) serverTarget(f *serverFlags, args []string, dash int) (t composition.Transport, opts []composition.Option, secrets []string, err error) {
 	var none composition.Transport
 	opts = []composition.Option{waitForDiscover()}
 	if f.timeout < 0 {
 		return none, nil, nil, usageErrorf("--timeout must not be negative")
-	}
-	if f.id != "" {
-		if err := bundle.CheckID(f.id); err != nil {
-			return none, nil, nil, usageErrorf("--id: %v", err)
-		}
 	}
 	switch {
 	case dash >= 0:

@@ -28,7 +28,7 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 	if len(args) > 0 || dash >= 0 {
 		return usageErrorf("--config names the servers; give no server command or URL with it")
 	}
-	if err := checkConfigFlags(f); err != nil {
+	if err := checkConfigFlags(&f.server, f.config); err != nil {
 		return err
 	}
 	output := f.output
@@ -42,7 +42,7 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 	if err != nil {
 		return err
 	}
-	run, err := c.exportConfigured(ctx, f)
+	run, err := c.exportConfigured(ctx, &f.server, f.config, f.id, f.probeEras)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 	if err != nil {
 		return err
 	}
-	if !f.quiet {
+	if !f.server.quiet {
 		var names []string
 		for _, s := range done {
 			names = append(names, s.ID)
@@ -103,12 +103,12 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 	return nil
 }
 
-// checkConfigFlags refuses the server flags that contradict --config (a
-// usage error).
-func checkConfigFlags(f *exportFlags) error {
+// checkConfigFlags refuses the server flags that contradict --config FILE
+// (a usage error).
+func checkConfigFlags(f *serverFlags, config string) error {
 	switch {
 	case len(f.headers) > 0 || f.bearerEnv != "" || len(f.env) > 0:
-		return usageErrorf("--header, --bearer-env and --env do not apply with --config: set headers and env per server in %s", f.config)
+		return usageErrorf("--header, --bearer-env and --env do not apply with --config: set headers and env per server in %s", config)
 	case f.timeout < 0:
 		return usageErrorf("--timeout must not be negative")
 	case f.quiet && f.verbose:
@@ -126,20 +126,21 @@ type configRun struct {
 	stderr   io.Writer
 }
 
-// exportConfigured exports every server of the servers config f.config (or
-// the one named by --id) concurrently, as export --config and check --config
-// do, logging progress (unless --quiet) and warnings (an unpinned package
+// exportConfigured exports every server of the servers config file config
+// (or the one named by id, when not "") concurrently, with the server flags
+// f, as export --config and check --config do (probeEras: export's
+// --probe-eras), logging progress (unless --quiet) and warnings (an unpinned package
 // among them) to stderr. An error (exit 2) means a server could not be
 // configured, and then none was started.
-func (c *cli) exportConfigured(ctx context.Context, f *exportFlags) (*configRun, error) {
+func (c *cli) exportConfigured(ctx context.Context, f *serverFlags, config, id string, probeEras bool) (*configRun, error) {
 	stderr := &syncWriter{w: c.stderr}
-	cfg, err := serverconf.Load(f.config)
+	cfg, err := serverconf.Load(config)
 	if err != nil {
 		return nil, withExit(exitInput, err)
 	}
 	var ids []string
-	if f.id != "" {
-		ids = []string{f.id}
+	if id != "" {
+		ids = []string{id}
 	}
 	servers, err := cfg.Select(ids...)
 	if err != nil {
@@ -192,7 +193,7 @@ func (c *cli) exportConfigured(ctx context.Context, f *exportFlags) (*configRun,
 		secrets = append(secrets, t.Secrets...)
 	}
 	outcomes := export.ExportAll(ctx, targets, export.MultiOptions{
-		ProbeEras: f.probeEras,
+		ProbeEras: probeEras,
 		Log: func(server string, warning bool, msg string) {
 			switch {
 			case warning:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/mattn/go-isatty"
 
@@ -16,13 +17,30 @@ import (
 	"github.com/mcpbind/mcpbind/export"
 )
 
-// addServerFlags registers, on cmd, the flags that say how to reach a live
-// server, with the names, defaults and meanings export gives them:
-// --header, --bearer-env, --env, --protocol-version, --timeout and -v. They
-// fill the same exportFlags fields, so (*cli).exportTarget reads them.
-// Command-specific flags (export's --output and --id) are registered by the
-// command.
-func addServerFlags(cmd *cobra.Command, f *exportFlags) {
+// serverFlags are the flags that say how to reach a live server and how to
+// report on the connection, shared by export, call and check (login
+// registers a few of them): read by (*cli).serverTarget and (*cli).connect.
+type serverFlags struct {
+	headers         []string
+	bearerEnv       string
+	env             []string
+	protocolVersion string
+	timeout         time.Duration
+	// verbose (-v) and quiet (-q) say whether progress lines are shown
+	// (showProgress); export's -q also drops its summary line.
+	verbose bool
+	quiet   bool
+	// maxResponseBytes bounds each message of the server.
+	maxResponseBytes int64
+	// OAuth flags for an HTTP server (authflags.go).
+	auth authOptions
+}
+
+// addServerFlags registers the server flags on cmd: --header,
+// --bearer-env, --env, --protocol-version, --timeout, -v, -q, the OAuth
+// flags and --max-response-bytes. Command-specific flags (export's --output
+// and --id, …) are registered by the command.
+func addServerFlags(cmd *cobra.Command, f *serverFlags) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.headers, "header", nil, "HTTP header `'NAME: VALUE'` sent to an HTTP server (repeatable)")
 	fl.StringVar(&f.bearerEnv, "bearer-env", "", "send 'Authorization: Bearer <token>' to an HTTP server, the token read from environment variable `VAR`")
@@ -38,14 +56,14 @@ func addServerFlags(cmd *cobra.Command, f *exportFlags) {
 // addLimitFlags registers --max-response-bytes, the bound on each message a
 // server sends (composition.WithMaxResponseBytes): a larger tools/list page
 // or tool result fails at once with exit 3.
-func addLimitFlags(fl *pflag.FlagSet, f *exportFlags) {
+func addLimitFlags(fl *pflag.FlagSet, f *serverFlags) {
 	fl.Int64Var(&f.maxResponseBytes, "max-response-bytes", composition.DefaultMaxResponseBytes,
 		"fail when the server sends a message (a tools/list page, a tool result) larger than `N` bytes")
 }
 
 // showProgress reports whether progress lines go to stderr: with -v, or
 // unless -q when stderr is a terminal (never into a log or a pipe).
-func (c *cli) showProgress(f *exportFlags) bool {
+func (c *cli) showProgress(f *serverFlags) bool {
 	if f.verbose {
 		return true
 	}
@@ -71,9 +89,9 @@ func waitForDiscover() composition.Option { return composition.WithDiscoverTimeo
 // options, protocol pinning, progress, timeout and error mapping: a
 // *composition.ConnectError for connecting, exit 3 for what the server
 // answers), lists its tools and returns its bundle entry, in memory, with
-// the id f.id (empty: the slug of its serverInfo name). The session is
+// the id id (empty: the slug of its serverInfo name). The session is
 // closed before it returns.
-func (c *cli) liveServer(ctx context.Context, f *exportFlags, target composition.Transport, opts []composition.Option) (*bundle.Server, error) {
+func (c *cli) liveServer(ctx context.Context, f *serverFlags, id string, target composition.Transport, opts []composition.Option) (*bundle.Server, error) {
 	server := target.String() // command or redacted URL: safe to print
 	k, err := c.connect(ctx, f, target, opts)
 	if err != nil {
@@ -90,7 +108,7 @@ func (c *cli) liveServer(ctx context.Context, f *exportFlags, target composition
 	if v := sess.ProtocolVersion(); f.protocolVersion != "" && v != f.protocolVersion {
 		fmt.Fprintf(c.stderr, "mcpbind: warning: asked %s for protocol %s; it answered %s\n", server, f.protocolVersion, v)
 	}
-	srv, err := export.Export(runCtx, sess, export.Options{ID: f.id})
+	srv, err := export.Export(runCtx, sess, export.Options{ID: id})
 	if err != nil {
 		var ae *export.AnswerError
 		if errors.As(err, &ae) {
@@ -118,7 +136,7 @@ type conn struct {
 // --timeout. A connect failure is returned explained (a
 // *composition.ConnectError inside: exit 3, or 2 for a bad configuration).
 // The caller closes the session and calls cancel.
-func (c *cli) connect(ctx context.Context, f *exportFlags, target composition.Transport, opts []composition.Option) (*conn, error) {
+func (c *cli) connect(ctx context.Context, f *serverFlags, target composition.Transport, opts []composition.Option) (*conn, error) {
 	if f.protocolVersion != "" {
 		opts = append(opts, composition.WithProtocolVersion(f.protocolVersion))
 	}
