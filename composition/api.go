@@ -26,11 +26,13 @@
 // runtime ([NewTool]) and called typed in its tests ([OwnTool.Call]).
 package composition
 
+import "github.com/mcpbind/mcpbind/internal/protocol"
+
 // ModernProtocolVersion is the first MCP protocol version of the stateless
 // era (server/discover instead of initialize). From this version on an
 // outputSchema may be any JSON Schema 2020-12 and structuredContent any JSON
 // value (SEP-2106), so servers stop wrapping non-object results.
-const ModernProtocolVersion = "2026-07-28"
+const ModernProtocolVersion = protocol.ModernVersion
 
 // Output describes a tool's natural result type, as far as the envelope rules
 // of SEP-2106 need it. Generated code fills one in per tool from the IR; the

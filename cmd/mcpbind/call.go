@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpbind/mcpbind/composition"
-	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/redact"
 	"github.com/mcpbind/mcpbind/internal/schema"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
@@ -100,7 +100,7 @@ func (c *cli) runCall(ctx context.Context, f *callFlags, args []string, dash int
 	if err != nil {
 		return err
 	}
-	return export.RedactError(c.doCall(ctx, f, tool, callArgs, target, opts), secrets)
+	return redact.Error(c.doCall(ctx, f, tool, callArgs, target, opts), secrets)
 }
 
 // splitCallArgs separates TOOL from the server's arguments (a URL, or the

@@ -12,6 +12,8 @@ import (
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/diff"
 	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/redact"
+	"github.com/mcpbind/mcpbind/internal/serverid"
 )
 
 // checkFlags are the flags of `mcpbind check`: the server flags, the
@@ -113,7 +115,7 @@ func (c *cli) runCheck(ctx context.Context, f *checkFlags, rf *reportFlags, args
 	}
 	srv, err := c.liveServer(ctx, &f.server, id, target, opts)
 	if err != nil {
-		return export.RedactError(err, secrets)
+		return redact.Error(err, secrets)
 	}
 	if want == nil {
 		if want, err = matchServer(b, srv); err != nil {
@@ -125,7 +127,7 @@ func (c *cli) runCheck(ctx context.Context, f *checkFlags, rf *reportFlags, args
 	c.warnOtherServer(c.stderr, path, want, srv)
 	r := diff.Compare(&bundle.Bundle{Servers: []bundle.Server{*want}}, &bundle.Bundle{Servers: []bundle.Server{*srv}})
 	r.Old, r.New = path, "live "+target.String()
-	return export.RedactError(c.finishReport(&r, rf), secrets)
+	return redact.Error(c.finishReport(&r, rf), secrets)
 }
 
 // warnOtherServer warns when the live server srv has another serverInfo
@@ -189,7 +191,7 @@ func (c *cli) runCheckConfig(ctx context.Context, f *checkFlags, rf *reportFlags
 	r := diff.Compare(old, cur)
 	r.Old, r.New = path, "live servers of "+f.config
 	if err := c.finishReport(&r, rf); err != nil || len(failed) == 0 {
-		return export.RedactError(err, run.secrets)
+		return redact.Error(err, run.secrets)
 	}
 	return withExit(exitServer, fmt.Errorf("%d of %d servers failed (%s): they are not checked", len(failed), len(outcomes), strings.Join(failed, ", ")))
 }
@@ -217,7 +219,7 @@ func matchServer(b *bundle.Bundle, srv *bundle.Server) (*bundle.Server, error) {
 			Name string `json:"name"`
 		}
 		_ = json.Unmarshal(b.Servers[i].ServerInfo, &info)
-		if info.Name != "" && export.Slug(info.Name) == srv.ID {
+		if info.Name != "" && serverid.Slug(info.Name) == srv.ID {
 			found = append(found, &b.Servers[i])
 		}
 	}

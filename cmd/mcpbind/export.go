@@ -16,6 +16,7 @@ import (
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
 // defaultTimeout bounds connecting and listing tools unless --timeout says
@@ -105,7 +106,7 @@ func (c *cli) runExport(ctx context.Context, f *exportFlags, args []string, dash
 		fmt.Fprintf(c.stderr, "mcpbind: warning: %s\n", u.Warning())
 	}
 	err = c.doExport(ctx, f, target, opts)
-	return export.RedactError(err, secrets)
+	return redact.Error(err, secrets)
 }
 
 // doExport connects, exports, and writes the bundle.

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/redact"
 	"github.com/mcpbind/mcpbind/internal/serverconf"
 )
 
@@ -80,7 +81,7 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 
 	data, err := c.bundleBytes(base, done, output)
 	if err != nil {
-		return export.RedactError(err, secrets)
+		return redact.Error(err, secrets)
 	}
 	dest, err := c.writeBundle(output, data)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/protocol"
 )
 
 // serverFlags are the flags that say how to reach a live server and how to
@@ -166,7 +167,7 @@ func (c *cli) connect(ctx context.Context, f *serverFlags, target composition.Tr
 			ce.Stage == "initialize" && f.protocolVersion == "":
 			return fmt.Errorf("%w (gave up after --timeout %s: the server is running but did not answer the handshake; "+
 				"if it is still starting, give it a longer --timeout; if it ignores requests it does not know, such as "+
-				"server/discover, pin an older protocol with --protocol-version %s)", err, f.timeout, export.NewestLegacyVersion)
+				"server/discover, pin an older protocol with --protocol-version %s)", err, f.timeout, protocol.NewestLegacyVersion)
 		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 			return fmt.Errorf("%w (gave up after --timeout %s)", err, f.timeout)
 		case ctx.Err() != nil:
