@@ -81,6 +81,27 @@ func TestLoadRegistryLogin(t *testing.T) {
 	}
 }
 
+// TestLoadRegistryTimeout: a server's "timeout" bounds each of its connect
+// attempts in place of composition.DefaultConnectTimeout (30 s): a server
+// that never answers fails its connect (a *composition.ConnectError that
+// wraps context.DeadlineExceeded) well before the caller's own bound, which
+// DefaultConnectTimeout would outlast.
+func TestLoadRegistryTimeout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "servers.yaml")
+	yaml := "servers:\n  silent:\n    command: [sh, -c, \"exec sleep 600\"]\n    timeout: 200ms\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := load(t, path)
+	ctx, cancel := context.WithTimeout(t.Context(), composition.DefaultConnectTimeout/2)
+	defer cancel()
+	_, err := r.Session(ctx, "silent")
+	var ce *composition.ConnectError
+	if !errors.As(err, &ce) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got %v, want a *composition.ConnectError for the server's own timeout", err)
+	}
+}
+
 // load loads the registry of the servers config at path, closed when the
 // test ends, and a context that bounds the test's connects.
 func load(t *testing.T, path string) (*composition.Registry, context.Context) {
