@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -17,6 +19,10 @@ import (
 	"github.com/mcpbind/mcpbind/export"
 	"github.com/mcpbind/mcpbind/internal/protocol"
 )
+
+// defaultTimeout bounds connecting and listing tools unless --timeout says
+// otherwise.
+const defaultTimeout = 30 * time.Second
 
 // serverFlags are the flags that say how to reach a live server and how to
 // report on the connection, shared by export, call and check (login
@@ -183,4 +189,136 @@ func (c *cli) connect(ctx context.Context, f *serverFlags, target composition.Tr
 	}
 	k.sess = sess
 	return k, nil
+}
+
+// serverTarget reads the server from the arguments and the server flags
+// that say how to reach it, for export, call and check. Errors are usage
+// errors; their messages never contain a header, token or environment
+// value.
+//
+// secrets are the header, token and environment values given, which the
+// server might echo back in an error message.
+func (c *cli) serverTarget(f *serverFlags, args []string, dash int) (t composition.Transport, opts []composition.Option, secrets []string, err error) {
+	var none composition.Transport
+	opts = []composition.Option{waitForDiscover()}
+	if f.timeout < 0 {
+		return none, nil, nil, usageErrorf("--timeout must not be negative")
+	}
+	switch {
+	case dash >= 0:
+		if dash > 0 {
+			return none, nil, nil, usageErrorf("unexpected argument %q before --: give either -- COMMAND [ARG...] or a URL", args[0])
+		}
+		if len(args) == 0 || args[0] == "" {
+			return none, nil, nil, usageErrorf("missing the server command after --")
+		}
+		if len(f.headers) > 0 || f.bearerEnv != "" || f.auth.given() {
+			return none, nil, nil, usageErrorf("--header, --bearer-env and --oauth-* apply to HTTP servers; this is a stdio server (command after --)")
+		}
+		for i, kv := range f.env {
+			k, _, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return none, nil, nil, usageErrorf("--env #%d: want KEY=VALUE", i+1)
+			}
+		}
+		for _, kv := range f.env {
+			_, v, _ := strings.Cut(kv, "=")
+			secrets = append(secrets, v)
+		}
+		if len(f.env) > 0 {
+			opts = append(opts, composition.WithEnv(f.env...))
+		}
+		return composition.Stdio(args[0], args[1:]...), opts, secrets, nil
+
+	case len(args) == 0:
+		return none, nil, nil, usageErrorf("missing the server: give -- COMMAND [ARG...] for a stdio server or the URL of an HTTP server")
+	case len(args) > 1:
+		return none, nil, nil, usageErrorf("too many arguments: to start a stdio server, put its command after --, as in: mcpbind export -- %s", strings.Join(args, " "))
+	}
+
+	raw := args[0]
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return none, nil, nil, usageErrorf("%q is not an http or https URL; to start a stdio server, put its command after --, as in: mcpbind export -- %s", raw, raw)
+	}
+	if len(f.env) > 0 {
+		return none, nil, nil, usageErrorf("--env applies to stdio servers; this is an HTTP server")
+	}
+	auth := false
+	for i, h := range f.headers {
+		name, value, err := parseHeader(h)
+		if err != nil {
+			return none, nil, nil, usageErrorf("--header #%d: %v", i+1, err)
+		}
+		secrets = append(secrets, value)
+		auth = auth || strings.EqualFold(name, "Authorization")
+		opts = append(opts, composition.WithHeader(name, value))
+	}
+	if f.bearerEnv != "" {
+		if auth {
+			return none, nil, nil, usageErrorf("--bearer-env and --header 'Authorization: …' both set the Authorization header; give one")
+		}
+		token, ok := c.lookupEnv(f.bearerEnv)
+		token = strings.TrimSpace(token)
+		switch {
+		case !ok:
+			return none, nil, nil, usageErrorf("--bearer-env: environment variable %s is not set", f.bearerEnv)
+		case token == "":
+			return none, nil, nil, usageErrorf("--bearer-env: environment variable %s is empty", f.bearerEnv)
+		case strings.ContainsAny(token, "\r\n"):
+			return none, nil, nil, usageErrorf("--bearer-env: environment variable %s holds a line break", f.bearerEnv)
+		}
+		opts = append(opts, composition.WithHeader("Authorization", "Bearer "+token))
+		secrets = append(secrets, token)
+	}
+	if f.auth.given() && (auth || f.bearerEnv != "") {
+		return none, nil, nil, usageErrorf("--oauth-*, --login and --bearer-env or --header 'Authorization: …' both authorize; give one")
+	}
+	switch {
+	case f.auth.clientCredentialsGrant():
+		authOpts, err := f.auth.compositionOptions(c.lookupEnv)
+		if err != nil {
+			return none, nil, nil, err
+		}
+		opts = append(opts, authOpts...)
+		secrets = append(secrets, f.auth.secretValues(c.lookupEnv)...)
+	case !auth && f.bearerEnv == "":
+		// No credential given: the stored OAuth login, or the flow on a 401.
+		opt, s, err := c.loginOption(&f.auth, false)
+		if err != nil {
+			return none, nil, nil, err
+		}
+		opts = append(opts, opt)
+		secrets = append(secrets, s...)
+	}
+	return composition.HTTP(raw), opts, secrets, nil
+}
+
+// parseHeader splits "Name: value". The error never quotes the value.
+func parseHeader(h string) (name, value string, err error) {
+	name, value, ok := strings.Cut(h, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return "", "", errors.New("want 'NAME: VALUE'")
+	}
+	for i := 0; i < len(name); i++ {
+		if !isTokenChar(name[i]) {
+			return "", "", fmt.Errorf("invalid header name %q", name)
+		}
+	}
+	value = strings.TrimSpace(value)
+	if strings.ContainsAny(value, "\r\n\x00") {
+		return "", "", fmt.Errorf("the value of header %s holds a line break or NUL", name)
+	}
+	return name, value, nil
+}
+
+// isTokenChar reports whether c may appear in an HTTP header name (RFC 9110
+// tchar).
+func isTokenChar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
