@@ -130,8 +130,8 @@ type configRun struct {
 // exportConfigured exports every server of the servers config file config
 // (or the one named by id, when not "") concurrently, with the server flags
 // f, as export --config and check --config do (probeEras: export's
-// --probe-eras), logging progress (unless --quiet) and warnings (an unpinned package
-// among them) to stderr. An error (exit 2) means a server could not be
+// --probe-eras), logging progress (unless --quiet) and warnings (an
+// unpinned package among them) to stderr. An error (exit 2) means a server could not be
 // configured, and then none was started.
 func (c *cli) exportConfigured(ctx context.Context, f *serverFlags, config, id string, probeEras bool) (*configRun, error) {
 	stderr := &syncWriter{w: c.stderr}
