@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
 
@@ -25,7 +26,7 @@ func BenchmarkPinnedCall(b *testing.B) {
 	}{
 		{"unpinned", false, nil},
 		{"unpinned-listed", true, nil},
-		{"pinned", false, []composition.Option{sqliteexplorer.DigestCheck(composition.DigestFail)}},
+		{"pinned", false, []composition.Option{pinning.DigestCheck(sqliteexplorer.Pins, composition.DigestFail)}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s, err := composition.Connect(ctx, composition.InProcess(srv), tc.opts...)

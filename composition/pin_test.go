@@ -45,6 +45,24 @@ type pinnedBundle struct {
 	tools  map[string]bindimpl.Tool
 }
 
+// pins is what a generated package's Pins holds for the tools named: b's
+// server digest, version (the bundle's protocol version) and copies of the
+// tools' descriptors.
+func (b pinnedBundle) pins(version string, names ...string) Pins {
+	p := Pins{Digest: b.server, ProtocolVersion: version}
+	for _, n := range names {
+		t := b.tools[n]
+		p.Tools = append(p.Tools, &t)
+	}
+	return p
+}
+
+// check is pinning.DigestCheck of b.pins(version, names...): the pinning
+// programs use, with changes classified as `mcpbind diff` does.
+func (b pinnedBundle) check(version string, mode DigestMode, names ...string) Option {
+	return PinningDigestCheck(b.pins(version, names...), mode)
+}
+
 // exportPins lists the tools of a fresh session as `mcpbind export` does
 // (ListToolsRaw) and builds the descriptors a generated package would hold:
 // the digests of internal/digest, which export records under x-mcpbind, and
@@ -172,7 +190,7 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 	warned := make(pinWarnings, 64)
 	var logged syncBuffer
 	s, err := Connect(ctx, tr, WithProtocolVersion(version), warned.option(), WithLogger(slog.New(slog.NewTextHandler(&logged, nil))),
-		WithDigestCheckAt(pins.server, version, mode, pins.tools["greet"], pins.tools["add"]))
+		pins.check(version, mode, "greet", "add"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +322,9 @@ func TestPinningAtConnect(t *testing.T) {
 	stale := pins.tools["greet"]
 	stale.Digest = digest.Of([]byte("the greet of an older export"))
 	for _, mode := range []DigestMode{DigestFail, DigestWarn} {
-		s, err := Connect(ctx, Stdio(bin), WithDigestCheckAt(digest.Of([]byte("an older server")), "", mode, stale, pins.tools["add"]))
+		p := pins.pins("", "add")
+		p.Digest, p.Tools = digest.Of([]byte("an older server")), append(p.Tools, &stale)
+		s, err := Connect(ctx, Stdio(bin), PinningDigestCheck(p, mode))
 		if err != nil {
 			t.Fatalf("%v: %v", mode, err)
 		}
@@ -337,7 +357,7 @@ func TestPinningReconnect(t *testing.T) {
 	defer cancel()
 	srv := pinserver.New(nil)
 	pins := exportPins(ctx, t, InProcess(srv))
-	first, err := Connect(ctx, InProcess(srv), WithDigestCheckAt(pins.server, ModernProtocolVersion, DigestFail, pins.tools["greet"], pins.tools["add"]))
+	first, err := Connect(ctx, InProcess(srv), pins.check(ModernProtocolVersion, DigestFail, "greet", "add"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +369,7 @@ func TestPinningReconnect(t *testing.T) {
 	}
 	_ = first.Close()
 
-	s, err := Connect(ctx, InProcess(srv), WithDigestCheckAt(pins.server, ModernProtocolVersion, DigestFail, pins.tools["greet"], pins.tools["add"]))
+	s, err := Connect(ctx, InProcess(srv), pins.check(ModernProtocolVersion, DigestFail, "greet", "add"))
 	if err != nil {
 		t.Fatalf("reconnect: %v", err)
 	}
@@ -381,7 +401,7 @@ func TestPinningUnlistable(t *testing.T) {
 			pins := exportPins(ctx, t, InProcess(srv))
 			warned := make(pinWarnings, 64)
 			s, err := Connect(ctx, InProcess(srv), WithMaxPages(3), warned.option(),
-				WithDigestCheckAt(pins.server, "", mode, pins.tools["greet"], pins.tools["add"]))
+				pins.check("", mode, "greet", "add"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -445,7 +465,7 @@ func TestPinningAcrossEras(t *testing.T) {
 			pins := exportPins(ctx, t, InProcess(srv), WithProtocolVersion(era.exported))
 			warned := make(pinWarnings, 64)
 			s, err := Connect(ctx, InProcess(srv), WithProtocolVersion(era.session), warned.option(),
-				WithDigestCheckAt(pins.server, era.exported, DigestFail, pins.tools["greet"], pins.tools["add"], pins.tools["count"]))
+				pins.check(era.exported, DigestFail, "greet", "add", "count"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -468,7 +488,7 @@ func TestPinningAcrossEras(t *testing.T) {
 			// comparison that misses the change fails here at once rather
 			// than when waitFor's context ends.
 			fresh, err := Connect(ctx, InProcess(srv), WithProtocolVersion(era.session),
-				WithDigestCheckAt(pins.server, era.exported, DigestFail, pins.tools["greet"], pins.tools["add"], pins.tools["count"]))
+				pins.check(era.exported, DigestFail, "greet", "add", "count"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	modern "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
 
@@ -58,7 +59,7 @@ func TestGeneratedPinning(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	warnings := make(chan string, 16)
-	s, err := composition.Connect(ctx, composition.InProcess(srv), modern.DigestCheck(composition.DigestFail),
+	s, err := composition.Connect(ctx, composition.InProcess(srv), pinning.DigestCheck(modern.Pins, composition.DigestFail),
 		composition.WithWarnings(func(m string) { warnings <- m }))
 	if err != nil {
 		t.Fatal(err)
