@@ -601,3 +601,55 @@ func isEnvelope(doc *schema.Document) bool {
 	_, ok := doc.Envelope(false)
 	return ok
 }
+
+// TestPinsByDigestOnly: WithPins without a PinComparer (a program that
+// does not link the diff engine) still pins each tool by its digest: after
+// greet's description changes, its calls fail under DigestFail with one
+// Breaking "tool-changed" (a digest cannot say how much a change matters)
+// and add keeps working. In a session of the other era, where digests
+// differ in form, the tools are not compared: Connect warns so and the
+// calls go on.
+func TestPinsByDigestOnly(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := pinserver.New(nil)
+	pins := exportPins(ctx, t, InProcess(srv), WithProtocolVersion(ModernProtocolVersion))
+	p := pins.pins(ModernProtocolVersion, "greet", "add", "count")
+
+	other, err := Connect(ctx, InProcess(srv), WithProtocolVersion("2025-11-25"), WithPins(p, DigestFail, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if w := other.Warnings(); len(w) != 1 || !strings.Contains(w[0], "are not compared in this 2025-11-25 session") {
+		t.Errorf("warnings in the other era: %q", w)
+	}
+	if _, err := other.CallResult(ctx, "count", nil); err != nil {
+		t.Errorf("count in the other era: %v", err)
+	}
+
+	warned := make(pinWarnings, 64)
+	s, err := Connect(ctx, InProcess(srv), WithProtocolVersion(ModernProtocolVersion), warned.option(), WithPins(p, DigestFail, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if w := s.Warnings(); len(w) != 0 {
+		t.Fatalf("warnings at connect: %q", w)
+	}
+	if _, err := s.CallResult(ctx, "mutate", map[string]string{"change": "description"}); err != nil {
+		t.Fatal(err)
+	}
+	warned.waitFor(ctx, t, `tool "greet" changed`, "breaking tool (tool-changed)")
+	var tc *ToolChangedError
+	if _, err := s.CallResult(ctx, "greet", map[string]string{"name": "Ada"}); !errors.As(err, &tc) ||
+		len(tc.Changes) != 1 || tc.Changes[0].Class != Breaking || tc.Changes[0].Code != "tool-changed" || tc.Changes[0].Tool != "greet" {
+		t.Errorf("greet after its change: %v (%+v)", err, tc)
+	}
+	if _, err := s.CallResult(ctx, "add", map[string]int{"a": 1, "b": 2}); err != nil {
+		t.Errorf("add: %v", err)
+	}
+	if _, err := other.CallResult(ctx, "greet", map[string]string{"name": "Ada"}); err != nil {
+		t.Errorf("greet in the other era, not compared: %v", err)
+	}
+}
