@@ -14,7 +14,7 @@ import (
 // transport to the sqlite-explorer server, without a digest check (with
 // and without a tools/list first: pinning lists the tools, and mcp-go's
 // client keeps the listed tools for its calls) and with the generated
-// DigestCheck(DigestFail), whose calls look up the tool's verdict before
+// Pins through pinning.DigestCheck (DigestFail), whose calls look up the tool's verdict before
 // sending.
 func BenchmarkPinnedCall(b *testing.B) {
 	ctx := context.Background()

@@ -474,7 +474,7 @@ func TestForwardJSONRPCErrorOverHTTP(t *testing.T) {
 }
 
 // connectTSSDKv2 connects to testservers/ts-sdk-v2-server.mjs over stdio
-// with tssdkv2's DigestCheck (DigestFail), closed in t.Cleanup.
+// with tssdkv2's Pins through pinning.DigestCheck (DigestFail), closed in t.Cleanup.
 func connectTSSDKv2(t *testing.T) *composition.Session {
 	t.Helper()
 	node, args := testenv.TSSDKv2Server(t, "")

@@ -17,8 +17,8 @@ import (
 	modern "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
 
-// TestGeneratedPinning runs the generated sqliteexplorer package's
-// DigestCheck(DigestFail) against an in-process mcp-go server that lists
+// TestGeneratedPinning runs pinning.DigestCheck of the generated
+// sqliteexplorer package's Pins (DigestFail) against an in-process mcp-go server that lists
 // the tools of the golden bundle as they are: every generated per-tool
 // digest matches (no warning). The server then changes describe_table's
 // description and sends notifications/tools/list_changed: the generated
