@@ -98,21 +98,22 @@ type PinComparer interface {
 
 // ToolChangedError is the error of a call of a tool whose live definition
 // no longer matches the digest its generated package pinned (see
-// [WithPins] and [DigestFail]): the server changed the
-// tool's description, title, annotations or schemas, or no longer lists
-// it, since the bundle was exported. The call is not sent. Other tools of
-// the server keep working.
+// [WithPins] and [DigestFail]): the server changed the tool's description,
+// title, annotations or schemas, or no longer lists it, since the bundle
+// was exported. The call is not sent. Other tools of the server keep
+// working.
 //
-// A generated package embeds each tool's inputSchema and outputSchema and
-// only the digest of the whole tool object, so a schema change is
-// classified in detail (JSON pointer and class, as `mcpbind diff` reports
-// it), while a change to the tool's other fields is one [Cosmetic] change
-// with Code "tool-fields-changed"; `mcpbind diff` of the bundle against a
-// fresh export shows the values. The other codes of pinning: "tool-removed"
-// (Removed), "tool-rewritten" (the JSON differs but no difference in
-// meaning was found), "tool-undigestable" (the live tool has a number RFC
-// 8785 cannot write, so it has no digest) and "tool-unreadable" (not a
-// JSON object).
+// Changes come from the session's [PinComparer]. With pinning.DigestCheck
+// (package composition/pinning), a schema change is classified in detail
+// (JSON pointer and class, as `mcpbind diff` reports it), while a change to
+// the tool's other fields is one [Cosmetic] change with Code
+// "tool-fields-changed": a generated package embeds each tool's schemas but
+// only the digest of the whole tool object; `mcpbind diff` of the bundle
+// against a fresh export shows the values. Without a comparer a change is
+// one [Breaking] "tool-changed". The codes of the engine itself:
+// "tool-removed" (Removed), "tool-rewritten" (the JSON differs but the
+// comparer found no difference in meaning) and "tool-undigestable" (the
+// live tool has a number RFC 8785 cannot write, so it has no digest).
 type ToolChangedError struct {
 	// Server names the server, as [ConnectError.Server] does.
 	Server string
