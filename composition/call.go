@@ -246,7 +246,7 @@ func (e *ToolError) Error() string {
 // first, CallResult returns promptly (and over stdio mcp-go tells the server
 // with notifications/cancelled). The call goes through the session's
 // interceptors ([WithInterceptor]) and logger ([WithLogger]). Under
-// [DigestFail] a tool pinned by [WithDigestCheckAt] whose live definition
+// [DigestFail] a tool pinned by [WithPins] whose live definition
 // changed is not called: the error is a *[ToolChangedError].
 func (s *Session) CallResult(ctx context.Context, name string, args any) (*Result, error) {
 	return s.intercept(ctx, Call{Tool: name, Args: args}, s.invokeByName)

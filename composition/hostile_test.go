@@ -65,7 +65,7 @@ func floodPins(ctx context.Context, t testing.TB) (Transport, []Option) {
 	tr, env := hostile(t, floodSpec())
 	const version = "2025-11-25"
 	pins := exportPins(ctx, t, tr, env, WithProtocolVersion(version))
-	return tr, []Option{env, WithProtocolVersion(version), WithDigestCheckAt(pins.server, version, DigestFail, pins.tools["pinned"])}
+	return tr, []Option{env, WithProtocolVersion(version), pins.check(version, DigestFail, "pinned")}
 }
 
 // startFlood calls the flood server's "flood" tool on s and returns once s

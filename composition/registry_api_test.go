@@ -105,7 +105,7 @@ func TestPinWarningLogged(t *testing.T) {
 	_ = first.Close()
 	var logs strings.Builder
 	s, err := Connect(ctx, InProcess(srv), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
-		WithDigestCheckAt(pins.server, ModernProtocolVersion, DigestWarn, pins.tools["greet"], pins.tools["add"]))
+		pins.check(ModernProtocolVersion, DigestWarn, "greet", "add"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	"github.com/mcpbind/mcpbind/composition/serverconfig"
 	"github.com/mcpbind/mcpbind/golden/everything/everything"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
@@ -102,7 +103,7 @@ func TestRegistryServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer reg.Close()
-	if err := reg.Use("sqlite-explorer", sqliteexplorer.DigestCheck(composition.DigestFail)); err != nil {
+	if err := reg.Use("sqlite-explorer", pinning.DigestCheck(sqliteexplorer.Pins, composition.DigestFail)); err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range reg.Status() {

@@ -171,7 +171,7 @@ type ClientConn interface {
 //
 // The options of the session apply: [WithArgsValidation],
 // [WithResultValidation], [WithInterceptor], [WithLogger], [WithWarnings],
-// [WithDigestCheck], [WithDigestCheckAt] and [WithPinRecheck] (the digest
+// [WithDigestCheck], [WithPins] and [WithPinRecheck] (the digest
 // checks run here, as in Connect: under [DigestFail] a server whose tools
 // changed makes NewSession close c and fail). The options of a transport
 // or handshake ([WithEnv], [WithHeader], [WithProtocolVersion],

@@ -39,9 +39,7 @@ type Registry struct{}
 func (r *Registry) Server(id string) Caller { return nil }
 func CallAs[T any](ctx context.Context, c Caller, tool bindimpl.Tool, args any) (T, error) { var zero T; return zero, nil }
 type Nullable[T any] = bindimpl.Nullable[T]
-type DigestMode int
-type Option struct{}
-func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...bindimpl.Tool) Option { return Option{} }
+type Pins struct { Digest, ProtocolVersion string; Tools []*bindimpl.Tool }
 type ServedTool struct{}
 func (st ServedTool) WithLegacyOutputSchema(outputSchema string) ServedTool { return st }
 type ServerOption struct{}

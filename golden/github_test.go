@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/gosdk"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	"github.com/mcpbind/mcpbind/golden/github/githubmcpserver"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
@@ -213,7 +214,7 @@ func githubTyped(t *testing.T, via githubSession, command string, args, env []st
 	t.Run("pins-match", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), githubTimeout)
 		defer cancel()
-		s, _ := via.start(ctx, t, command, args, env, githubmcpserver.DigestCheck(composition.DigestFail))
+		s, _ := via.start(ctx, t, command, args, env, pinning.DigestCheck(githubmcpserver.Pins, composition.DigestFail))
 		w := s.Warnings()
 		if via.unwatched {
 			// The one warning such a session gives: nothing to do with
@@ -241,7 +242,7 @@ func githubTyped(t *testing.T, via githubSession, command string, args, env []st
 	t.Run("pins-warn-default-toolsets", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), githubTimeout)
 		defer cancel()
-		s, _ := via.start(ctx, t, command, defaults, env, githubmcpserver.DigestCheck(composition.DigestWarn))
+		s, _ := via.start(ctx, t, command, defaults, env, pinning.DigestCheck(githubmcpserver.Pins, composition.DigestWarn))
 		warnings := s.Warnings()
 		var removed, changed []string
 		for _, w := range warnings {
@@ -267,7 +268,7 @@ func githubTyped(t *testing.T, via githubSession, command string, args, env []st
 	t.Run("pins-fail-default-toolsets", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), githubTimeout)
 		defer cancel()
-		s, _ := via.start(ctx, t, command, defaults, env, githubmcpserver.DigestCheck(composition.DigestFail))
+		s, _ := via.start(ctx, t, command, defaults, env, pinning.DigestCheck(githubmcpserver.Pins, composition.DigestFail))
 		c := githubmcpserver.NewClient(s)
 		_, err := c.GetLabel(ctx, githubmcpserver.GetLabelArgs{Name: "bug", Repo: "r"})
 		var changed *composition.ToolChangedError

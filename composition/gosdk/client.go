@@ -19,7 +19,7 @@
 //	client := mcp.NewClient(&mcp.Implementation{Name: "app", Version: "1"}, nil)
 //	cs, err := client.Connect(ctx, gosdk.Transport(&mcp.CommandTransport{Command: cmd}), nil)
 //	…
-//	s, err := gosdk.NewSession(ctx, cs, explorer.DigestCheck(composition.DigestFail))
+//	s, err := gosdk.NewSession(ctx, cs, pinning.DigestCheck(explorer.Pins, composition.DigestFail))
 //	…
 //	defer s.Close() // closes cs
 //	rows, err := explorer.NewClient(s).CountRows(ctx, explorer.CountRowsArgs{Table: "notes"})
@@ -64,7 +64,7 @@ const maxPages = composition.DefaultMaxPages
 //
 // The session options of composition apply: WithArgsValidation,
 // WithResultValidation, WithInterceptor, WithLogger, WithWarnings,
-// WithDigestCheck, WithDigestCheckAt (a generated package's DigestCheck)
+// WithDigestCheck, WithPins (pinning.DigestCheck of a generated package's Pins)
 // and WithPinRecheck; the digest checks run here, and under DigestFail a
 // server whose tool list cannot be read, or (without pinned tools) whose
 // digest differs, makes NewSession close cs and fail. The options of a

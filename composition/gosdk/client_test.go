@@ -18,6 +18,7 @@ import (
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/gosdk"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	explorer "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
@@ -139,7 +140,7 @@ func TestInMemoryPinning(t *testing.T) {
 			e := newGoSDKExplorer(t)
 			cs := e.connect(ctx, t, version, gosdk.Transport)
 			w := make(warnings, 64)
-			s, err := gosdk.NewSession(ctx, cs, explorer.DigestCheck(composition.DigestFail), w.option())
+			s, err := gosdk.NewSession(ctx, cs, pinning.DigestCheck(explorer.Pins, composition.DigestFail), w.option())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +185,7 @@ func TestInMemoryWithoutTransport(t *testing.T) {
 	e := newGoSDKExplorer(t)
 	cs := e.connect(ctx, t, "2025-11-25", noWrap)
 	w := make(warnings, 64)
-	s, err := gosdk.NewSession(ctx, cs, explorer.DigestCheck(composition.DigestFail), w.option())
+	s, err := gosdk.NewSession(ctx, cs, pinning.DigestCheck(explorer.Pins, composition.DigestFail), w.option())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +241,7 @@ func TestSQLiteExplorer(t *testing.T) {
 				return next(ctx, call)
 			})
 			w := make(warnings, 64)
-			s, cmd := explorerSession(ctx, t, version, explorer.DigestCheck(composition.DigestFail), composition.WithArgsValidation(), count, w.option())
+			s, cmd := explorerSession(ctx, t, version, pinning.DigestCheck(explorer.Pins, composition.DigestFail), composition.WithArgsValidation(), count, w.option())
 			if got := s.Warnings(); len(got) != 0 {
 				t.Fatalf("warnings: %q", got)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	"github.com/mcpbind/mcpbind/composition/serverconfig"
 	"github.com/mcpbind/mcpbind/examples/composer/sqliteexplorer"
 )
@@ -28,7 +29,7 @@ func ExampleLoadRegistry() {
 	}
 	defer reg.Close()
 	// Fail calls of a tool whose definition changed since the bundle.
-	if err := reg.Use("sqlite-explorer", sqliteexplorer.DigestCheck(composition.DigestFail)); err != nil {
+	if err := reg.Use("sqlite-explorer", pinning.DigestCheck(sqliteexplorer.Pins, composition.DigestFail)); err != nil {
 		log.Fatal(err)
 	}
 	db := sqliteexplorer.FromRegistry(reg)
