@@ -84,3 +84,76 @@ func benchTyped(b *testing.B, wrap func(mcp.Transport) mcp.Transport) {
 
 func BenchmarkTypedCall(b *testing.B)            { benchTyped(b, gosdk.Transport) }
 func BenchmarkTypedCallNoTransport(b *testing.B) { benchTyped(b, noWrap) }
+
+// The decode benchmarks time only the client's decoding of one
+// describe_table result (the bytes of describeNotes as a tools/call
+// result), without transports or goroutine hand-offs, whose scheduling
+// makes the ns/op of the call benchmarks noisy on a loaded machine:
+//
+//   - DecodeGoSDK: what go-sdk does with every result (into
+//     *mcp.CallToolResult, structuredContent into `any`);
+//   - DecodeByHand: that, plus the step go-sdk users write to get a typed
+//     value (marshal StructuredContent again, unmarshal it);
+//   - DecodeTyped: what TypedCall adds to DecodeGoSDK: the result's bytes
+//     into a composition.Result, then CallAs's unwrap and typed decode.
+
+func decodeInput(b *testing.B) []byte {
+	b.Helper()
+	text, err := json.Marshal(describeNotes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return []byte(`{"content":[{"type":"text","text":` + string(text) + `}],"structuredContent":` + describeNotes + `}`)
+}
+
+func BenchmarkDecodeGoSDK(b *testing.B) {
+	raw := decodeInput(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(raw, &res); err != nil || res.StructuredContent == nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeByHand(b *testing.B) {
+	raw := decodeInput(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			b.Fatal(err)
+		}
+		sc, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out explorer.DescribeTableResult
+		if err := json.Unmarshal(sc, &out); err != nil || len(out.Columns) != 5 {
+			b.Fatal(out, err)
+		}
+	}
+}
+
+// rawCaller answers every call with its result bytes, decoded.
+type rawCaller []byte
+
+func (r rawCaller) CallTool(context.Context, composition.Tool, any) (*composition.Result, error) {
+	var res composition.Result
+	err := json.Unmarshal(r, &res)
+	return &res, err
+}
+
+func BenchmarkDecodeTyped(b *testing.B) {
+	c := explorer.NewClient(rawCaller(decodeInput(b)))
+	ctx := context.Background()
+	args := explorer.DescribeTableArgs{Table: "notes"}
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := c.DescribeTable(ctx, args)
+		if err != nil || len(out.Columns) != 5 {
+			b.Fatal(out, err)
+		}
+	}
+}
