@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpbind/mcpbind/internal/rawjson"
@@ -281,7 +283,7 @@ func (s *Session) callResult(ctx context.Context, name string, args any) (*Resul
 // the tool and showing (the start of) what was received. With
 // WithArgsValidation or WithResultValidation the arguments or the natural
 // result are first checked against tool's schemas.
-func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error {
+func (s *Session) Call(ctx context.Context, tool bindimpl.Tool, args any, out any) error {
 	return callInto(ctx, s, tool, args, out)
 }
 
@@ -294,7 +296,7 @@ type Caller interface {
 	// CallTool calls tool with args (a value that encodes as a JSON
 	// object, or nil) and returns the result as sent. isError: true is a
 	// *[ToolError].
-	CallTool(ctx context.Context, tool Tool, args any) (*Result, error)
+	CallTool(ctx context.Context, tool bindimpl.Tool, args any) (*Result, error)
 }
 
 // CallAs calls tool through c like Session.Call and returns the decoded
@@ -304,7 +306,7 @@ type Caller interface {
 // no Session received (one a test's own Caller made) is taken as sent at
 // [ModernProtocolVersion]: its value is natural unless tool.Output says the
 // server always wraps.
-func CallAs[T any](ctx context.Context, c Caller, tool Tool, args any) (T, error) {
+func CallAs[T any](ctx context.Context, c Caller, tool bindimpl.Tool, args any) (T, error) {
 	var out T
 	if err := callInto(ctx, c, tool, args, &out); err != nil {
 		var zero T
@@ -315,7 +317,7 @@ func CallAs[T any](ctx context.Context, c Caller, tool Tool, args any) (T, error
 
 // callInto is Call for any Caller. Result validation (WithResultValidation)
 // is the option of the session that answered.
-func callInto(ctx context.Context, c Caller, tool Tool, args any, out any) error {
+func callInto(ctx context.Context, c Caller, tool bindimpl.Tool, args any, out any) error {
 	res, err := c.CallTool(ctx, tool, args)
 	if err != nil {
 		return err
@@ -328,7 +330,7 @@ func callInto(ctx context.Context, c Caller, tool Tool, args any, out any) error
 	if version == "" {
 		version = ModernProtocolVersion
 	}
-	value, _ := Unwrap(version, tool.Output, raw)
+	value, _ := bindimpl.Unwrap(version, tool.Output, raw)
 	if res.validate {
 		if err := checkResult(ctx, tool, value); err != nil {
 			return err
@@ -337,7 +339,7 @@ func callInto(ctx context.Context, c Caller, tool Tool, args any, out any) error
 	if out == nil {
 		return nil
 	}
-	if err := tool.decode(value, out); err != nil {
+	if err := tool.Decode(value, out); err != nil {
 		return fmt.Errorf("composition: tool %q: decoding the result into %T: %w (received %s)", tool.Name, out, err, truncate(string(raw), 200))
 	}
 	return nil

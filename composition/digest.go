@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+
 	"github.com/mcpbind/mcpbind/internal/digest"
 	"github.com/mcpbind/mcpbind/internal/mcpconn"
 )
@@ -52,7 +54,7 @@ type digestCheck struct {
 	// unknown: always compare).
 	exportedAt string
 	// tools are the descriptors whose Digest pins each tool (pin.go).
-	tools []Tool
+	tools []bindimpl.Tool
 }
 
 // WithDigestCheck has [Connect], once connected, list the server's tools
@@ -110,7 +112,7 @@ func WithDigestCheck(expected string, mode DigestMode) Option {
 // negotiated such a version by falling back receives it only on the
 // response stream of a request in flight (mcp-go cannot open the GET
 // stream without pinning the version).
-func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...Tool) Option {
+func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...bindimpl.Tool) Option {
 	dc := digestCheck{expected: expected, mode: mode, exportedAt: exportedAt, tools: slices.Clone(tools)}
 	o := Option{apply: func(c *config) { c.digest = dc }}
 	if mode != DigestOff && dc.pinned() != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpbind/mcpbind/testservers/testenv"
@@ -76,7 +78,7 @@ func TestMCPGoEras(t *testing.T) {
 				t.Fatalf("ListToolsRaw: %d tools, %v", len(tools), err)
 			}
 			var n int64
-			if err := s.Call(ctx, Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
+			if err := s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
 				t.Errorf("integer = %d, %v", n, err)
 			}
 			// nullable_row wraps for legacy sessions only; Call gives the
@@ -86,7 +88,7 @@ func TestMCPGoEras(t *testing.T) {
 				Name string `json:"name"`
 			}
 			var row *Row
-			if err := s.Call(ctx, Tool{Name: "nullable_row", Output: Output{CanBeObject: true}}, nil, &row); err != nil || row == nil || row.Name != "row" {
+			if err := s.Call(ctx, bindimpl.Tool{Name: "nullable_row", Output: bindimpl.Output{CanBeObject: true}}, nil, &row); err != nil || row == nil || row.Name != "row" {
 				t.Errorf("nullable_row = %+v, %v", row, err)
 			}
 		})
@@ -110,10 +112,10 @@ func TestTSSDKv2(t *testing.T) {
 		Rows   int64 `json:"rows"`
 	}
 	// The natural output types, as generated code describes them.
-	listTags := Tool{Name: "list_tags"}
-	count := Tool{Name: "count"}
-	findRow := Tool{Name: "find_row", Output: Output{CanBeObject: true}}
-	stats := Tool{Name: "stats", Output: Output{PlainObject: true, CanBeObject: true}}
+	listTags := bindimpl.Tool{Name: "list_tags"}
+	count := bindimpl.Tool{Name: "count"}
+	findRow := bindimpl.Tool{Name: "find_row", Output: bindimpl.Output{CanBeObject: true}}
+	stats := bindimpl.Tool{Name: "stats", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}}
 
 	for _, tc := range []struct {
 		name    string
@@ -317,7 +319,7 @@ func TestDiscoverProbeFaults(t *testing.T) {
 				t.Errorf("Warnings() = %q, the callback got %q", s.Warnings(), got)
 			}
 			var n int64
-			if err := s.Call(ctx, Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
+			if err := s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
 				t.Errorf("integer = %d, %v", n, err)
 			}
 		})

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // BenchmarkPinnedCallFlood times a call of a pinned tool (DigestFail) over
@@ -44,7 +46,7 @@ func BenchmarkPinnedCallFlood(b *testing.B) {
 					startFlood(ctx, b, s)
 				}
 				c := reg.Server("flooder")
-				call = func() error { _, err := c.CallTool(ctx, Tool{Name: "pinned"}, nil); return err }
+				call = func() error { _, err := c.CallTool(ctx, bindimpl.Tool{Name: "pinned"}, nil); return err }
 			} else {
 				s, err := Connect(ctx, tr, opts...)
 				if err != nil {

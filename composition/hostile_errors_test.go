@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // hostileText holds what a downstream must not get through to our caller
@@ -115,7 +117,7 @@ func TestChildStderrStaysOutOfErrors(t *testing.T) {
 	if err := reg.Add("crasher", tr, env); err != nil {
 		t.Fatal(err)
 	}
-	_, err = reg.Server("crasher").CallTool(ctx, Tool{Name: "crash"}, nil)
+	_, err = reg.Server("crasher").CallTool(ctx, bindimpl.Tool{Name: "crash"}, nil)
 	if err == nil {
 		t.Fatal("the crash call succeeded")
 	}

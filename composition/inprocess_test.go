@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // TestInProcess connects to an mcp-go server in this process at the newest
@@ -30,7 +31,7 @@ func TestInProcess(t *testing.T) {
 		}
 		return mcp.NewToolResultStructured(map[string]int64{"result": sum}, ""), nil
 	})
-	desc := composition.Tool{Name: "add"} // an integer: {"result": n} is always an envelope
+	desc := bindimpl.Tool{Name: "add"} // an integer: {"result": n} is always an envelope
 	for _, version := range []string{"", "2025-06-18"} {
 		t.Run("version="+version, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)

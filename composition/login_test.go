@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -347,7 +349,7 @@ func TestComposingServerKeepsClientTokens(t *testing.T) {
 	defer downSess.Close()
 
 	upMCP := server.NewMCPServer("composer", "1.0.0", server.WithToolCapabilities(false))
-	relay := HandleNoArgs(Tool{Name: "relay"}, `{"name":"relay","inputSchema":{"type":"object"}}`,
+	relay := HandleNoArgs(bindimpl.Tool{Name: "relay"}, `{"name":"relay","inputSchema":{"type":"object"}}`,
 		func(ctx context.Context) (*Result, error) { return downSess.CallResult(ctx, "integer", nil) })
 	if err := Serve(upMCP, []ServedTool{relay}); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcpbind/mcpbind/internal/rawjson"
@@ -42,7 +44,7 @@ import (
 // The call goes through the same JSON-RPC, argument check, era envelope
 // and decoding as a generated client's, so a test sees what a client sees.
 type OwnTool[In, Out any] struct {
-	tool         Tool
+	tool         bindimpl.Tool
 	toolJSON     string
 	legacyOutput string
 	// fill: Out can hold a slice or map that encodes as [] or {} when nil
@@ -139,7 +141,7 @@ type ownAnnotations struct {
 // non-string keys, a cycle), or In not an object, does not panic: Serve's
 // tool makes [Serve] fail naming the tool, and Call returns the error.
 func NewTool[In, Out any](name, description string, opts ...ToolOption) *OwnTool[In, Out] {
-	t := &OwnTool[In, Out]{tool: Tool{Name: name}}
+	t := &OwnTool[In, Out]{tool: bindimpl.Tool{Name: name}}
 	obj := ownToolObject{Name: name, Description: description}
 	for _, o := range opts {
 		if o.apply != nil {
@@ -175,7 +177,7 @@ func NewTool[In, Out any](name, description string, opts ...ToolOption) *OwnTool
 	t.fill = holdsNilable(reflect.TypeFor[Out](), map[reflect.Type]bool{})
 	t.fillIn = holdsNilable(reflect.TypeFor[In](), map[reflect.Type]bool{})
 	_, hasResult := out.Properties["result"]
-	t.tool.Output = Output{
+	t.tool.Output = bindimpl.Output{
 		PlainObject:       out.Type == "object",
 		CanBeObject:       out.Type == "object" || (out.Type == "" && len(out.Types) == 0),
 		HasResultProperty: out.Type == "object" && hasResult,
@@ -198,7 +200,7 @@ func NewTool[In, Out any](name, description string, opts ...ToolOption) *OwnTool
 	}
 	t.toolJSON = string(text)
 	t.tool.InputDoc, t.tool.OutputDoc = name+"#inputSchema", name+"#outputSchema"
-	t.tool.Schemas = NewSchemaSet(map[string]string{
+	t.tool.Schemas = bindimpl.NewSchemaSet(map[string]string{
 		t.tool.InputDoc:  string(obj.InputSchema),
 		t.tool.OutputDoc: string(obj.OutputSchema),
 	})
@@ -210,7 +212,7 @@ func (t *OwnTool[In, Out]) Name() string { return t.tool.Name }
 
 // Tool returns the tool's descriptor, for [Session.Call] or [CallAs] (its
 // Types is nil: arguments and results are coded with encoding/json).
-func (t *OwnTool[In, Out]) Tool() Tool { return t.tool }
+func (t *OwnTool[In, Out]) Tool() bindimpl.Tool { return t.tool }
 
 // Serve returns the tool answered by f, for [Serve] (composition.Serve).
 // Each call's arguments are first validated against the inputSchema (an
@@ -226,11 +228,11 @@ func (t *OwnTool[In, Out]) Tool() Tool { return t.tool }
 func (t *OwnTool[In, Out]) Serve(f func(ctx context.Context, args In) (Out, error)) ServedTool {
 	st := ServedTool{tool: t.tool, toolJSON: t.toolJSON, legacyOutput: t.legacyOutput, err: t.err}
 	st.run = func(ctx context.Context, raw json.RawMessage) (any, error) {
-		if err := t.tool.checkServerArgs(ctx, raw); err != nil {
+		if err := t.tool.ValidateArgs(ctx, raw); err != nil {
 			return nil, err
 		}
 		var args In
-		if err := t.tool.decodeArgs(raw, &args); err != nil {
+		if err := t.tool.DecodeArgs(raw, &args); err != nil {
 			return nil, err
 		}
 		v, err := f(ctx, args)

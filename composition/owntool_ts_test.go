@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/ir"
 	"github.com/mcpbind/mcpbind/testservers/owntools"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
@@ -145,7 +146,7 @@ func TestOwnToolsExport(t *testing.T) {
 		}
 		call := func(name string, in, out any) {
 			t.Helper()
-			if err := s.Call(ctx, composition.Tool{Name: name, Output: composition.Output(tools[name].Output)}, in, out); err != nil {
+			if err := s.Call(ctx, bindimpl.Tool{Name: name, Output: bindimpl.Output(tools[name].Output)}, in, out); err != nil {
 				t.Fatalf("%s at %s: %v", name, version, err)
 			}
 		}

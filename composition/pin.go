@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/internal/digest"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
 	"github.com/mcpbind/mcpbind/internal/tooldiff"
@@ -119,7 +120,7 @@ func (e *ToolChangedError) describe() string {
 // from the last comparison, the error of each tool that changed.
 type pinSet struct {
 	mode  DigestMode
-	tools map[string]Tool // pinned tools by name (Digest != "")
+	tools map[string]bindimpl.Tool // pinned tools by name (Digest != "")
 	// crossEra: the session's protocol era is not the bundle's, so a tool
 	// whose result the server wraps for one era only lists another
 	// outputSchema; tools are then compared by meaning (pinnedChanges).
@@ -154,14 +155,14 @@ type pinSet struct {
 
 // pinned returns the pinned tools of dc by name, or nil when none has a
 // digest.
-func (dc digestCheck) pinned() map[string]Tool {
-	var m map[string]Tool
+func (dc digestCheck) pinned() map[string]bindimpl.Tool {
+	var m map[string]bindimpl.Tool
 	for _, t := range dc.tools {
 		if t.Digest == "" {
 			continue
 		}
 		if m == nil {
-			m = map[string]Tool{}
+			m = map[string]bindimpl.Tool{}
 		}
 		m[t.Name] = t
 	}
@@ -177,7 +178,7 @@ func (dc digestCheck) pinned() map[string]Tool {
 // (DigestWarn). A tool list that cannot be read fails Connect under
 // DigestFail, as the server-level check does; a tool that cannot be
 // digested concerns only itself.
-func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]Tool, crossEra bool) (*Session, error) {
+func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]bindimpl.Tool, crossEra bool) (*Session, error) {
 	// Watch before the first listing, so that a change in between is not
 	// missed: a notification during it makes recheckPins run once more.
 	life, cancel := context.WithCancel(context.Background())
@@ -403,7 +404,7 @@ func (s *Session) comparePins(ctx context.Context, ps *pinSet, prev map[string]*
 // 2026-07-28, a natural result that is not a plain object (SEP-2106), and
 // an outputSchema of the {"result": S} envelope's shape — or in every era
 // (AlwaysWraps, where the bundle's pointer holds); else at the root.
-func liveRoot(t Tool, live json.RawMessage, modern bool) string {
+func liveRoot(t bindimpl.Tool, live json.RawMessage, modern bool) string {
 	if t.Output.AlwaysWraps {
 		return t.ResultPointer
 	}
@@ -433,18 +434,18 @@ func liveRoot(t Tool, live json.RawMessage, modern bool) string {
 // of `mcpbind diff` (package internal/tooldiff), and its other fields, which
 // changed when the live tool with the embedded schemas put back has another
 // digest than the pinned one.
-func pinnedChanges(server string, t Tool, live json.RawMessage, liveRoot string) []ToolChange {
+func pinnedChanges(server string, t bindimpl.Tool, live json.RawMessage, liveRoot string) []ToolChange {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(live, &members); err != nil {
 		return []ToolChange{{Class: Breaking, Server: server, Tool: t.Name, Where: tooldiff.InTool, Code: "tool-unreadable",
 			Message: "the tool is not a readable JSON object; it changed"}}
 	}
-	set := t.schemaSet()
+	set := t.SchemaDocs()
 	doc := func(key string) (json.RawMessage, bool) {
 		if set == nil || key == "" {
 			return nil, false
 		}
-		d, ok := set.docs[key]
+		d, ok := set.Doc(key)
 		return json.RawMessage(d), ok
 	}
 	var out []ToolChange

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // TestPinningRegistry pins greet and add of a stdio pin server under a
@@ -40,7 +42,7 @@ func TestPinningRegistry(t *testing.T) {
 		return err
 	}
 	call := func(name string, args any) error {
-		_, err := c.CallTool(ctx, Tool{Name: name}, args)
+		_, err := c.CallTool(ctx, bindimpl.Tool{Name: name}, args)
 		return err
 	}
 	if err := greet(); err != nil {

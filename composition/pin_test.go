@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/internal/digest"
 	"github.com/mcpbind/mcpbind/internal/schema"
@@ -40,7 +42,7 @@ func buildPinServer(t *testing.T) string {
 // the server digest, and per tool its digest and its schemas as listed.
 type pinnedBundle struct {
 	server string
-	tools  map[string]Tool
+	tools  map[string]bindimpl.Tool
 }
 
 // exportPins lists the tools of a fresh session as `mcpbind export` does
@@ -63,8 +65,8 @@ func exportPins(ctx context.Context, t testing.TB, tr Transport, opts ...Option)
 		t.Fatal(err)
 	}
 	docs := map[string]string{}
-	set := NewSchemaSet(docs)
-	b := pinnedBundle{server: server, tools: map[string]Tool{}}
+	set := bindimpl.NewSchemaSet(docs)
+	b := pinnedBundle{server: server, tools: map[string]bindimpl.Tool{}}
 	for i, r := range raw {
 		var l struct {
 			Name         string          `json:"name"`
@@ -74,7 +76,7 @@ func exportPins(ctx context.Context, t testing.TB, tr Transport, opts ...Option)
 		if err := json.Unmarshal(r, &l); err != nil {
 			t.Fatal(err)
 		}
-		tool := Tool{Name: l.Name, Schemas: set, Digest: each[i]}
+		tool := bindimpl.Tool{Name: l.Name, Schemas: set, Digest: each[i]}
 		if l.InputSchema != nil {
 			tool.InputDoc = l.Name + "#inputSchema"
 			docs[tool.InputDoc] = string(l.InputSchema)
@@ -92,7 +94,7 @@ func exportPins(ctx context.Context, t testing.TB, tr Transport, opts ...Option)
 			if doc, err := schema.Load(l.OutputSchema); err == nil && isEnvelope(doc) {
 				tool.ResultPointer = "/properties/result"
 			} else if head.Type == "object" {
-				tool.Output = Output{PlainObject: true, CanBeObject: true}
+				tool.Output = bindimpl.Output{PlainObject: true, CanBeObject: true}
 			}
 		}
 		b.tools[l.Name] = tool
@@ -546,10 +548,10 @@ func TestPinsAreExportsPins(t *testing.T) {
 			if err := json.Unmarshal(bt.Raw, &schemas); err != nil {
 				t.Fatal(err)
 			}
-			if got := p.Schemas.docs[p.InputDoc]; !jsonEqual(t, got, string(schemas.InputSchema)) {
+			if got, _ := p.Schemas.Doc(p.InputDoc); !jsonEqual(t, got, string(schemas.InputSchema)) {
 				t.Errorf("%s: %s: inputSchema %s in the bundle, %s from the listing", version, bt.Name, schemas.InputSchema, got)
 			}
-			if got := p.Schemas.docs[p.OutputDoc]; schemas.OutputSchema != nil && !jsonEqual(t, got, string(schemas.OutputSchema)) {
+			if got, _ := p.Schemas.Doc(p.OutputDoc); schemas.OutputSchema != nil && !jsonEqual(t, got, string(schemas.OutputSchema)) {
 				t.Errorf("%s: %s: outputSchema %s in the bundle, %s from the listing", version, bt.Name, schemas.OutputSchema, got)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -112,14 +114,14 @@ func (f *forwarding) handler(st ServedTool, l listing) server.ToolHandlerFunc {
 	// would encode them as an Args value, but with the schemas, for a
 	// session's WithArgsValidation.
 	tool := st.tool
-	tool.Schemas, tool.Types = tool.schemaSet(), nil
+	tool.Schemas, tool.Types = tool.SchemaDocs(), nil
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := requestArgs(req)
 		if err == nil {
-			err = tool.checkServerArgs(ctx, raw)
+			err = tool.ValidateArgs(ctx, raw)
 		}
 		if err != nil {
-			return argsErrorResult(tool.Name, err), nil
+			return mcp.NewToolResultError(bindimpl.ArgsErrorText(tool.Name, err)), nil
 		}
 		res, err := f.to.CallTool(ctx, tool, raw)
 		if te, ok := errors.AsType[*ToolError](err); ok && te.Result != nil {
@@ -143,21 +145,21 @@ func (f *forwarding) handler(st ServedTool, l listing) server.ToolHandlerFunc {
 // sends it to a client of the other era when the downstream session's era
 // differs from the client's (clientLegacy) and l says the tool's results
 // are wrapped before 2026-07-28; otherwise res.
-func reEnvelope(res *Result, o Output, l listing, clientLegacy bool) *Result {
+func reEnvelope(res *Result, o bindimpl.Output, l listing, clientLegacy bool) *Result {
 	if l.legacySchema == nil || l.alwaysWraps || len(res.StructuredContent) == 0 {
 		return res
 	}
 	downstreamLegacy := res.version != "" && res.version < ModernProtocolVersion
 	switch {
 	case downstreamLegacy && !clientLegacy:
-		if v, wrapped := Unwrap(res.version, o, res.StructuredContent); wrapped {
+		if v, wrapped := bindimpl.Unwrap(res.version, o, res.StructuredContent); wrapped {
 			out := *res
 			out.StructuredContent = v
 			return &out
 		}
 	case !downstreamLegacy && clientLegacy:
 		out := *res
-		out.StructuredContent = wrapResult(res.StructuredContent)
+		out.StructuredContent = bindimpl.WrapResult(res.StructuredContent)
 		return &out
 	}
 	return res

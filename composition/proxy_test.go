@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/golden/ts-sdk-v2/tssdkv2"
 	"github.com/mcpbind/mcpbind/internal/mcpconn"
@@ -403,7 +404,7 @@ func TestForwardSubsetAndOwnFailures(t *testing.T) {
 	// A downstream whose "stats" changed since the bundle (a pin that the
 	// live tool does not match): blocked under DigestFail.
 	pinned, err := composition.Connect(ctx, composition.Stdio(node, args...), composition.WithDigestCheckAt("", "2026-07-28", composition.DigestFail,
-		composition.Tool{Name: "stats", Digest: "sha256:" + strings.Repeat("0", 64)}))
+		bindimpl.Tool{Name: "stats", Digest: "sha256:" + strings.Repeat("0", 64)}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+
 	"github.com/mcpbind/mcpbind/internal/redact"
 	"github.com/mcpbind/mcpbind/internal/serverid"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
@@ -621,7 +623,7 @@ type serverCaller struct {
 }
 
 // CallTool implements Caller.
-func (c *serverCaller) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) {
+func (c *serverCaller) CallTool(ctx context.Context, tool bindimpl.Tool, args any) (*Result, error) {
 	s, err := c.r.lookup(c.id)
 	if err != nil {
 		return nil, err

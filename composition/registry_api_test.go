@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+
 	"github.com/mcpbind/mcpbind/testservers/pinserver"
 )
 
@@ -56,7 +58,7 @@ func TestRegistryErrors(t *testing.T) {
 	if err := r.Use("nope"); err == nil || !strings.Contains(err.Error(), `no server "nope" (servers: a, web)`) {
 		t.Errorf("Use unknown: %v", err)
 	}
-	if _, err := r.Server("nope").CallTool(ctx, Tool{Name: "t"}, nil); err == nil || !strings.Contains(err.Error(), `no server "nope"`) {
+	if _, err := r.Server("nope").CallTool(ctx, bindimpl.Tool{Name: "t"}, nil); err == nil || !strings.Contains(err.Error(), `no server "nope"`) {
 		t.Errorf("call unknown: %v", err)
 	}
 	err := r.Connect(ctx)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
@@ -122,9 +123,9 @@ func TestRegistryRetriedCallLostAgain(t *testing.T) {
 			}
 		}
 	}
-	call := func(tool composition.Tool) error { return callInteger(ctx, caller, tool) }
+	call := func(tool bindimpl.Tool) error { return callInteger(ctx, caller, tool) }
 	connected := make(chan error, 1)
-	go func() { connected <- call(composition.Tool{Name: "integer"}) }()
+	go func() { connected <- call(bindimpl.Tool{Name: "integer"}) }()
 	close(<-sending)
 	if err := <-connected; err != nil {
 		t.Fatal(err)
@@ -147,7 +148,7 @@ func TestRegistryRetriedCallLostAgain(t *testing.T) {
 		name := fmt.Sprintf("readOnly=%t/first %s/retry %s", tc.readOnly, tc.first, tc.second)
 		logStart := len(logs.String())
 		done := make(chan error, 1)
-		go func() { done <- call(composition.Tool{Name: "integer", ReadOnly: tc.readOnly}) }()
+		go func() { done <- call(bindimpl.Tool{Name: "integer", ReadOnly: tc.readOnly}) }()
 		attempt(tc.first)
 		attempt(tc.second)
 		err := <-done

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
@@ -45,8 +46,8 @@ func TestRegistryRetryRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	caller := reg.Server("testserver")
-	call := func(tool composition.Tool) error { return callInteger(ctx, caller, tool) }
-	if err := call(composition.Tool{Name: "integer"}); err != nil {
+	call := func(tool bindimpl.Tool) error { return callInteger(ctx, caller, tool) }
+	if err := call(bindimpl.Tool{Name: "integer"}); err != nil {
 		t.Fatal(err)
 	}
 	reconnects := 0
@@ -60,7 +61,7 @@ func TestRegistryRetryRule(t *testing.T) {
 		{readOnly: false, idempotent: false, retried: false},
 	} {
 		name := fmt.Sprintf("sent/readOnly=%t/idempotent=%t", tc.readOnly, tc.idempotent)
-		tool := composition.Tool{Name: "integer", ReadOnly: tc.readOnly, Idempotent: tc.idempotent}
+		tool := bindimpl.Tool{Name: "integer", ReadOnly: tc.readOnly, Idempotent: tc.idempotent}
 		p := pid()
 		for len(started) > 0 {
 			<-started
@@ -87,7 +88,7 @@ func TestRegistryRetryRule(t *testing.T) {
 		}
 		if !tc.retried {
 			// The next call reconnects.
-			if err := call(composition.Tool{Name: "integer"}); err != nil {
+			if err := call(bindimpl.Tool{Name: "integer"}); err != nil {
 				t.Fatalf("after %s: %v", name, err)
 			}
 		}
@@ -100,7 +101,7 @@ func TestRegistryRetryRule(t *testing.T) {
 
 // callInteger calls the test server's tool "integer" (which answers 42)
 // through caller, with the annotations of tool.
-func callInteger(ctx context.Context, caller composition.Caller, tool composition.Tool) error {
+func callInteger(ctx context.Context, caller composition.Caller, tool bindimpl.Tool) error {
 	res, err := caller.CallTool(ctx, tool, nil)
 	if err != nil {
 		return err

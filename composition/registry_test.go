@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/golden/everything/everything"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
@@ -164,11 +165,11 @@ func TestRegistryServers(t *testing.T) {
 		check(fmt.Sprintf("memory #%d", i), func() error {
 			if i == 0 { // one writer: server-memory rewrites its file per call
 				args := map[string]any{"entities": []map[string]any{{"name": "registry-test", "entityType": "test", "observations": []string{"written through a registry"}}}}
-				if _, err := mem.CallTool(ctx, composition.Tool{Name: "create_entities"}, args); err != nil {
+				if _, err := mem.CallTool(ctx, bindimpl.Tool{Name: "create_entities"}, args); err != nil {
 					return err
 				}
 			}
-			_, err := mem.CallTool(ctx, composition.Tool{Name: "read_graph", ReadOnly: true}, nil)
+			_, err := mem.CallTool(ctx, bindimpl.Tool{Name: "read_graph", ReadOnly: true}, nil)
 			return err
 		})
 	}
@@ -177,7 +178,7 @@ func TestRegistryServers(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	res, err := mem.CallTool(ctx, composition.Tool{Name: "read_graph", ReadOnly: true}, nil)
+	res, err := mem.CallTool(ctx, bindimpl.Tool{Name: "read_graph", ReadOnly: true}, nil)
 	if err != nil || !strings.Contains(res.Text(), "written through a registry") {
 		t.Errorf("read_graph after the writes: %v, %v", res, err)
 	}

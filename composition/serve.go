@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -25,14 +27,14 @@ import (
 // tool object as exported and the handler method that answers it. Make one
 // with [Handle] or [HandleNoArgs]; [Serve] registers them.
 type ServedTool struct {
-	tool     Tool
+	tool     bindimpl.Tool
 	toolJSON string
 	// legacyOutput is the outputSchema listed toward sessions before
 	// 2026-07-28 ("" when the tool is listed alike in both eras).
 	legacyOutput string
 	// run decodes the arguments (raw JSON, "{}" when absent) and calls the
 	// handler; it returns the handler's value (a natural result, or a
-	// *Result for a tool without outputSchema), or an *argsError.
+	// *Result for a tool without outputSchema), or an *ArgsError.
 	run func(ctx context.Context, args json.RawMessage) (any, error)
 	// err is why the tool cannot be served (an own tool whose declaration
 	// failed: NewTool); Serve reports it.
@@ -45,10 +47,10 @@ type ServedTool struct {
 // names, defaults), f's value is sent as the result. Generated Register
 // functions call it with a Handler method value: Handle(toolQuery, "…",
 // h.Query).
-func Handle[A, R any](tool Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool {
+func Handle[A, R any](tool bindimpl.Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool {
 	return ServedTool{tool: tool, toolJSON: toolJSON, run: func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var args A
-		if err := tool.decodeArgs(raw, &args); err != nil {
+		if err := tool.DecodeArgs(raw, &args); err != nil {
 			return nil, err
 		}
 		return f(ctx, args)
@@ -59,7 +61,7 @@ func Handle[A, R any](tool Tool, toolJSON string, f func(context.Context, A) (R,
 // handler method takes no arguments (as the generated client's method
 // sends none). Arguments a client sends anyway are ignored unless
 // [WithServerArgsValidation] rejects them.
-func HandleNoArgs[R any](tool Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool {
+func HandleNoArgs[R any](tool bindimpl.Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool {
 	return ServedTool{tool: tool, toolJSON: toolJSON, run: func(ctx context.Context, _ json.RawMessage) (any, error) {
 		return f(ctx)
 	}}
@@ -243,15 +245,15 @@ func (st ServedTool) handler(cfg serveConfig, l listing) server.ToolHandlerFunc 
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := requestArgs(req)
 		if err == nil && cfg.validateArgs {
-			err = st.tool.checkServerArgs(ctx, raw)
+			err = st.tool.ValidateArgs(ctx, raw)
 		}
 		if err != nil {
-			return argsErrorResult(st.tool.Name, err), nil
+			return mcp.NewToolResultError(bindimpl.ArgsErrorText(st.tool.Name, err)), nil
 		}
 		v, err := st.run(ctx, raw)
 		if err != nil {
-			if ae, ok := errors.AsType[*argsError](err); ok {
-				return argsErrorResult(st.tool.Name, ae), nil
+			if ae, ok := errors.AsType[*bindimpl.ArgsError](err); ok {
+				return mcp.NewToolResultError(bindimpl.ArgsErrorText(st.tool.Name, ae)), nil
 			}
 			return holdResult(ctx, req, toolErrorResult(err))
 		}
@@ -264,15 +266,15 @@ func (st ServedTool) handler(cfg serveConfig, l listing) server.ToolHandlerFunc 
 				return holdResult(ctx, req, res)
 			}
 		}
-		value, err := st.tool.encodeResult(v)
+		value, err := st.tool.EncodeResult(v)
 		if err == nil && cfg.validateResults {
-			err = st.tool.checkServerResult(ctx, value)
+			err = st.tool.ValidateResult(ctx, value)
 		}
 		if err != nil {
 			return mcp.NewToolResultError(fmt.Sprintf("tool %q: %v", st.tool.Name, err)), nil
 		}
 		if l.alwaysWraps || (l.legacySchema != nil && legacyRequest(ctx)) {
-			value = wrapResult(value)
+			value = bindimpl.WrapResult(value)
 		}
 		return &mcp.CallToolResult{
 			Content:              []mcp.Content{mcp.NewTextContent(string(value))},
@@ -289,21 +291,13 @@ func requestArgs(req mcp.CallToolRequest) (json.RawMessage, error) {
 	if len(raw) == 0 && req.Params.Arguments != nil {
 		var err error
 		if raw, err = json.Marshal(req.Params.Arguments); err != nil {
-			return nil, &argsError{err: err}
+			return nil, err
 		}
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		return json.RawMessage(`{}`), nil
 	}
 	return raw, nil
-}
-
-// encodeResult encodes a handler's natural value with the tool's Types.
-func (tool Tool) encodeResult(v any) (json.RawMessage, error) {
-	if tool.Types == nil {
-		return json.Marshal(v)
-	}
-	return tool.Types.Marshal(v)
 }
 
 // plainResult converts a *Result (a tool without outputSchema, or a

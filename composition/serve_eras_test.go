@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // TestServeEraRules checks, on the raw wire through InProcess, how Serve
@@ -35,11 +36,11 @@ func TestServeEraRules(t *testing.T) {
 	}
 	seven := func(context.Context) (int64, error) { return 7, nil }
 	tools := []composition.ServedTool{
-		composition.HandleNoArgs(composition.Tool{Name: "count"},
+		composition.HandleNoArgs(bindimpl.Tool{Name: "count"},
 			`{"name":"count","inputSchema":{"type":"object"},"outputSchema":`+natural+`}`, seven).WithLegacyOutputSchema(envelope),
-		composition.HandleNoArgs(composition.Tool{Name: "count_enveloped", ResultPointer: "/properties/result"},
+		composition.HandleNoArgs(bindimpl.Tool{Name: "count_enveloped", ResultPointer: "/properties/result"},
 			`{"name":"count_enveloped","inputSchema":{"type":"object"},"outputSchema":`+natural+`}`, seven).WithLegacyOutputSchema(envelope),
-		composition.HandleNoArgs(composition.Tool{Name: "row", Output: composition.Output{PlainObject: true}},
+		composition.HandleNoArgs(bindimpl.Tool{Name: "row", Output: bindimpl.Output{PlainObject: true}},
 			`{"name":"row","inputSchema":{"type":"object"},"outputSchema":`+object+`}`,
 			func(context.Context) (row, error) { return row{N: 7}, nil }),
 	}

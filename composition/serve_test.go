@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // serveInProcess registers tools on a new mcp-go server and connects a
@@ -43,7 +44,7 @@ func serveInProcessWith(t *testing.T, version string, opts []composition.ServerO
 // *Result as it is (every content block, no structuredContent), and a
 // *ToolError carrying a Result is sent as that result with isError.
 func TestServePlainResults(t *testing.T) {
-	echo := composition.Tool{Name: "echo"}
+	echo := bindimpl.Tool{Name: "echo"}
 	const echoJSON = `{"name":"echo","description":"Echo.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}`
 	type echoArgs struct {
 		Text string `json:"text"`
@@ -52,7 +53,7 @@ func TestServePlainResults(t *testing.T) {
 		{Type: "text", Text: "hello"},
 		{Type: "image", MimeType: "image/png", Data: "iVBORw0KGgo="},
 	}}
-	fail := composition.Tool{Name: "fail"}
+	fail := bindimpl.Tool{Name: "fail"}
 	s := serveInProcess(t, "",
 		composition.Handle(echo, echoJSON, func(_ context.Context, a echoArgs) (*composition.Result, error) {
 			if a.Text != "hello" {
@@ -66,10 +67,10 @@ func TestServePlainResults(t *testing.T) {
 		// The README: a *ToolError wrapped with %w is forwarded as its
 		// Result too (the downstream's text, as sent); with %v only the
 		// message, which is ours.
-		composition.HandleNoArgs(composition.Tool{Name: "wrapped"}, `{"name":"wrapped","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
+		composition.HandleNoArgs(bindimpl.Tool{Name: "wrapped"}, `{"name":"wrapped","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
 			return nil, fmt.Errorf("lookup: %w", &composition.ToolError{Text: "ignored", Result: &composition.Result{Content: []composition.Content{{Type: "text", Text: "disk\x1b[2J full"}}}})
 		}),
-		composition.HandleNoArgs(composition.Tool{Name: "ours"}, `{"name":"ours","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
+		composition.HandleNoArgs(bindimpl.Tool{Name: "ours"}, `{"name":"ours","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
 			return nil, fmt.Errorf("lookup: %v", &composition.ToolError{Text: "disk\x1b[2J full"})
 		}),
 	)
@@ -101,7 +102,7 @@ func TestServePlainResults(t *testing.T) {
 // both eras.
 func TestServeAlwaysWraps(t *testing.T) {
 	const envelope = `{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"],"x-fastmcp-wrap-result":true}`
-	tool := composition.Tool{Name: "n", Output: composition.Output{AlwaysWraps: true}, ResultPointer: "/properties/result"}
+	tool := bindimpl.Tool{Name: "n", Output: bindimpl.Output{AlwaysWraps: true}, ResultPointer: "/properties/result"}
 	for _, version := range []string{"", "2025-06-18"} {
 		s := serveInProcess(t, version, composition.HandleNoArgs(tool,
 			`{"name":"n","inputSchema":{"type":"object"},"outputSchema":`+envelope+`}`,
@@ -144,7 +145,7 @@ func TestServeRefusesBadTools(t *testing.T) {
 		{"a", `{"name":"a","inputSchema":{"type":"object"},"outputSchema":{"type":"array"}}`, ""},
 	} {
 		srv := server.NewMCPServer("t", "0", server.WithToolCapabilities(false))
-		err := composition.Serve(srv, []composition.ServedTool{composition.HandleNoArgs(composition.Tool{Name: tc.name}, tc.json, run)})
+		err := composition.Serve(srv, []composition.ServedTool{composition.HandleNoArgs(bindimpl.Tool{Name: tc.name}, tc.json, run)})
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.json, err)
@@ -162,7 +163,7 @@ func TestServeRefusesBadTools(t *testing.T) {
 	srv.AddTaskTool(mcp.NewTool("a", mcp.WithTaskSupport(mcp.TaskSupportRequired)), func(context.Context, mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
 		return nil, nil
 	})
-	err := composition.Serve(srv, []composition.ServedTool{composition.HandleNoArgs(composition.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"}}`, run)})
+	err := composition.Serve(srv, []composition.ServedTool{composition.HandleNoArgs(bindimpl.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"}}`, run)})
 	if err == nil || !strings.Contains(err.Error(), "mcp-go refused") {
 		t.Errorf("a name taken by a task tool: %v", err)
 	}
@@ -173,8 +174,8 @@ func TestServeRefusesBadTools(t *testing.T) {
 // JSON pointer, in the era where it would be wrapped too; without it, the
 // value is sent.
 func TestServeResultValidation(t *testing.T) {
-	schemas := composition.NewSchemaSet(map[string]string{"n#outputSchema": `{"type":"integer","minimum":0}`})
-	tool := composition.Tool{Name: "n", Schemas: schemas, OutputDoc: "n#outputSchema"}
+	schemas := bindimpl.NewSchemaSet(map[string]string{"n#outputSchema": `{"type":"integer","minimum":0}`})
+	tool := bindimpl.Tool{Name: "n", Schemas: schemas, OutputDoc: "n#outputSchema"}
 	served := composition.HandleNoArgs(tool, `{"name":"n","inputSchema":{"type":"object"}}`, func(context.Context) (int64, error) { return -1, nil })
 	for _, version := range []string{"", "2025-06-18"} {
 		s := serveInProcessWith(t, version, []composition.ServerOption{composition.WithServerResultValidation()}, served)
@@ -199,7 +200,7 @@ func TestServeResultValidation(t *testing.T) {
 func TestServeLegacyOutputSchema(t *testing.T) {
 	const natural = `{"type":"array","items":{"type":"string"}}`
 	const legacy = `{"properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"]}`
-	tool := composition.Tool{Name: "names"}
+	tool := bindimpl.Tool{Name: "names"}
 	served := composition.HandleNoArgs(tool, `{"name":"names","inputSchema":{"type":"object"},"outputSchema":`+natural+`}`,
 		func(context.Context) ([]string, error) { return []string{"ada"}, nil }).WithLegacyOutputSchema(legacy)
 	for _, tc := range []struct{ version, listed, value string }{
@@ -225,13 +226,13 @@ func TestServeLegacyOutputSchema(t *testing.T) {
 	}
 	run := func(context.Context) (int64, error) { return 0, nil }
 	for _, tc := range []struct {
-		tool         composition.Tool
+		tool         bindimpl.Tool
 		json, legacy string
 		want         string
 	}{
-		{composition.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"}}`, legacy, "no outputSchema"},
-		{composition.Tool{Name: "a", Output: composition.Output{AlwaysWraps: true}}, `{"name":"a","inputSchema":{"type":"object"},"outputSchema":` + legacy + `}`, legacy, "always wraps"},
-		{composition.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"},"outputSchema":` + natural + `}`, `{"type":`, "not JSON"},
+		{bindimpl.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"}}`, legacy, "no outputSchema"},
+		{bindimpl.Tool{Name: "a", Output: bindimpl.Output{AlwaysWraps: true}}, `{"name":"a","inputSchema":{"type":"object"},"outputSchema":` + legacy + `}`, legacy, "always wraps"},
+		{bindimpl.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"},"outputSchema":` + natural + `}`, `{"type":`, "not JSON"},
 	} {
 		srv := server.NewMCPServer("t", "0", server.WithToolCapabilities(false))
 		err := composition.Serve(srv, []composition.ServedTool{composition.HandleNoArgs(tc.tool, tc.json, run).WithLegacyOutputSchema(tc.legacy)})
@@ -246,8 +247,8 @@ func TestServeLegacyOutputSchema(t *testing.T) {
 // naming the tool and the JSON pointer, and the handler does not run;
 // without it, the handler gets them.
 func TestServeArgsValidation(t *testing.T) {
-	schemas := composition.NewSchemaSet(map[string]string{"n#inputSchema": `{"type":"object","properties":{"n":{"type":"integer","minimum":0}}}`})
-	tool := composition.Tool{Name: "n", Schemas: schemas, InputDoc: "n#inputSchema"}
+	schemas := bindimpl.NewSchemaSet(map[string]string{"n#inputSchema": `{"type":"object","properties":{"n":{"type":"integer","minimum":0}}}`})
+	tool := bindimpl.Tool{Name: "n", Schemas: schemas, InputDoc: "n#inputSchema"}
 	type args struct {
 		N int64 `json:"n"`
 	}

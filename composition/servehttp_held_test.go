@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
@@ -63,7 +64,7 @@ func testHeldBudget(t *testing.T, n int, shared bool) {
 		}
 	})
 	srv := server.NewMCPServer("fwd", "1", server.WithToolCapabilities(false), server.WithHooks(hooks))
-	fwd := composition.HandleNoArgs(composition.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
+	fwd := composition.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
 		func(ctx context.Context) (*composition.Result, error) { return down.CallResult(ctx, "big", nil) })
 	if err := composition.Serve(srv, []composition.ServedTool{fwd}); err != nil {
 		t.Fatal(err)

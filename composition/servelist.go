@@ -2,9 +2,7 @@ package composition
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -103,97 +101,13 @@ func (st ServedTool) schemaMember(members []rawjson.Member, key, doc string) (js
 	if v := rawjson.Get(members, key); v != nil || doc == "" {
 		return v, nil
 	}
-	set := st.tool.schemaSet()
+	set := st.tool.SchemaDocs()
 	if set == nil {
 		return nil, fmt.Errorf("its %s is in schema document %q, but the tool has no schemas", key, doc)
 	}
-	text, ok := set.docs[doc]
+	text, ok := set.Doc(doc)
 	if !ok {
 		return nil, fmt.Errorf("its %s is in schema document %q, which the package does not have", key, doc)
 	}
 	return json.RawMessage(text), nil
-}
-
-// argsError says why a call's arguments were refused: the JSON pointer
-// (RFC 6901) of the offending value, when known, and the cause.
-type argsError struct {
-	pointer string
-	located bool
-	err     error
-}
-
-func (e *argsError) Error() string {
-	if !e.located {
-		return e.err.Error()
-	}
-	ptr := e.pointer
-	if ptr == "" {
-		ptr = "/"
-	}
-	return "at " + ptr + ": " + e.err.Error()
-}
-
-func (e *argsError) Unwrap() error { return e.err }
-
-// locatedArgsError returns an argsError for err, at the pointer of a
-// *ValidationError in it.
-func locatedArgsError(err error) *argsError {
-	if ve, ok := errors.AsType[*ValidationError](err); ok {
-		return &argsError{pointer: ve.Pointer, located: true, err: errors.New(ve.Message)}
-	}
-	return &argsError{err: err}
-}
-
-// argsErrorResult is the isError result for refused arguments.
-func argsErrorResult(tool string, err error) *mcp.CallToolResult {
-	sep := ": "
-	if ae, ok := errors.AsType[*argsError](err); ok && ae.located {
-		sep = " "
-	}
-	return mcp.NewToolResultError(fmt.Sprintf("invalid arguments for tool %q%s%v", tool, sep, err))
-}
-
-// decodeArgs decodes a call's arguments into out (a pointer to the tool's
-// Args type) with the tool's Types. When they do not decode, the
-// inputSchema (if any) locates the offending value for the error; only the
-// failing path pays for that validation.
-func (tool Tool) decodeArgs(raw json.RawMessage, out any) error {
-	err := tool.decode(raw, out)
-	if err == nil {
-		return nil
-	}
-	if set := tool.schemaSet(); set != nil && tool.InputDoc != "" {
-		if verr := set.ValidateJSON(tool.InputDoc, "", raw); verr != nil {
-			if ae := locatedArgsError(verr); ae.located {
-				return ae
-			}
-		}
-	}
-	return &argsError{err: err}
-}
-
-// checkServerArgs validates a call's raw arguments against the tool's
-// inputSchema (WithServerArgsValidation).
-func (tool Tool) checkServerArgs(ctx context.Context, raw json.RawMessage) error {
-	set := tool.schemaSet()
-	if set == nil || tool.InputDoc == "" {
-		return nil
-	}
-	if err := set.ValidateJSONContext(ctx, tool.InputDoc, "", raw); err != nil {
-		return locatedArgsError(err)
-	}
-	return nil
-}
-
-// checkServerResult validates a handler's natural result against the
-// tool's natural output schema (WithServerResultValidation).
-func (tool Tool) checkServerResult(ctx context.Context, value json.RawMessage) error {
-	set := tool.schemaSet()
-	if set == nil || tool.OutputDoc == "" {
-		return nil
-	}
-	if err := set.ValidateJSONContext(ctx, tool.OutputDoc, tool.ResultPointer, value); err != nil {
-		return fmt.Errorf("the handler's result does not match the outputSchema: %w", err)
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // utf8Server is a raw JSON-RPC stdio child whose tools/call result holds
@@ -57,10 +58,10 @@ func TestInvalidUTF8(t *testing.T) {
 
 	srv := server.NewMCPServer("proxy", "1", server.WithToolCapabilities(false))
 	tools := []composition.ServedTool{
-		composition.HandleNoArgs(composition.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`, func(ctx context.Context) (*composition.Result, error) {
+		composition.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`, func(ctx context.Context) (*composition.Result, error) {
 			return s.CallResult(ctx, "bad", nil)
 		}),
-		composition.HandleNoArgs(composition.Tool{Name: "made"}, `{"name":"made","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
+		composition.HandleNoArgs(bindimpl.Tool{Name: "made"}, `{"name":"made","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
 			return made, nil
 		}),
 	}

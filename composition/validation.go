@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // WithArgsValidation makes every call made through generated code validate
@@ -25,15 +27,15 @@ func WithResultValidation() Option {
 
 // checkArgs validates marshalled arguments when WithArgsValidation is on,
 // bounded by ctx and the pattern budget (SchemaSet.ValidateJSONContext).
-func (s *Session) checkArgs(ctx context.Context, tool Tool, args any) error {
-	if !s.validateArgs || tool.schemaSet() == nil || tool.InputDoc == "" {
+func (s *Session) checkArgs(ctx context.Context, tool bindimpl.Tool, args any) error {
+	if !s.validateArgs || tool.SchemaDocs() == nil || tool.InputDoc == "" {
 		return nil
 	}
 	raw, err := marshalArgs(args)
 	if err != nil {
 		return fmt.Errorf("composition: tool %q: %w", tool.Name, err)
 	}
-	if err := tool.schemaSet().ValidateJSONContext(ctx, tool.InputDoc, "", raw); err != nil {
+	if err := tool.SchemaDocs().ValidateJSONContext(ctx, tool.InputDoc, "", raw); err != nil {
 		return fmt.Errorf("composition: tool %q: arguments do not match its inputSchema: %w", tool.Name, err)
 	}
 	return nil
@@ -41,24 +43,12 @@ func (s *Session) checkArgs(ctx context.Context, tool Tool, args any) error {
 
 // checkResult validates the natural result (callers check
 // WithResultValidation first), bounded by ctx and the pattern budget (SchemaSet.ValidateJSONContext).
-func checkResult(ctx context.Context, tool Tool, value json.RawMessage) error {
-	if tool.schemaSet() == nil || tool.OutputDoc == "" {
+func checkResult(ctx context.Context, tool bindimpl.Tool, value json.RawMessage) error {
+	if tool.SchemaDocs() == nil || tool.OutputDoc == "" {
 		return nil
 	}
-	if err := tool.schemaSet().ValidateJSONContext(ctx, tool.OutputDoc, tool.ResultPointer, value); err != nil {
+	if err := tool.SchemaDocs().ValidateJSONContext(ctx, tool.OutputDoc, tool.ResultPointer, value); err != nil {
 		return fmt.Errorf("composition: tool %q: result does not match its outputSchema: %w", tool.Name, err)
-	}
-	return nil
-}
-
-// schemaSet returns the schema documents tool validates against: Schemas,
-// else those of Types, else nil (no validation).
-func (tool Tool) schemaSet() *SchemaSet {
-	if tool.Schemas != nil {
-		return tool.Schemas
-	}
-	if tool.Types != nil {
-		return tool.Types.schemas
 	}
 	return nil
 }
@@ -66,9 +56,9 @@ func (tool Tool) schemaSet() *SchemaSet {
 // CallTool calls a tool, like CallResult, encoding args with tool.Types and
 // applying WithArgsValidation first, through the session's interceptors
 // ([WithInterceptor]). Generated code uses it; it makes *Session a [Caller].
-func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) {
+func (s *Session) CallTool(ctx context.Context, tool bindimpl.Tool, args any) (*Result, error) {
 	return s.intercept(ctx, Call{Tool: tool.Name, Args: args}, func(ctx context.Context, c Call) (*Result, error) {
-		args, err := tool.encodeArgs(c.Args)
+		args, err := tool.EncodeArgs(c.Args)
 		if err != nil {
 			return nil, err
 		}

@@ -19,29 +19,46 @@ import (
 	"github.com/mcpbind/mcpbind/testservers/servecheck"
 )
 
-// compositionStub declares the part of package composition that generated
-// code uses, so the fuzz target can type-check output without loading the
-// real package (and its dependencies) on every input. TestStubMatchesGolden
-// keeps it honest: the golden packages must type-check against it too.
+// compositionStub and bindimplStub declare the part of packages
+// composition and composition/bindimpl that generated code uses, so the
+// fuzz target can type-check output without loading the real packages (and
+// their dependencies) on every input. TestStubMatchesGolden keeps them
+// honest: the golden packages must type-check against them too.
 const compositionStub = `package composition
 import (
 	"context"
-	"reflect"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
+type Session struct{}
+type Result struct{}
+func (s *Session) Call(ctx context.Context, tool bindimpl.Tool, args any, out any) error { return nil }
+func (s *Session) CallTool(ctx context.Context, tool bindimpl.Tool, args any) (*Result, error) { return nil, nil }
+type Caller interface { CallTool(ctx context.Context, tool bindimpl.Tool, args any) (*Result, error) }
+type Registry struct{}
+func (r *Registry) Server(id string) Caller { return nil }
+func CallAs[T any](ctx context.Context, c Caller, tool bindimpl.Tool, args any) (T, error) { var zero T; return zero, nil }
+type Nullable[T any] = bindimpl.Nullable[T]
+type DigestMode int
+type Option struct{}
+func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...bindimpl.Tool) Option { return Option{} }
+type ServedTool struct{}
+func (st ServedTool) WithLegacyOutputSchema(outputSchema string) ServedTool { return st }
+type ServerOption struct{}
+func Handle[A, R any](tool bindimpl.Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool { return ServedTool{} }
+func HandleNoArgs[R any](tool bindimpl.Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool { return ServedTool{} }
+func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) error { return nil }
+func NotImplemented(name string) error { return nil }
+func Forwarding(c Caller, tools ...string) ServerOption { return ServerOption{} }
+`
+
+const bindimplStub = `package bindimpl
+import "reflect"
 const SupportPackageIsVersion1 = true
 type Output struct{ PlainObject, CanBeObject, HasResultProperty, AlwaysWraps bool }
 type SchemaSet struct{}
 func NewSchemaSet(docs map[string]string) *SchemaSet { return nil }
 type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string; ReadOnly, Idempotent bool; Digest string }
-type Session struct{}
-type Result struct{}
-func (s *Session) Call(ctx context.Context, tool Tool, args any, out any) error { return nil }
-func (s *Session) CallTool(ctx context.Context, tool Tool, args any) (*Result, error) { return nil, nil }
-type Caller interface { CallTool(ctx context.Context, tool Tool, args any) (*Result, error) }
-type Registry struct{}
-func (r *Registry) Server(id string) Caller { return nil }
-func CallAs[T any](ctx context.Context, c Caller, tool Tool, args any) (T, error) { var zero T; return zero, nil }
 type TypeInfo struct { Doc, Pointer string; Base reflect.Type; Required []string; Closed bool; Extra string; Defaults map[string]string; Tag, TagValue string; Union UnionBy; UnionTag string; Cases []string; Tuple, MinItems int; Raw bool }
 type UnionBy uint8
 const ( NotUnion UnionBy = iota; UnionByTag; UnionByKind; UnionByRequired )
@@ -53,17 +70,6 @@ func (t *Types) Marshal(v any) ([]byte, error) { return nil, nil }
 func (t *Types) Unmarshal(data []byte, v any) error { return nil }
 func (t *Types) Validate(v any) error { return nil }
 type Nullable[T any] struct { Value T; Set, Null bool }
-type DigestMode int
-type Option struct{}
-func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...Tool) Option { return Option{} }
-type ServedTool struct{}
-func (st ServedTool) WithLegacyOutputSchema(outputSchema string) ServedTool { return st }
-type ServerOption struct{}
-func Handle[A, R any](tool Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool { return ServedTool{} }
-func HandleNoArgs[R any](tool Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool { return ServedTool{} }
-func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) error { return nil }
-func NotImplemented(name string) error { return nil }
-func Forwarding(c Caller, tools ...string) ServerOption { return ServerOption{} }
 `
 
 // mcpServerStub is the part of mcp-go's server package that server.go
@@ -78,6 +84,7 @@ type checker struct {
 	fset *token.FileSet
 	std  types.ImporterFrom
 	comp *types.Package
+	bind *types.Package
 	srv  *types.Package
 }
 
@@ -89,6 +96,14 @@ func newChecker(t testing.TB) *checker {
 		t.Fatal(err)
 	}
 	c.srv, err = (&types.Config{Importer: c.std}).Check("github.com/mark3labs/mcp-go/server", fset, []*ast.File{sf}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bf, err := parser.ParseFile(fset, "bindimpl.go", bindimplStub, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.bind, err = (&types.Config{Importer: c.std}).Check("github.com/mcpbind/mcpbind/composition/bindimpl", fset, []*ast.File{bf}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +123,8 @@ func (c *checker) Import(path string) (*types.Package, error) {
 	switch path {
 	case "github.com/mcpbind/mcpbind/composition":
 		return c.comp, nil
+	case "github.com/mcpbind/mcpbind/composition/bindimpl":
+		return c.bind, nil
 	case "github.com/mark3labs/mcp-go/server":
 		return c.srv, nil
 	}

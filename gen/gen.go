@@ -95,7 +95,7 @@ func (g *Generator) packageFiles(p *ir.Package, withServer bool) ([]File, error)
 	files := []file{
 		{"client.go", "file/client", clientImports(p)},
 		{"types.go", "file/types", typesImports(p)},
-		{"schemas.go", "file/schemas", []string{importComposition}},
+		{"schemas.go", "file/schemas", []string{importBindimpl}},
 	}
 	if withServer {
 		files = append(files, file{"server.go", "file/server", serverImports(p)})
@@ -203,18 +203,18 @@ type fileData struct {
 	Imports []string
 }
 
-// RuntimeVersion is the version of the composition runtime that generated
-// code needs: client.go references composition.SupportPackageIsVersionN
+// RuntimeVersion is the version of the mcpbind runtime (composition/bindimpl) that generated
+// code needs: client.go references bindimpl.SupportPackageIsVersionN
 // for it (runtimeGuard), so a package built against an older runtime fails
-// to build. Bump it, and add the constant to composition, when the
+// to build. Bump it, and add the constant to composition/bindimpl, when the
 // templates start using something of composition that older runtimes lack
-// (see composition.SupportPackageIsVersion1).
+// (see bindimpl.SupportPackageIsVersion1).
 const RuntimeVersion = 1
 
 // runtimeGuard renders the constant generated code references for
 // RuntimeVersion.
 func runtimeGuard() string {
-	return "composition.SupportPackageIsVersion" + strconv.Itoa(RuntimeVersion)
+	return "bindimpl.SupportPackageIsVersion" + strconv.Itoa(RuntimeVersion)
 }
 
 // The import paths generated code uses.
@@ -222,6 +222,7 @@ const (
 	importContext     = "context"
 	importJSON        = "encoding/json"
 	importComposition = "github.com/mcpbind/mcpbind/composition"
+	importBindimpl    = "github.com/mcpbind/mcpbind/composition/bindimpl"
 	importMCPServer   = "github.com/mark3labs/mcp-go/server"
 )
 
@@ -230,7 +231,7 @@ const (
 // never has to search the environment for a package, which keeps output
 // independent of the machine.
 func clientImports(p *ir.Package) []string {
-	imps := []string{importComposition}
+	imps := []string{importComposition, importBindimpl}
 	if len(p.Tools) > 0 {
 		imps = append(imps, importContext)
 	}
@@ -246,7 +247,8 @@ func clientImports(p *ir.Package) []string {
 // serverImports lists what server.go needs: what the Handler's method
 // signatures need (as client.go) and mcp-go's server package.
 func serverImports(p *ir.Package) []string {
-	return sortedUnique(append(clientImports(p), importMCPServer))
+	imps := slices.DeleteFunc(clientImports(p), func(path string) bool { return path == importBindimpl })
+	return sortedUnique(append(imps, importMCPServer))
 }
 
 // serverTool renders t's tool object, as the bundle holds it, as a Go
@@ -306,13 +308,18 @@ func legacyOutput(t *ir.Tool) string {
 	return ".WithLegacyOutputSchema(" + strconv.Quote(string(t.LegacyOutputSchema)) + ")"
 }
 
-// typesImports lists what types.go needs: composition for the types
-// table, encoding/json for raw JSON in declarations, and the format
-// table's imports.
+// typesImports lists what types.go needs: bindimpl for the types table,
+// composition for a composition.Nullable field, encoding/json for raw JSON
+// in declarations, and the format table's imports.
 func typesImports(p *ir.Package) []string {
-	imps := []string{importComposition}
+	imps := []string{importBindimpl}
 	for _, t := range p.Types {
 		imps = append(imps, t.DeclImports()...)
+		for _, f := range t.Fields {
+			if f.Wrap == ir.WrapNullable {
+				imps = append(imps, importComposition)
+			}
+		}
 		if typeUsesRawJSON(t) {
 			imps = append(imps, importJSON)
 		}
@@ -350,13 +357,13 @@ func WriteDump(outDir string, err error) (string, bool) {
 	return path, true
 }
 
-// toolFields renders the fields of the composition.Tool literal that
+// toolFields renders the fields of the bindimpl.Tool literal that
 // describes t, on one line; strings are quoted with strconv.Quote and unset
 // fields are left out.
 func toolFields(t *ir.Tool) string {
 	f := []string{"Name: " + strconv.Quote(t.Name)}
 	if o := outputFields(t.Output); t.Result != nil && o != "" {
-		f = append(f, "Output: composition.Output{"+o+"}")
+		f = append(f, "Output: bindimpl.Output{"+o+"}")
 	}
 	f = append(f, "Types: types")
 	if t.InputDoc != "" {
@@ -404,7 +411,7 @@ func pinnedTools(tools []*ir.Tool) string {
 	return b.String()
 }
 
-// outputFields renders the set fields of a composition.Output literal
+// outputFields renders the set fields of a bindimpl.Output literal
 // ("PlainObject: true, CanBeObject: true"); unset ones are left to their
 // zero value.
 func outputFields(o ir.Output) string {

@@ -7,7 +7,7 @@ import (
 	"github.com/mcpbind/mcpbind/ir"
 )
 
-// typeInfo renders the fields of the composition.TypeInfo literal that
+// typeInfo renders the fields of the bindimpl.TypeInfo literal that
 // describes the named type t to the runtime codec: its schema location and
 // the JSON rules its plain declaration does not carry. Every string is
 // quoted with strconv.Quote; unset fields are left out.
@@ -19,7 +19,7 @@ func typeInfo(t *ir.Type) string {
 	}
 	if rel, ok := t.RelativePointer(); ok {
 		// Relative: pointers of deeply nested types stay short.
-		add("Base", "composition.TypeOf["+t.PointerBase.Name+"]()")
+		add("Base", "bindimpl.TypeOf["+t.PointerBase.Name+"]()")
 		add("Pointer", strconv.Quote(rel))
 	} else if t.Pointer != "" {
 		add("Pointer", strconv.Quote(t.Pointer))
@@ -62,12 +62,12 @@ func typeInfo(t *ir.Type) string {
 		}
 		switch t.Union.By {
 		case ir.ByTag:
-			add("Union", "composition.UnionByTag")
+			add("Union", "bindimpl.UnionByTag")
 			add("UnionTag", strconv.Quote(t.Union.Tag))
 		case ir.ByJSONKind:
-			add("Union", "composition.UnionByKind")
+			add("Union", "bindimpl.UnionByKind")
 		case ir.ByRequired:
-			add("Union", "composition.UnionByRequired")
+			add("Union", "bindimpl.UnionByRequired")
 		}
 		add("Cases", stringSlice(cases))
 	case ir.KindTuple:

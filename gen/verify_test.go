@@ -18,7 +18,7 @@ func TestVerifyRefusesUnplannedOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := outs[0].IR
-	planned := map[string][]string{"client.go": clientImports(p), "types.go": typesImports(p), "schemas.go": {importComposition}}
+	planned := map[string][]string{"client.go": clientImports(p), "types.go": typesImports(p), "schemas.go": {importBindimpl}}
 	if err := verify(p, outs[0].Files, planned); err != nil {
 		t.Fatalf("the good package: %v", err)
 	}

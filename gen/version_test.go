@@ -48,7 +48,7 @@ func TestRuntimeGuard(t *testing.T) {
 			}
 		}
 	}
-	want := "composition.SupportPackageIsVersion" + strconv.Itoa(RuntimeVersion)
+	want := "bindimpl.SupportPackageIsVersion" + strconv.Itoa(RuntimeVersion)
 	if guard != want {
 		t.Fatalf("client.go guards with %q, want %q", guard, want)
 	}
@@ -65,7 +65,7 @@ func TestRuntimeGuard(t *testing.T) {
 // package declares (its non-test files).
 func runtimeConstants(t *testing.T) map[string]bool {
 	t.Helper()
-	dir := filepath.Join("..", "composition")
+	dir := filepath.Join("..", "composition", "bindimpl")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

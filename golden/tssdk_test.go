@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/ir"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
@@ -71,7 +72,7 @@ func TestTypeScriptSDKv2Eras(t *testing.T) {
 			defer s.Close()
 			call := func(name string, in, out any) {
 				t.Helper()
-				tool := composition.Tool{Name: name, Output: composition.Output(results[name].Output)}
+				tool := bindimpl.Tool{Name: name, Output: bindimpl.Output(results[name].Output)}
 				if err := s.Call(ctx, tool, in, out); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}

@@ -42,7 +42,7 @@ const (
 	// ("enum", "const").
 	KindEnum
 	// KindUnion is a named Go struct with one pointer field per variant and
-	// its JSON codec in composition.Types ("anyOf", "oneOf", type arrays).
+	// its JSON codec in bindimpl.Types ("anyOf", "oneOf", type arrays).
 	KindUnion
 	// KindTuple is a named Go struct for an array with "prefixItems": one
 	// field per position (Fields, pointers from MinItems on), the items after
@@ -448,7 +448,7 @@ func (v *Variant) GoType() string {
 	return "*" + v.Type.GoType()
 }
 
-// Output mirrors composition.Output: the facts the runtime needs to apply
+// Output mirrors bindimpl.Output: the facts the runtime needs to apply
 // the envelope rules of SEP-2106 to a tool's natural result.
 type Output struct {
 	PlainObject       bool `json:"plainObject"`
@@ -511,7 +511,7 @@ type Tool struct {
 	LegacyOutputSchema json.RawMessage
 }
 
-// DescriptorVar returns the name of the package-level composition.Tool
+// DescriptorVar returns the name of the package-level bindimpl.Tool
 // variable that describes the tool to the runtime: "tool" followed by
 // Method, unexported, so it cannot collide with a generated type, and unique
 // because Method is.

@@ -35,7 +35,7 @@ func setPointerBases(p *Package) {
 }
 
 // RelativePointer returns t's Pointer relative to its PointerBase's, as
-// generated code writes it (composition.TypeInfo.Base); ok is false when t
+// generated code writes it (bindimpl.TypeInfo.Base); ok is false when t
 // has no PointerBase.
 func (t *Type) RelativePointer() (string, bool) {
 	if t.PointerBase == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/export"
 	"github.com/mcpbind/mcpbind/internal/schema"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
@@ -221,7 +222,7 @@ func (c *cli) doCall(ctx context.Context, f *callFlags, tool string, args json.R
 			fmt.Fprintf(c.stderr, "mcpbind: warning: cannot list the tools to tell whether the result is a {\"result\": v} envelope; printing it as sent: %v\n", explain(err))
 		} else if o, ok := envelopeOutput(findOutputSchema(tools, tool)); ok {
 			var unwrapped bool
-			value, unwrapped = composition.Unwrap(sess.ProtocolVersion(), o, value)
+			value, unwrapped = bindimpl.Unwrap(sess.ProtocolVersion(), o, value)
 			if unwrapped {
 				progress("unwrapped the {\"result\": v} envelope (protocol %s)", sess.ProtocolVersion())
 			}
@@ -264,15 +265,15 @@ func findOutputSchema(tools []json.RawMessage, name string) json.RawMessage {
 // may be valid against it). The envelope is advertised for this very
 // session, so its values are wrapped whatever the protocol version: the
 // returned Output says so with AlwaysWraps.
-func envelopeOutput(outputSchema json.RawMessage) (composition.Output, bool) {
+func envelopeOutput(outputSchema json.RawMessage) (bindimpl.Output, bool) {
 	doc, err := schema.Load(outputSchema)
 	if err != nil {
-		return composition.Output{}, false
+		return bindimpl.Output{}, false
 	}
 	if _, ok := doc.Envelope(false); !ok {
-		return composition.Output{}, false
+		return bindimpl.Output{}, false
 	}
-	return composition.Output{CanBeObject: true, AlwaysWraps: true}, true
+	return bindimpl.Output{CanBeObject: true, AlwaysWraps: true}, true
 }
 
 // escapingWriter renders everything written to it with textsafe's Lines

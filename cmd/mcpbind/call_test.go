@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
@@ -195,7 +196,7 @@ func TestEnvelopeOutput(t *testing.T) {
 			}
 			// Recognised in this very session: unwrapped in either era.
 			for _, v := range []string{"2025-06-18", composition.ModernProtocolVersion} {
-				got, unwrapped := composition.Unwrap(v, o, json.RawMessage(`{"result":[1,2]}`))
+				got, unwrapped := bindimpl.Unwrap(v, o, json.RawMessage(`{"result":[1,2]}`))
 				if !unwrapped || string(got) != "[1,2]" {
 					t.Errorf("%s: Unwrap gave %s, %v", v, got, unwrapped)
 				}

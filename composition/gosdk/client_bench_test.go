@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/composition/gosdk"
 	explorer "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
@@ -137,7 +138,7 @@ func BenchmarkDecodeByHand(b *testing.B) {
 // rawCaller answers every call with its result bytes, decoded.
 type rawCaller []byte
 
-func (r rawCaller) CallTool(context.Context, composition.Tool, any) (*composition.Result, error) {
+func (r rawCaller) CallTool(context.Context, bindimpl.Tool, any) (*composition.Result, error) {
 	var res composition.Result
 	err := json.Unmarshal(r, &res)
 	return &res, err

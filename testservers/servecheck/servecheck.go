@@ -26,6 +26,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/internal/schema"
 	"github.com/mcpbind/mcpbind/ir"
 )
@@ -50,7 +51,7 @@ func Tools(p *ir.Package, serverGo []byte) ([]composition.ServedTool, error) {
 	for _, d := range p.Schemas {
 		docs[d.Key] = d.JSON
 	}
-	set := composition.NewSchemaSet(docs)
+	set := bindimpl.NewSchemaSet(docs)
 	byVar := map[string]*ir.Tool{}
 	for _, t := range p.Tools {
 		byVar[t.DescriptorVar()] = t
@@ -61,7 +62,7 @@ func Tools(p *ir.Package, serverGo []byte) ([]composition.ServedTool, error) {
 		if t == nil {
 			return nil, fmt.Errorf("Register serves %s, which the IR does not describe", r.descriptor)
 		}
-		desc := composition.Tool{Name: t.Name, Output: composition.Output(t.Output), Schemas: set,
+		desc := bindimpl.Tool{Name: t.Name, Output: bindimpl.Output(t.Output), Schemas: set,
 			InputDoc: t.InputDoc, OutputDoc: t.OutputDoc, ResultPointer: t.NaturalPointer}
 		st := composition.HandleNoArgs(desc, r.toolJSON, func(context.Context) (any, error) { return nil, nil })
 		if r.legacy != "" {

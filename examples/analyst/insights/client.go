@@ -10,11 +10,12 @@ import (
 	"context"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
-const _ = composition.SupportPackageIsVersion1
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
+const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "insights" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
@@ -60,9 +61,9 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolFindings        = composition.Tool{Name: "findings", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "findings#inputSchema", OutputDoc: "findings#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:2419dffff40fd2474fa20a8ea7d5416f56fc95f464aef86be723cef275489249"}
-	toolRememberFinding = composition.Tool{Name: "remember_finding", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "remember_finding#inputSchema", OutputDoc: "remember_finding#outputSchema", Idempotent: true, Digest: "sha256:f76c2be303698b4dfa63946157223366635ca92f801551292b0c732deb8ba171"}
-	toolTableReport     = composition.Tool{Name: "table_report", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "table_report#inputSchema", OutputDoc: "table_report#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:caefd48ccdb69de267573adbb7920b63ca7929ab7c553034cff3cc8ffac7909d"}
+	toolFindings        = bindimpl.Tool{Name: "findings", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "findings#inputSchema", OutputDoc: "findings#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:2419dffff40fd2474fa20a8ea7d5416f56fc95f464aef86be723cef275489249"}
+	toolRememberFinding = bindimpl.Tool{Name: "remember_finding", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "remember_finding#inputSchema", OutputDoc: "remember_finding#outputSchema", Idempotent: true, Digest: "sha256:f76c2be303698b4dfa63946157223366635ca92f801551292b0c732deb8ba171"}
+	toolTableReport     = bindimpl.Tool{Name: "table_report", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "table_report#inputSchema", OutputDoc: "table_report#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:caefd48ccdb69de267573adbb7920b63ca7929ab7c553034cff3cc8ffac7909d"}
 )
 
 // Findings calls the tool "findings".

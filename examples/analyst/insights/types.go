@@ -5,7 +5,7 @@ package insights
 import (
 	"encoding/json"
 
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // FindingsArgs is the argument object of the tool "findings".
@@ -122,28 +122,28 @@ func (v TableSummary) MarshalJSON() ([]byte, error)     { return types.Marshal(v
 func (v *TableSummary) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v TableSummary) Validate() error                  { return types.Validate(v) }
 
-// types describes the named types above to composition: where each one's
+// types describes the named types above to the runtime (bindimpl): where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
-var types = composition.NewTypes(schemas,
-	composition.Describe[FindingsArgs](composition.TypeInfo{Doc: "findings#inputSchema", Closed: true}),
-	composition.Describe[FindingsResult](composition.TypeInfo{Doc: "findings#outputSchema", Required: []string{"findings"}, Closed: true}),
-	composition.Describe[Finding](composition.TypeInfo{Doc: "findings#outputSchema", Pointer: "/properties/findings/items", Required: []string{"table", "entity", "observations", "exists", "row_count"}, Closed: true}),
-	composition.Describe[RememberFindingArgs](composition.TypeInfo{Doc: "remember_finding#inputSchema", Required: []string{"table", "observation"}, Closed: true}),
-	composition.Describe[RememberFindingResult](composition.TypeInfo{Doc: "remember_finding#outputSchema", Required: []string{"table", "entity", "observations", "exists", "row_count"}, Closed: true}),
-	composition.Describe[TableReportArgs](composition.TypeInfo{Doc: "table_report#inputSchema", Closed: true}),
-	composition.Describe[TableReportResult](composition.TypeInfo{Doc: "table_report#outputSchema", Required: []string{"tables"}, Closed: true}),
-	composition.Describe[TableSummary](composition.TypeInfo{Doc: "table_report#outputSchema", Pointer: "/properties/tables/items", Required: []string{"table", "row_count", "columns", "sample"}, Closed: true}),
+var types = bindimpl.NewTypes(schemas,
+	bindimpl.Describe[FindingsArgs](bindimpl.TypeInfo{Doc: "findings#inputSchema", Closed: true}),
+	bindimpl.Describe[FindingsResult](bindimpl.TypeInfo{Doc: "findings#outputSchema", Required: []string{"findings"}, Closed: true}),
+	bindimpl.Describe[Finding](bindimpl.TypeInfo{Doc: "findings#outputSchema", Pointer: "/properties/findings/items", Required: []string{"table", "entity", "observations", "exists", "row_count"}, Closed: true}),
+	bindimpl.Describe[RememberFindingArgs](bindimpl.TypeInfo{Doc: "remember_finding#inputSchema", Required: []string{"table", "observation"}, Closed: true}),
+	bindimpl.Describe[RememberFindingResult](bindimpl.TypeInfo{Doc: "remember_finding#outputSchema", Required: []string{"table", "entity", "observations", "exists", "row_count"}, Closed: true}),
+	bindimpl.Describe[TableReportArgs](bindimpl.TypeInfo{Doc: "table_report#inputSchema", Closed: true}),
+	bindimpl.Describe[TableReportResult](bindimpl.TypeInfo{Doc: "table_report#outputSchema", Required: []string{"tables"}, Closed: true}),
+	bindimpl.Describe[TableSummary](bindimpl.TypeInfo{Doc: "table_report#outputSchema", Pointer: "/properties/tables/items", Required: []string{"table", "row_count", "columns", "sample"}, Closed: true}),
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// rules of its schema (see bindimpl.Types.Marshal). json.Marshal gives
 // the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// bindimpl.Types.Unmarshal). json.Unmarshal applies the same rules:
 // the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

@@ -11,11 +11,12 @@ import (
 	"encoding/json"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
-const _ = composition.SupportPackageIsVersion1
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
+const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "sqlite-explorer" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
@@ -62,12 +63,12 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolCountRows     = composition.Tool{Name: "count_rows", Types: types, InputDoc: "count_rows#inputSchema", OutputDoc: "count_rows#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:326b1091ec21612252f438e46de6f8c26c3100996966a5f8a856690bd5e190b4"}
-	toolDescribeTable = composition.Tool{Name: "describe_table", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "describe_table#inputSchema", OutputDoc: "describe_table#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:a2e0e86be24dee43af0842f79e443598a02f9c3c4393b170280cd3ccdffe62eb"}
-	toolFindRow       = composition.Tool{Name: "find_row", Output: composition.Output{CanBeObject: true}, Types: types, InputDoc: "find_row#inputSchema", OutputDoc: "find_row#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:73358fceca8de1e45f2c75969e4048ebe657326cac773fb5d9994882aef42cf5"}
-	toolInsertRow     = composition.Tool{Name: "insert_row", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "insert_row#inputSchema", OutputDoc: "insert_row#outputSchema", Digest: "sha256:e7c42097f501140b94ac422fe9e53a1bd629457e6a2d44f5fdfa628aeaa580e2"}
-	toolListTables    = composition.Tool{Name: "list_tables", Types: types, InputDoc: "list_tables#inputSchema", OutputDoc: "list_tables#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:c2498fc16606f096eefea5539254c59881452eef146b54ee03d6428a7977b701"}
-	toolQuery         = composition.Tool{Name: "query", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "query#inputSchema", OutputDoc: "query#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:28aa8c6fd08c8769176ba254372a07a575fc319660e162ebfeefbf2261f69d88"}
+	toolCountRows     = bindimpl.Tool{Name: "count_rows", Types: types, InputDoc: "count_rows#inputSchema", OutputDoc: "count_rows#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:326b1091ec21612252f438e46de6f8c26c3100996966a5f8a856690bd5e190b4"}
+	toolDescribeTable = bindimpl.Tool{Name: "describe_table", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "describe_table#inputSchema", OutputDoc: "describe_table#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:a2e0e86be24dee43af0842f79e443598a02f9c3c4393b170280cd3ccdffe62eb"}
+	toolFindRow       = bindimpl.Tool{Name: "find_row", Output: bindimpl.Output{CanBeObject: true}, Types: types, InputDoc: "find_row#inputSchema", OutputDoc: "find_row#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:73358fceca8de1e45f2c75969e4048ebe657326cac773fb5d9994882aef42cf5"}
+	toolInsertRow     = bindimpl.Tool{Name: "insert_row", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "insert_row#inputSchema", OutputDoc: "insert_row#outputSchema", Digest: "sha256:e7c42097f501140b94ac422fe9e53a1bd629457e6a2d44f5fdfa628aeaa580e2"}
+	toolListTables    = bindimpl.Tool{Name: "list_tables", Types: types, InputDoc: "list_tables#inputSchema", OutputDoc: "list_tables#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:c2498fc16606f096eefea5539254c59881452eef146b54ee03d6428a7977b701"}
+	toolQuery         = bindimpl.Tool{Name: "query", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "query#inputSchema", OutputDoc: "query#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:28aa8c6fd08c8769176ba254372a07a575fc319660e162ebfeefbf2261f69d88"}
 )
 
 // CountRows calls the tool "count_rows".

@@ -5,7 +5,7 @@ package sqliteexplorer
 import (
 	"encoding/json"
 
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // CountRowsArgs is the argument object of the tool "count_rows".
@@ -125,29 +125,29 @@ func (v QueryResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v)
 func (v *QueryResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v QueryResult) Validate() error                  { return types.Validate(v) }
 
-// types describes the named types above to composition: where each one's
+// types describes the named types above to the runtime (bindimpl): where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
-var types = composition.NewTypes(schemas,
-	composition.Describe[CountRowsArgs](composition.TypeInfo{Doc: "count_rows#inputSchema", Required: []string{"table"}, Closed: true}),
-	composition.Describe[DescribeTableArgs](composition.TypeInfo{Doc: "describe_table#inputSchema", Required: []string{"table"}, Closed: true}),
-	composition.Describe[DescribeTableResult](composition.TypeInfo{Doc: "describe_table#outputSchema", Required: []string{"table", "columns"}, Closed: true}),
-	composition.Describe[Column](composition.TypeInfo{Doc: "describe_table#outputSchema", Pointer: "/properties/columns/items", Required: []string{"name", "type", "not_null", "primary_key"}, Closed: true}),
-	composition.Describe[FindRowArgs](composition.TypeInfo{Doc: "find_row#inputSchema", Required: []string{"table", "id"}, Closed: true}),
-	composition.Describe[InsertRowArgs](composition.TypeInfo{Doc: "insert_row#inputSchema", Required: []string{"table", "values"}, Closed: true}),
-	composition.Describe[InsertRowResult](composition.TypeInfo{Doc: "insert_row#outputSchema", Required: []string{"id"}, Closed: true}),
-	composition.Describe[QueryArgs](composition.TypeInfo{Doc: "query#inputSchema", Required: []string{"sql"}, Closed: true}),
-	composition.Describe[QueryResult](composition.TypeInfo{Doc: "query#outputSchema", Required: []string{"columns", "rows", "row_count"}, Closed: true}),
+var types = bindimpl.NewTypes(schemas,
+	bindimpl.Describe[CountRowsArgs](bindimpl.TypeInfo{Doc: "count_rows#inputSchema", Required: []string{"table"}, Closed: true}),
+	bindimpl.Describe[DescribeTableArgs](bindimpl.TypeInfo{Doc: "describe_table#inputSchema", Required: []string{"table"}, Closed: true}),
+	bindimpl.Describe[DescribeTableResult](bindimpl.TypeInfo{Doc: "describe_table#outputSchema", Required: []string{"table", "columns"}, Closed: true}),
+	bindimpl.Describe[Column](bindimpl.TypeInfo{Doc: "describe_table#outputSchema", Pointer: "/properties/columns/items", Required: []string{"name", "type", "not_null", "primary_key"}, Closed: true}),
+	bindimpl.Describe[FindRowArgs](bindimpl.TypeInfo{Doc: "find_row#inputSchema", Required: []string{"table", "id"}, Closed: true}),
+	bindimpl.Describe[InsertRowArgs](bindimpl.TypeInfo{Doc: "insert_row#inputSchema", Required: []string{"table", "values"}, Closed: true}),
+	bindimpl.Describe[InsertRowResult](bindimpl.TypeInfo{Doc: "insert_row#outputSchema", Required: []string{"id"}, Closed: true}),
+	bindimpl.Describe[QueryArgs](bindimpl.TypeInfo{Doc: "query#inputSchema", Required: []string{"sql"}, Closed: true}),
+	bindimpl.Describe[QueryResult](bindimpl.TypeInfo{Doc: "query#outputSchema", Required: []string{"columns", "rows", "row_count"}, Closed: true}),
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// rules of its schema (see bindimpl.Types.Marshal). json.Marshal gives
 // the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// bindimpl.Types.Unmarshal). json.Unmarshal applies the same rules:
 // the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

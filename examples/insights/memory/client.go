@@ -10,11 +10,12 @@ import (
 	"context"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
-const _ = composition.SupportPackageIsVersion1
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
+const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "memory" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
@@ -62,15 +63,15 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolAddObservations    = composition.Tool{Name: "add_observations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "add_observations#inputSchema", OutputDoc: "add_observations#outputSchema", Digest: "sha256:feac7d8089a1ebc8a23d7dfb2938f24b3a3c8f105d791cb52f622f3819323ee7"}
-	toolCreateEntities     = composition.Tool{Name: "create_entities", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "create_entities#inputSchema", OutputDoc: "create_entities#outputSchema", Digest: "sha256:8f67f2b3ceae725137d28992771cf1483f02be6bb9f9c54c4e57270e3da21afb"}
-	toolCreateRelations    = composition.Tool{Name: "create_relations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "create_relations#inputSchema", OutputDoc: "create_relations#outputSchema", Digest: "sha256:65123f62aa4a7c0721aea42a0b0e5bbf449744c9a74e0dd6f4b9927233668102"}
-	toolDeleteEntities     = composition.Tool{Name: "delete_entities", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_entities#inputSchema", OutputDoc: "delete_entities#outputSchema", Idempotent: true, Digest: "sha256:9e6b66f291d08f0884590fb213f5022ebc753a4bddd5bb5abbaf4180c9d1b2f5"}
-	toolDeleteObservations = composition.Tool{Name: "delete_observations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_observations#inputSchema", OutputDoc: "delete_observations#outputSchema", Idempotent: true, Digest: "sha256:28ea265b802faf8a6ee03a1badc3a162f430cf29b6fc229234344f72588432bb"}
-	toolDeleteRelations    = composition.Tool{Name: "delete_relations", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_relations#inputSchema", OutputDoc: "delete_relations#outputSchema", Idempotent: true, Digest: "sha256:69686b10b9484d6f2bfc65a9c199593c2a4b454dc1cd9987f4ade7ac863a72dc"}
-	toolOpenNodes          = composition.Tool{Name: "open_nodes", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "open_nodes#inputSchema", OutputDoc: "open_nodes#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:dcfcf782aa784a7085bc37a719362f88b0270764a15c381a303aa64c2b64ff56"}
-	toolReadGraph          = composition.Tool{Name: "read_graph", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "read_graph#inputSchema", OutputDoc: "read_graph#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:5a96ef6ebd66fc2e42a03b638f940e31f785619032e9baf8d00d87ca4abe5c4d"}
-	toolSearchNodes        = composition.Tool{Name: "search_nodes", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "search_nodes#inputSchema", OutputDoc: "search_nodes#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:3fea90d6d502f4b29fa98352b8582d1c04661a5c85b01f83965954d94a759c59"}
+	toolAddObservations    = bindimpl.Tool{Name: "add_observations", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "add_observations#inputSchema", OutputDoc: "add_observations#outputSchema", Digest: "sha256:feac7d8089a1ebc8a23d7dfb2938f24b3a3c8f105d791cb52f622f3819323ee7"}
+	toolCreateEntities     = bindimpl.Tool{Name: "create_entities", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "create_entities#inputSchema", OutputDoc: "create_entities#outputSchema", Digest: "sha256:8f67f2b3ceae725137d28992771cf1483f02be6bb9f9c54c4e57270e3da21afb"}
+	toolCreateRelations    = bindimpl.Tool{Name: "create_relations", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "create_relations#inputSchema", OutputDoc: "create_relations#outputSchema", Digest: "sha256:65123f62aa4a7c0721aea42a0b0e5bbf449744c9a74e0dd6f4b9927233668102"}
+	toolDeleteEntities     = bindimpl.Tool{Name: "delete_entities", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_entities#inputSchema", OutputDoc: "delete_entities#outputSchema", Idempotent: true, Digest: "sha256:9e6b66f291d08f0884590fb213f5022ebc753a4bddd5bb5abbaf4180c9d1b2f5"}
+	toolDeleteObservations = bindimpl.Tool{Name: "delete_observations", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_observations#inputSchema", OutputDoc: "delete_observations#outputSchema", Idempotent: true, Digest: "sha256:28ea265b802faf8a6ee03a1badc3a162f430cf29b6fc229234344f72588432bb"}
+	toolDeleteRelations    = bindimpl.Tool{Name: "delete_relations", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "delete_relations#inputSchema", OutputDoc: "delete_relations#outputSchema", Idempotent: true, Digest: "sha256:69686b10b9484d6f2bfc65a9c199593c2a4b454dc1cd9987f4ade7ac863a72dc"}
+	toolOpenNodes          = bindimpl.Tool{Name: "open_nodes", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "open_nodes#inputSchema", OutputDoc: "open_nodes#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:dcfcf782aa784a7085bc37a719362f88b0270764a15c381a303aa64c2b64ff56"}
+	toolReadGraph          = bindimpl.Tool{Name: "read_graph", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "read_graph#inputSchema", OutputDoc: "read_graph#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:5a96ef6ebd66fc2e42a03b638f940e31f785619032e9baf8d00d87ca4abe5c4d"}
+	toolSearchNodes        = bindimpl.Tool{Name: "search_nodes", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "search_nodes#inputSchema", OutputDoc: "search_nodes#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:3fea90d6d502f4b29fa98352b8582d1c04661a5c85b01f83965954d94a759c59"}
 )
 
 // AddObservations calls the tool "add_observations".

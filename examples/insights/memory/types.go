@@ -3,7 +3,7 @@
 package memory
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // AddObservationsArgs is the argument object of the tool "add_observations".
@@ -283,44 +283,44 @@ func (v SearchNodesResult) MarshalJSON() ([]byte, error)     { return types.Mars
 func (v *SearchNodesResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v SearchNodesResult) Validate() error                  { return types.Validate(v) }
 
-// types describes the named types above to composition: where each one's
+// types describes the named types above to the runtime (bindimpl): where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
-var types = composition.NewTypes(schemas,
-	composition.Describe[AddObservationsArgs](composition.TypeInfo{Doc: "add_observations#inputSchema", Required: []string{"observations"}}),
-	composition.Describe[Observation](composition.TypeInfo{Doc: "add_observations#inputSchema", Pointer: "/properties/observations/items", Required: []string{"entityName", "contents"}}),
-	composition.Describe[AddObservationsResult](composition.TypeInfo{Doc: "add_observations#outputSchema", Required: []string{"results"}, Closed: true}),
-	composition.Describe[Result](composition.TypeInfo{Doc: "add_observations#outputSchema", Pointer: "/properties/results/items", Required: []string{"entityName", "addedObservations"}, Closed: true}),
-	composition.Describe[CreateEntitiesArgs](composition.TypeInfo{Doc: "create_entities#inputSchema", Required: []string{"entities"}}),
-	composition.Describe[Entity](composition.TypeInfo{Doc: "create_entities#inputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}}),
-	composition.Describe[CreateEntitiesResult](composition.TypeInfo{Doc: "create_entities#outputSchema", Required: []string{"entities"}, Closed: true}),
-	composition.Describe[EntityResult](composition.TypeInfo{Doc: "create_entities#outputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}, Closed: true}),
-	composition.Describe[CreateRelationsArgs](composition.TypeInfo{Doc: "create_relations#inputSchema", Required: []string{"relations"}}),
-	composition.Describe[Relation](composition.TypeInfo{Doc: "create_relations#inputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}}),
-	composition.Describe[CreateRelationsResult](composition.TypeInfo{Doc: "create_relations#outputSchema", Required: []string{"relations"}, Closed: true}),
-	composition.Describe[RelationResult](composition.TypeInfo{Doc: "create_relations#outputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}, Closed: true}),
-	composition.Describe[DeleteEntitiesArgs](composition.TypeInfo{Doc: "delete_entities#inputSchema", Required: []string{"entityNames"}}),
-	composition.Describe[DeleteEntitiesResult](composition.TypeInfo{Doc: "delete_entities#outputSchema", Required: []string{"success", "message"}, Closed: true}),
-	composition.Describe[DeleteObservationsArgs](composition.TypeInfo{Doc: "delete_observations#inputSchema", Required: []string{"deletions"}}),
-	composition.Describe[Deletion](composition.TypeInfo{Doc: "delete_observations#inputSchema", Pointer: "/properties/deletions/items", Required: []string{"entityName", "observations"}}),
-	composition.Describe[DeleteObservationsResult](composition.TypeInfo{Doc: "delete_observations#outputSchema", Required: []string{"success", "message"}, Closed: true}),
-	composition.Describe[DeleteRelationsArgs](composition.TypeInfo{Doc: "delete_relations#inputSchema", Required: []string{"relations"}}),
-	composition.Describe[DeleteRelationsResult](composition.TypeInfo{Doc: "delete_relations#outputSchema", Required: []string{"success", "message"}, Closed: true}),
-	composition.Describe[OpenNodesArgs](composition.TypeInfo{Doc: "open_nodes#inputSchema", Required: []string{"names"}}),
-	composition.Describe[OpenNodesResult](composition.TypeInfo{Doc: "open_nodes#outputSchema", Required: []string{"entities", "relations"}, Closed: true}),
-	composition.Describe[ReadGraphResult](composition.TypeInfo{Doc: "read_graph#outputSchema", Required: []string{"entities", "relations"}, Closed: true}),
-	composition.Describe[SearchNodesArgs](composition.TypeInfo{Doc: "search_nodes#inputSchema", Required: []string{"query"}}),
-	composition.Describe[SearchNodesResult](composition.TypeInfo{Doc: "search_nodes#outputSchema", Required: []string{"entities", "relations"}, Closed: true}),
+var types = bindimpl.NewTypes(schemas,
+	bindimpl.Describe[AddObservationsArgs](bindimpl.TypeInfo{Doc: "add_observations#inputSchema", Required: []string{"observations"}}),
+	bindimpl.Describe[Observation](bindimpl.TypeInfo{Doc: "add_observations#inputSchema", Pointer: "/properties/observations/items", Required: []string{"entityName", "contents"}}),
+	bindimpl.Describe[AddObservationsResult](bindimpl.TypeInfo{Doc: "add_observations#outputSchema", Required: []string{"results"}, Closed: true}),
+	bindimpl.Describe[Result](bindimpl.TypeInfo{Doc: "add_observations#outputSchema", Pointer: "/properties/results/items", Required: []string{"entityName", "addedObservations"}, Closed: true}),
+	bindimpl.Describe[CreateEntitiesArgs](bindimpl.TypeInfo{Doc: "create_entities#inputSchema", Required: []string{"entities"}}),
+	bindimpl.Describe[Entity](bindimpl.TypeInfo{Doc: "create_entities#inputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}}),
+	bindimpl.Describe[CreateEntitiesResult](bindimpl.TypeInfo{Doc: "create_entities#outputSchema", Required: []string{"entities"}, Closed: true}),
+	bindimpl.Describe[EntityResult](bindimpl.TypeInfo{Doc: "create_entities#outputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}, Closed: true}),
+	bindimpl.Describe[CreateRelationsArgs](bindimpl.TypeInfo{Doc: "create_relations#inputSchema", Required: []string{"relations"}}),
+	bindimpl.Describe[Relation](bindimpl.TypeInfo{Doc: "create_relations#inputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}}),
+	bindimpl.Describe[CreateRelationsResult](bindimpl.TypeInfo{Doc: "create_relations#outputSchema", Required: []string{"relations"}, Closed: true}),
+	bindimpl.Describe[RelationResult](bindimpl.TypeInfo{Doc: "create_relations#outputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}, Closed: true}),
+	bindimpl.Describe[DeleteEntitiesArgs](bindimpl.TypeInfo{Doc: "delete_entities#inputSchema", Required: []string{"entityNames"}}),
+	bindimpl.Describe[DeleteEntitiesResult](bindimpl.TypeInfo{Doc: "delete_entities#outputSchema", Required: []string{"success", "message"}, Closed: true}),
+	bindimpl.Describe[DeleteObservationsArgs](bindimpl.TypeInfo{Doc: "delete_observations#inputSchema", Required: []string{"deletions"}}),
+	bindimpl.Describe[Deletion](bindimpl.TypeInfo{Doc: "delete_observations#inputSchema", Pointer: "/properties/deletions/items", Required: []string{"entityName", "observations"}}),
+	bindimpl.Describe[DeleteObservationsResult](bindimpl.TypeInfo{Doc: "delete_observations#outputSchema", Required: []string{"success", "message"}, Closed: true}),
+	bindimpl.Describe[DeleteRelationsArgs](bindimpl.TypeInfo{Doc: "delete_relations#inputSchema", Required: []string{"relations"}}),
+	bindimpl.Describe[DeleteRelationsResult](bindimpl.TypeInfo{Doc: "delete_relations#outputSchema", Required: []string{"success", "message"}, Closed: true}),
+	bindimpl.Describe[OpenNodesArgs](bindimpl.TypeInfo{Doc: "open_nodes#inputSchema", Required: []string{"names"}}),
+	bindimpl.Describe[OpenNodesResult](bindimpl.TypeInfo{Doc: "open_nodes#outputSchema", Required: []string{"entities", "relations"}, Closed: true}),
+	bindimpl.Describe[ReadGraphResult](bindimpl.TypeInfo{Doc: "read_graph#outputSchema", Required: []string{"entities", "relations"}, Closed: true}),
+	bindimpl.Describe[SearchNodesArgs](bindimpl.TypeInfo{Doc: "search_nodes#inputSchema", Required: []string{"query"}}),
+	bindimpl.Describe[SearchNodesResult](bindimpl.TypeInfo{Doc: "search_nodes#outputSchema", Required: []string{"entities", "relations"}, Closed: true}),
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// rules of its schema (see bindimpl.Types.Marshal). json.Marshal gives
 // the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// bindimpl.Types.Unmarshal). json.Unmarshal applies the same rules:
 // the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

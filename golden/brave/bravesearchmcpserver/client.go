@@ -10,11 +10,12 @@ import (
 	"context"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
-const _ = composition.SupportPackageIsVersion1
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
+const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "brave-search-mcp-server" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
@@ -61,14 +62,14 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolBraveImageSearch = composition.Tool{Name: "brave_image_search", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_image_search#inputSchema", OutputDoc: "brave_image_search#outputSchema", Digest: "sha256:352df5b22117caf738591ae8fea0ee6beb54bbbce78c93f2e9f2dd4de3226533"}
-	toolBraveLlmContext  = composition.Tool{Name: "brave_llm_context", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_llm_context#inputSchema", OutputDoc: "brave_llm_context#outputSchema", Digest: "sha256:d8d3cf7f7ad9f56cc7c4ebbc929755472fbcbdf3cb1e37d9edf90c5682126071"}
-	toolBraveLocalSearch = composition.Tool{Name: "brave_local_search", Types: types, InputDoc: "brave_local_search#inputSchema", Digest: "sha256:313bba8283eeb2babb71c278f56236b79e757c56afbaede5ccb0d0da96745ffd"}
-	toolBraveNewsSearch  = composition.Tool{Name: "brave_news_search", Types: types, InputDoc: "brave_news_search#inputSchema", Digest: "sha256:2551f96129ea84360008ab16d2ffddfbf48b7c234aca4f44d486781c79da17f9"}
-	toolBravePlaceSearch = composition.Tool{Name: "brave_place_search", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_place_search#inputSchema", OutputDoc: "brave_place_search#outputSchema", Digest: "sha256:5e9c748a5ba3c2406647c427aeeda7b62ccef7670df32a8ca9c7b33b9cd2c479"}
-	toolBraveSummarizer  = composition.Tool{Name: "brave_summarizer", Types: types, InputDoc: "brave_summarizer#inputSchema", Digest: "sha256:b39f6d2f3262554614e9a40f19a405878d5302eadc0553d5ffd8491c52a221d8"}
-	toolBraveVideoSearch = composition.Tool{Name: "brave_video_search", Types: types, InputDoc: "brave_video_search#inputSchema", Digest: "sha256:5cca814ea000d0b69ab9aded367e00a8ef42181663518c33578e797a364a51c6"}
-	toolBraveWebSearch   = composition.Tool{Name: "brave_web_search", Types: types, InputDoc: "brave_web_search#inputSchema", Digest: "sha256:10c6d404bff0030b031638559222f1e0ad659325ffd9ecca85b563d334f5e6a1"}
+	toolBraveImageSearch = bindimpl.Tool{Name: "brave_image_search", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_image_search#inputSchema", OutputDoc: "brave_image_search#outputSchema", Digest: "sha256:352df5b22117caf738591ae8fea0ee6beb54bbbce78c93f2e9f2dd4de3226533"}
+	toolBraveLlmContext  = bindimpl.Tool{Name: "brave_llm_context", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_llm_context#inputSchema", OutputDoc: "brave_llm_context#outputSchema", Digest: "sha256:d8d3cf7f7ad9f56cc7c4ebbc929755472fbcbdf3cb1e37d9edf90c5682126071"}
+	toolBraveLocalSearch = bindimpl.Tool{Name: "brave_local_search", Types: types, InputDoc: "brave_local_search#inputSchema", Digest: "sha256:313bba8283eeb2babb71c278f56236b79e757c56afbaede5ccb0d0da96745ffd"}
+	toolBraveNewsSearch  = bindimpl.Tool{Name: "brave_news_search", Types: types, InputDoc: "brave_news_search#inputSchema", Digest: "sha256:2551f96129ea84360008ab16d2ffddfbf48b7c234aca4f44d486781c79da17f9"}
+	toolBravePlaceSearch = bindimpl.Tool{Name: "brave_place_search", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "brave_place_search#inputSchema", OutputDoc: "brave_place_search#outputSchema", Digest: "sha256:5e9c748a5ba3c2406647c427aeeda7b62ccef7670df32a8ca9c7b33b9cd2c479"}
+	toolBraveSummarizer  = bindimpl.Tool{Name: "brave_summarizer", Types: types, InputDoc: "brave_summarizer#inputSchema", Digest: "sha256:b39f6d2f3262554614e9a40f19a405878d5302eadc0553d5ffd8491c52a221d8"}
+	toolBraveVideoSearch = bindimpl.Tool{Name: "brave_video_search", Types: types, InputDoc: "brave_video_search#inputSchema", Digest: "sha256:5cca814ea000d0b69ab9aded367e00a8ef42181663518c33578e797a364a51c6"}
+	toolBraveWebSearch   = bindimpl.Tool{Name: "brave_web_search", Types: types, InputDoc: "brave_web_search#inputSchema", Digest: "sha256:10c6d404bff0030b031638559222f1e0ad659325ffd9ecca85b563d334f5e6a1"}
 )
 
 // BraveImageSearch calls the tool "brave_image_search".

@@ -3,7 +3,7 @@
 package bravesearchmcpserver
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // schemas holds each tool's inputSchema and outputSchema, keyed
@@ -14,7 +14,7 @@ import (
 // types were generated from; the Validate methods check values against
 // them, and a generated server lists a schema from here when it needed no
 // rewriting.
-var schemas = composition.NewSchemaSet(map[string]string{
+var schemas = bindimpl.NewSchemaSet(map[string]string{
 	"brave_image_search#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\"," +
 		"\"properties\":{\"query\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":400,\"description\":\"The user's search query. Query cannot be empty. Limit" +
 		"ed to 400 characters and 50 words.\"},\"country\":{\"default\":\"US\",\"description\":\"Search query country," +

@@ -10,11 +10,12 @@ import (
 	"context"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
-const _ = composition.SupportPackageIsVersion1
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
+const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "everything" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
@@ -63,19 +64,19 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolEcho                        = composition.Tool{Name: "echo", Types: types, InputDoc: "echo#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:7f44ccc849658890126f40e521000825b08a7f09a6f290a43d02db4e8eec6e2b"}
-	toolGetAnnotatedMessage         = composition.Tool{Name: "get-annotated-message", Types: types, InputDoc: "get-annotated-message#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:33c589b1069c55cba23225a122758008ada8f6959c181ccc3374c1901db0fb7f"}
-	toolGetEnv                      = composition.Tool{Name: "get-env", Types: types, InputDoc: "get-env#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:4f50e93bc4caa234f9cfcb55e5a2dc7f01549a67379ef3ae1c7dcbaa0438cad1"}
-	toolGetResourceLinks            = composition.Tool{Name: "get-resource-links", Types: types, InputDoc: "get-resource-links#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:71bb1c74fa7b1f2fa67d46340e6ed8b1b30efdf15febbc2fb0c3391581451e83"}
-	toolGetResourceReference        = composition.Tool{Name: "get-resource-reference", Types: types, InputDoc: "get-resource-reference#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:0e0bc5de61c5239e68b14b616b82fc475bb463f80e6288c33fff949a7053b3f8"}
-	toolGetStructuredContent        = composition.Tool{Name: "get-structured-content", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "get-structured-content#inputSchema", OutputDoc: "get-structured-content#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:5a604731383feb5bdb90ec49119f20ee2254b17a8405c10bf5def2ff3540db2e"}
-	toolGetSum                      = composition.Tool{Name: "get-sum", Types: types, InputDoc: "get-sum#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:d720dc64eb73dcec4352ec209ee3c9fbbae2939e265b45f37c8b8b0b115e1ea7"}
-	toolGetTinyImage                = composition.Tool{Name: "get-tiny-image", Types: types, InputDoc: "get-tiny-image#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:3e7e3397d097d89eb8440f3e8c45abf4b4fdd9114ac84c1cf130f555f9bc2e95"}
-	toolGzipFileAsResource          = composition.Tool{Name: "gzip-file-as-resource", Types: types, InputDoc: "gzip-file-as-resource#inputSchema", Idempotent: true, Digest: "sha256:8376d5ceda945d5e10ab8f9e4b75f83417931d2438eabd3198464f3ff519094c"}
-	toolSimulateResearchQuery       = composition.Tool{Name: "simulate-research-query", Types: types, InputDoc: "simulate-research-query#inputSchema", Digest: "sha256:e494a3249ad69e0370ae8f25f4a5dbeb13ff31cb7c5ca86009a98d79adc53510"}
-	toolToggleSimulatedLogging      = composition.Tool{Name: "toggle-simulated-logging", Types: types, InputDoc: "toggle-simulated-logging#inputSchema", Digest: "sha256:a78d315cf37def309a4c36d6765fcddbd8383c85b939308cb47c7110d7fca592"}
-	toolToggleSubscriberUpdates     = composition.Tool{Name: "toggle-subscriber-updates", Types: types, InputDoc: "toggle-subscriber-updates#inputSchema", Digest: "sha256:e742f7476ce7e72781c707c5fe5223385546f4604f5dc8a6df623754182eebbd"}
-	toolTriggerLongRunningOperation = composition.Tool{Name: "trigger-long-running-operation", Types: types, InputDoc: "trigger-long-running-operation#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:e0d9626dffefbdde30ebce5e5b922e8861a0416c6131bfc627fc44de17a3c19b"}
+	toolEcho                        = bindimpl.Tool{Name: "echo", Types: types, InputDoc: "echo#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:7f44ccc849658890126f40e521000825b08a7f09a6f290a43d02db4e8eec6e2b"}
+	toolGetAnnotatedMessage         = bindimpl.Tool{Name: "get-annotated-message", Types: types, InputDoc: "get-annotated-message#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:33c589b1069c55cba23225a122758008ada8f6959c181ccc3374c1901db0fb7f"}
+	toolGetEnv                      = bindimpl.Tool{Name: "get-env", Types: types, InputDoc: "get-env#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:4f50e93bc4caa234f9cfcb55e5a2dc7f01549a67379ef3ae1c7dcbaa0438cad1"}
+	toolGetResourceLinks            = bindimpl.Tool{Name: "get-resource-links", Types: types, InputDoc: "get-resource-links#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:71bb1c74fa7b1f2fa67d46340e6ed8b1b30efdf15febbc2fb0c3391581451e83"}
+	toolGetResourceReference        = bindimpl.Tool{Name: "get-resource-reference", Types: types, InputDoc: "get-resource-reference#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:0e0bc5de61c5239e68b14b616b82fc475bb463f80e6288c33fff949a7053b3f8"}
+	toolGetStructuredContent        = bindimpl.Tool{Name: "get-structured-content", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "get-structured-content#inputSchema", OutputDoc: "get-structured-content#outputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:5a604731383feb5bdb90ec49119f20ee2254b17a8405c10bf5def2ff3540db2e"}
+	toolGetSum                      = bindimpl.Tool{Name: "get-sum", Types: types, InputDoc: "get-sum#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:d720dc64eb73dcec4352ec209ee3c9fbbae2939e265b45f37c8b8b0b115e1ea7"}
+	toolGetTinyImage                = bindimpl.Tool{Name: "get-tiny-image", Types: types, InputDoc: "get-tiny-image#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:3e7e3397d097d89eb8440f3e8c45abf4b4fdd9114ac84c1cf130f555f9bc2e95"}
+	toolGzipFileAsResource          = bindimpl.Tool{Name: "gzip-file-as-resource", Types: types, InputDoc: "gzip-file-as-resource#inputSchema", Idempotent: true, Digest: "sha256:8376d5ceda945d5e10ab8f9e4b75f83417931d2438eabd3198464f3ff519094c"}
+	toolSimulateResearchQuery       = bindimpl.Tool{Name: "simulate-research-query", Types: types, InputDoc: "simulate-research-query#inputSchema", Digest: "sha256:e494a3249ad69e0370ae8f25f4a5dbeb13ff31cb7c5ca86009a98d79adc53510"}
+	toolToggleSimulatedLogging      = bindimpl.Tool{Name: "toggle-simulated-logging", Types: types, InputDoc: "toggle-simulated-logging#inputSchema", Digest: "sha256:a78d315cf37def309a4c36d6765fcddbd8383c85b939308cb47c7110d7fca592"}
+	toolToggleSubscriberUpdates     = bindimpl.Tool{Name: "toggle-subscriber-updates", Types: types, InputDoc: "toggle-subscriber-updates#inputSchema", Digest: "sha256:e742f7476ce7e72781c707c5fe5223385546f4604f5dc8a6df623754182eebbd"}
+	toolTriggerLongRunningOperation = bindimpl.Tool{Name: "trigger-long-running-operation", Types: types, InputDoc: "trigger-long-running-operation#inputSchema", ReadOnly: true, Idempotent: true, Digest: "sha256:e0d9626dffefbdde30ebce5e5b922e8861a0416c6131bfc627fc44de17a3c19b"}
 )
 
 // Echo calls the tool "echo".

@@ -3,7 +3,7 @@
 package everything
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // EchoArgs is the argument object of the tool "echo".
@@ -206,34 +206,34 @@ func (v *TriggerLongRunningOperationArgs) UnmarshalJSON(data []byte) error {
 }
 func (v TriggerLongRunningOperationArgs) Validate() error { return types.Validate(v) }
 
-// types describes the named types above to composition: where each one's
+// types describes the named types above to the runtime (bindimpl): where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
-var types = composition.NewTypes(schemas,
-	composition.Describe[EchoArgs](composition.TypeInfo{Doc: "echo#inputSchema", Required: []string{"message"}}),
-	composition.Describe[GetAnnotatedMessageArgs](composition.TypeInfo{Doc: "get-annotated-message#inputSchema", Required: []string{"messageType"}, Defaults: map[string]string{"includeImage": "false"}}),
-	composition.Describe[MessageType](composition.TypeInfo{Doc: "get-annotated-message#inputSchema", Pointer: "/properties/messageType"}),
-	composition.Describe[GetResourceLinksArgs](composition.TypeInfo{Doc: "get-resource-links#inputSchema", Defaults: map[string]string{"count": "3"}}),
-	composition.Describe[GetResourceReferenceArgs](composition.TypeInfo{Doc: "get-resource-reference#inputSchema", Defaults: map[string]string{"resourceType": "\"Text\"", "resourceId": "1"}}),
-	composition.Describe[ResourceType](composition.TypeInfo{Doc: "get-resource-reference#inputSchema", Pointer: "/properties/resourceType"}),
-	composition.Describe[GetStructuredContentArgs](composition.TypeInfo{Doc: "get-structured-content#inputSchema", Required: []string{"location"}}),
-	composition.Describe[Location](composition.TypeInfo{Doc: "get-structured-content#inputSchema", Pointer: "/properties/location"}),
-	composition.Describe[GetStructuredContentResult](composition.TypeInfo{Doc: "get-structured-content#outputSchema", Required: []string{"temperature", "conditions", "humidity"}, Closed: true}),
-	composition.Describe[GetSumArgs](composition.TypeInfo{Doc: "get-sum#inputSchema", Required: []string{"a", "b"}}),
-	composition.Describe[GzipFileAsResourceArgs](composition.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Defaults: map[string]string{"name": "\"README.md.gz\"", "data": "\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\"", "outputType": "\"resourceLink\""}}),
-	composition.Describe[OutputType](composition.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Pointer: "/properties/outputType"}),
-	composition.Describe[SimulateResearchQueryArgs](composition.TypeInfo{Doc: "simulate-research-query#inputSchema", Required: []string{"topic"}, Defaults: map[string]string{"ambiguous": "false"}}),
-	composition.Describe[TriggerLongRunningOperationArgs](composition.TypeInfo{Doc: "trigger-long-running-operation#inputSchema", Defaults: map[string]string{"duration": "10", "steps": "5"}}),
+var types = bindimpl.NewTypes(schemas,
+	bindimpl.Describe[EchoArgs](bindimpl.TypeInfo{Doc: "echo#inputSchema", Required: []string{"message"}}),
+	bindimpl.Describe[GetAnnotatedMessageArgs](bindimpl.TypeInfo{Doc: "get-annotated-message#inputSchema", Required: []string{"messageType"}, Defaults: map[string]string{"includeImage": "false"}}),
+	bindimpl.Describe[MessageType](bindimpl.TypeInfo{Doc: "get-annotated-message#inputSchema", Pointer: "/properties/messageType"}),
+	bindimpl.Describe[GetResourceLinksArgs](bindimpl.TypeInfo{Doc: "get-resource-links#inputSchema", Defaults: map[string]string{"count": "3"}}),
+	bindimpl.Describe[GetResourceReferenceArgs](bindimpl.TypeInfo{Doc: "get-resource-reference#inputSchema", Defaults: map[string]string{"resourceType": "\"Text\"", "resourceId": "1"}}),
+	bindimpl.Describe[ResourceType](bindimpl.TypeInfo{Doc: "get-resource-reference#inputSchema", Pointer: "/properties/resourceType"}),
+	bindimpl.Describe[GetStructuredContentArgs](bindimpl.TypeInfo{Doc: "get-structured-content#inputSchema", Required: []string{"location"}}),
+	bindimpl.Describe[Location](bindimpl.TypeInfo{Doc: "get-structured-content#inputSchema", Pointer: "/properties/location"}),
+	bindimpl.Describe[GetStructuredContentResult](bindimpl.TypeInfo{Doc: "get-structured-content#outputSchema", Required: []string{"temperature", "conditions", "humidity"}, Closed: true}),
+	bindimpl.Describe[GetSumArgs](bindimpl.TypeInfo{Doc: "get-sum#inputSchema", Required: []string{"a", "b"}}),
+	bindimpl.Describe[GzipFileAsResourceArgs](bindimpl.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Defaults: map[string]string{"name": "\"README.md.gz\"", "data": "\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\"", "outputType": "\"resourceLink\""}}),
+	bindimpl.Describe[OutputType](bindimpl.TypeInfo{Doc: "gzip-file-as-resource#inputSchema", Pointer: "/properties/outputType"}),
+	bindimpl.Describe[SimulateResearchQueryArgs](bindimpl.TypeInfo{Doc: "simulate-research-query#inputSchema", Required: []string{"topic"}, Defaults: map[string]string{"ambiguous": "false"}}),
+	bindimpl.Describe[TriggerLongRunningOperationArgs](bindimpl.TypeInfo{Doc: "trigger-long-running-operation#inputSchema", Defaults: map[string]string{"duration": "10", "steps": "5"}}),
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// rules of its schema (see bindimpl.Types.Marshal). json.Marshal gives
 // the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// bindimpl.Types.Unmarshal). json.Unmarshal applies the same rules:
 // the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

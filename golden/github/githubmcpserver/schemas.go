@@ -3,7 +3,7 @@
 package githubmcpserver
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // schemas holds each tool's inputSchema and outputSchema, keyed
@@ -14,7 +14,7 @@ import (
 // types were generated from; the Validate methods check values against
 // them, and a generated server lists a schema from here when it needed no
 // rewriting.
-var schemas = composition.NewSchemaSet(map[string]string{
+var schemas = bindimpl.NewSchemaSet(map[string]string{
 	"actions_get#inputSchema": "{\"type\":\"object\",\"properties\":{\"method\":{\"type\":\"string\",\"description\":\"The method to " +
 		"execute\",\"enum\":[\"get_workflow\",\"get_workflow_run\",\"get_workflow_job\",\"download_workflow_run_artifact\",\"get_workflow_run_usage\"," +
 		"\"get_workflow_run_logs_url\"]},\"owner\":{\"type\":\"string\",\"description\":\"Repository owner\",\"x-mcp-header\":\"owner\"}," +

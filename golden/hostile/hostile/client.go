@@ -11,11 +11,12 @@ import (
 	"encoding/json"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
-const _ = composition.SupportPackageIsVersion1
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
+const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "hostile" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
@@ -42,13 +43,13 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolCount     = composition.Tool{Name: "count", Types: types, InputDoc: "count#inputSchema", OutputDoc: "count#outputSchema"}
-	toolFetch     = composition.Tool{Name: "fetch", Types: types, InputDoc: "fetch#inputSchema"}
-	toolFind      = composition.Tool{Name: "find", Output: composition.Output{CanBeObject: true}, Types: types, InputDoc: "find#inputSchema", OutputDoc: "find#outputSchema"}
-	toolPoint     = composition.Tool{Name: "point", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "point#inputSchema", OutputDoc: "point#outputSchema"}
-	toolReadNote  = composition.Tool{Name: "read-note", Types: types, InputDoc: "read-note#inputSchema", OutputDoc: "read-note#outputSchema", ResultPointer: "/properties/result"}
-	toolReadNote2 = composition.Tool{Name: "read_note", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "read_note#inputSchema", OutputDoc: "read_note#outputSchema"}
-	toolStrict    = composition.Tool{Name: "strict", Types: types, InputDoc: "strict#inputSchema", OutputDoc: "strict#outputSchema"}
+	toolCount     = bindimpl.Tool{Name: "count", Types: types, InputDoc: "count#inputSchema", OutputDoc: "count#outputSchema"}
+	toolFetch     = bindimpl.Tool{Name: "fetch", Types: types, InputDoc: "fetch#inputSchema"}
+	toolFind      = bindimpl.Tool{Name: "find", Output: bindimpl.Output{CanBeObject: true}, Types: types, InputDoc: "find#inputSchema", OutputDoc: "find#outputSchema"}
+	toolPoint     = bindimpl.Tool{Name: "point", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "point#inputSchema", OutputDoc: "point#outputSchema"}
+	toolReadNote  = bindimpl.Tool{Name: "read-note", Types: types, InputDoc: "read-note#inputSchema", OutputDoc: "read-note#outputSchema", ResultPointer: "/properties/result"}
+	toolReadNote2 = bindimpl.Tool{Name: "read_note", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "read_note#inputSchema", OutputDoc: "read_note#outputSchema"}
+	toolStrict    = bindimpl.Tool{Name: "strict", Types: types, InputDoc: "strict#inputSchema", OutputDoc: "strict#outputSchema"}
 )
 
 // Count calls the tool "count".

@@ -3,7 +3,7 @@
 package hostile
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // schemas holds each tool's inputSchema and outputSchema, keyed
@@ -14,7 +14,7 @@ import (
 // types were generated from; the Validate methods check values against
 // them, and a generated server lists a schema from here when it needed no
 // rewriting.
-var schemas = composition.NewSchemaSet(map[string]string{
+var schemas = bindimpl.NewSchemaSet(map[string]string{
 	"count#inputSchema":  "{\"type\":\"object\"}",
 	"count#outputSchema": "{\"type\":\"integer\"}",
 	"fetch#inputSchema": "{\"type\":\"object\",\"properties\":{\"src\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\"}," +

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // FetchArgs is the argument object of the tool "fetch".
@@ -260,41 +261,41 @@ type StrictResult []string
 // Validate checks v against the JSON Schema it was generated from.
 func (v StrictResult) Validate() error { return types.Validate(v) }
 
-// types describes the named types above to composition: where each one's
+// types describes the named types above to the runtime (bindimpl): where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
-var types = composition.NewTypes(schemas,
-	composition.Describe[FetchArgs](composition.TypeInfo{Doc: "fetch#inputSchema", Required: []string{"src"}}),
-	composition.Describe[Src](composition.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src", Union: composition.UnionByRequired, Cases: []string{"url", "path"}}),
-	composition.Describe[SrcURL](composition.TypeInfo{Doc: "fetch#inputSchema", Base: composition.TypeOf[Src](), Pointer: "/oneOf/0", Required: []string{"url"}}),
-	composition.Describe[LocalFile](composition.TypeInfo{Doc: "fetch#inputSchema", Base: composition.TypeOf[Src](), Pointer: "/oneOf/1", Required: []string{"path"}}),
-	composition.Describe[FindArgs](composition.TypeInfo{Doc: "find#inputSchema", Required: []string{"id"}}),
-	composition.Describe[PointArgs](composition.TypeInfo{Doc: "point#inputSchema", Required: []string{"at"}}),
-	composition.Describe[At](composition.TypeInfo{Doc: "point#inputSchema", Pointer: "/properties/at", Tuple: 3, MinItems: 2}),
-	composition.Describe[PointResult](composition.TypeInfo{Doc: "point#outputSchema", Required: []string{"path"}, Extra: "AdditionalProperties"}),
-	composition.Describe[Path](composition.TypeInfo{Doc: "point#outputSchema", Pointer: "/properties/path", Tuple: 1}),
-	composition.Describe[ReadNote2Args](composition.TypeInfo{Doc: "read_note#inputSchema", Required: []string{"id", "type"}, Defaults: map[string]string{"maxLines": "10"}}),
-	composition.Describe[Type](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/type"}),
-	composition.Describe[Range](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/range", Union: composition.UnionByKind, Cases: []string{"boolean", "string"}}),
-	composition.Describe[Func](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/func"}),
-	composition.Describe[Item](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/items/items"}),
-	composition.Describe[Shape](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape", Union: composition.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"square\""}}),
-	composition.Describe[ShapeCircle](composition.TypeInfo{Doc: "read_note#inputSchema", Base: composition.TypeOf[Shape](), Pointer: "/oneOf/0", Required: []string{"radius", "kind"}, Tag: "kind", TagValue: "\"circle\""}),
-	composition.Describe[ShapeSquare](composition.TypeInfo{Doc: "read_note#inputSchema", Base: composition.TypeOf[Shape](), Pointer: "/oneOf/1", Required: []string{"kind"}, Tag: "kind", TagValue: "\"square\""}),
-	composition.Describe[Address](composition.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/$defs/Address"}),
-	composition.Describe[ReadNote2Result](composition.TypeInfo{Doc: "read_note#outputSchema", Required: []string{"text"}, Extra: "AdditionalProperties"}),
-	composition.Describe[StrictArgs](composition.TypeInfo{Doc: "strict#inputSchema", Required: []string{"name"}, Closed: true}),
-	composition.Describe[StrictResult](composition.TypeInfo{Doc: "strict#outputSchema"}),
+var types = bindimpl.NewTypes(schemas,
+	bindimpl.Describe[FetchArgs](bindimpl.TypeInfo{Doc: "fetch#inputSchema", Required: []string{"src"}}),
+	bindimpl.Describe[Src](bindimpl.TypeInfo{Doc: "fetch#inputSchema", Pointer: "/properties/src", Union: bindimpl.UnionByRequired, Cases: []string{"url", "path"}}),
+	bindimpl.Describe[SrcURL](bindimpl.TypeInfo{Doc: "fetch#inputSchema", Base: bindimpl.TypeOf[Src](), Pointer: "/oneOf/0", Required: []string{"url"}}),
+	bindimpl.Describe[LocalFile](bindimpl.TypeInfo{Doc: "fetch#inputSchema", Base: bindimpl.TypeOf[Src](), Pointer: "/oneOf/1", Required: []string{"path"}}),
+	bindimpl.Describe[FindArgs](bindimpl.TypeInfo{Doc: "find#inputSchema", Required: []string{"id"}}),
+	bindimpl.Describe[PointArgs](bindimpl.TypeInfo{Doc: "point#inputSchema", Required: []string{"at"}}),
+	bindimpl.Describe[At](bindimpl.TypeInfo{Doc: "point#inputSchema", Pointer: "/properties/at", Tuple: 3, MinItems: 2}),
+	bindimpl.Describe[PointResult](bindimpl.TypeInfo{Doc: "point#outputSchema", Required: []string{"path"}, Extra: "AdditionalProperties"}),
+	bindimpl.Describe[Path](bindimpl.TypeInfo{Doc: "point#outputSchema", Pointer: "/properties/path", Tuple: 1}),
+	bindimpl.Describe[ReadNote2Args](bindimpl.TypeInfo{Doc: "read_note#inputSchema", Required: []string{"id", "type"}, Defaults: map[string]string{"maxLines": "10"}}),
+	bindimpl.Describe[Type](bindimpl.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/type"}),
+	bindimpl.Describe[Range](bindimpl.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/range", Union: bindimpl.UnionByKind, Cases: []string{"boolean", "string"}}),
+	bindimpl.Describe[Func](bindimpl.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/func"}),
+	bindimpl.Describe[Item](bindimpl.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/items/items"}),
+	bindimpl.Describe[Shape](bindimpl.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/properties/shape", Union: bindimpl.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"square\""}}),
+	bindimpl.Describe[ShapeCircle](bindimpl.TypeInfo{Doc: "read_note#inputSchema", Base: bindimpl.TypeOf[Shape](), Pointer: "/oneOf/0", Required: []string{"radius", "kind"}, Tag: "kind", TagValue: "\"circle\""}),
+	bindimpl.Describe[ShapeSquare](bindimpl.TypeInfo{Doc: "read_note#inputSchema", Base: bindimpl.TypeOf[Shape](), Pointer: "/oneOf/1", Required: []string{"kind"}, Tag: "kind", TagValue: "\"square\""}),
+	bindimpl.Describe[Address](bindimpl.TypeInfo{Doc: "read_note#inputSchema", Pointer: "/$defs/Address"}),
+	bindimpl.Describe[ReadNote2Result](bindimpl.TypeInfo{Doc: "read_note#outputSchema", Required: []string{"text"}, Extra: "AdditionalProperties"}),
+	bindimpl.Describe[StrictArgs](bindimpl.TypeInfo{Doc: "strict#inputSchema", Required: []string{"name"}, Closed: true}),
+	bindimpl.Describe[StrictResult](bindimpl.TypeInfo{Doc: "strict#outputSchema"}),
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// rules of its schema (see bindimpl.Types.Marshal). json.Marshal gives
 // the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// bindimpl.Types.Unmarshal). json.Unmarshal applies the same rules:
 // the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

@@ -10,11 +10,12 @@ import (
 	"context"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
-const _ = composition.SupportPackageIsVersion1
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
+const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "names" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
@@ -41,14 +42,14 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolCreateEntities          = composition.Tool{Name: "create_entities", Types: types, InputDoc: "create_entities#inputSchema"}
-	toolCreateGroup             = composition.Tool{Name: "create_group", Types: types, InputDoc: "create_group#inputSchema"}
-	toolCreateRepository        = composition.Tool{Name: "create_repository", Types: types, InputDoc: "create_repository#inputSchema"}
-	toolDescribeTable           = composition.Tool{Name: "describe_table", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "describe_table#inputSchema", OutputDoc: "describe_table#outputSchema"}
-	toolGenerateFishboneDiagram = composition.Tool{Name: "generate_fishbone_diagram", Types: types, InputDoc: "generate_fishbone_diagram#inputSchema"}
-	toolListProjects            = composition.Tool{Name: "list_projects", Types: types, InputDoc: "list_projects#inputSchema"}
-	toolReadGraph               = composition.Tool{Name: "read_graph", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "read_graph#inputSchema", OutputDoc: "read_graph#outputSchema"}
-	toolSavePerson              = composition.Tool{Name: "save_person", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "save_person#inputSchema", OutputDoc: "save_person#outputSchema"}
+	toolCreateEntities          = bindimpl.Tool{Name: "create_entities", Types: types, InputDoc: "create_entities#inputSchema"}
+	toolCreateGroup             = bindimpl.Tool{Name: "create_group", Types: types, InputDoc: "create_group#inputSchema"}
+	toolCreateRepository        = bindimpl.Tool{Name: "create_repository", Types: types, InputDoc: "create_repository#inputSchema"}
+	toolDescribeTable           = bindimpl.Tool{Name: "describe_table", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "describe_table#inputSchema", OutputDoc: "describe_table#outputSchema"}
+	toolGenerateFishboneDiagram = bindimpl.Tool{Name: "generate_fishbone_diagram", Types: types, InputDoc: "generate_fishbone_diagram#inputSchema"}
+	toolListProjects            = bindimpl.Tool{Name: "list_projects", Types: types, InputDoc: "list_projects#inputSchema"}
+	toolReadGraph               = bindimpl.Tool{Name: "read_graph", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "read_graph#inputSchema", OutputDoc: "read_graph#outputSchema"}
+	toolSavePerson              = bindimpl.Tool{Name: "save_person", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "save_person#inputSchema", OutputDoc: "save_person#outputSchema"}
 )
 
 // CreateEntities calls the tool "create_entities".

@@ -3,7 +3,7 @@
 package names
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // schemas holds each tool's inputSchema and outputSchema, keyed
@@ -14,7 +14,7 @@ import (
 // types were generated from; the Validate methods check values against
 // them, and a generated server lists a schema from here when it needed no
 // rewriting.
-var schemas = composition.NewSchemaSet(map[string]string{
+var schemas = bindimpl.NewSchemaSet(map[string]string{
 	"create_entities#inputSchema": "{\"type\":\"object\",\"properties\":{\"entities\":{\"type\":\"array\",\"items\":{\"type\":\"object\"," +
 		"\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"The entity's name.\"},\"entityType\":{\"type\":\"string\"}," +
 		"\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"name\",\"entityType\",\"observations\"]," +

@@ -5,7 +5,7 @@ package names
 import (
 	"encoding/json"
 
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // CreateEntitiesArgs is the argument object of the tool "create_entities".
@@ -273,42 +273,42 @@ func (v PersonResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v
 func (v *PersonResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v PersonResult) Validate() error                  { return types.Validate(v) }
 
-// types describes the named types above to composition: where each one's
+// types describes the named types above to the runtime (bindimpl): where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
-var types = composition.NewTypes(schemas,
-	composition.Describe[CreateEntitiesArgs](composition.TypeInfo{Doc: "create_entities#inputSchema", Required: []string{"entities"}}),
-	composition.Describe[Entity](composition.TypeInfo{Doc: "create_entities#inputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}, Closed: true}),
-	composition.Describe[CreateGroupArgs](composition.TypeInfo{Doc: "create_group#inputSchema", Required: []string{"name"}}),
-	composition.Describe[Visibility](composition.TypeInfo{Doc: "create_group#inputSchema", Pointer: "/properties/visibility"}),
-	composition.Describe[Sort](composition.TypeInfo{Doc: "create_group#inputSchema", Pointer: "/properties/sort"}),
-	composition.Describe[CreateRepositoryArgs](composition.TypeInfo{Doc: "create_repository#inputSchema", Required: []string{"name"}}),
-	composition.Describe[DescribeTableArgs](composition.TypeInfo{Doc: "describe_table#inputSchema", Required: []string{"table"}}),
-	composition.Describe[DescribeTableResult](composition.TypeInfo{Doc: "describe_table#outputSchema", Required: []string{"table", "columns"}, Extra: "AdditionalProperties"}),
-	composition.Describe[Column](composition.TypeInfo{Doc: "describe_table#outputSchema", Pointer: "/properties/columns/items", Required: []string{"name", "type"}, Closed: true}),
-	composition.Describe[MetadataValue](composition.TypeInfo{Doc: "describe_table#outputSchema", Pointer: "/properties/metadata/additionalProperties", Extra: "AdditionalProperties"}),
-	composition.Describe[GenerateFishboneDiagramArgs](composition.TypeInfo{Doc: "generate_fishbone_diagram#inputSchema", Required: []string{"data"}}),
-	composition.Describe[Data](composition.TypeInfo{Doc: "generate_fishbone_diagram#inputSchema", Pointer: "/properties/data", Required: []string{"name"}}),
-	composition.Describe[Child](composition.TypeInfo{Doc: "generate_fishbone_diagram#inputSchema", Base: composition.TypeOf[Data](), Pointer: "/properties/children/items", Required: []string{"name"}}),
-	composition.Describe[ChildLevel2](composition.TypeInfo{Doc: "generate_fishbone_diagram#inputSchema", Base: composition.TypeOf[Child](), Pointer: "/properties/children/items", Required: []string{"name"}}),
-	composition.Describe[ChildLevel3](composition.TypeInfo{Doc: "generate_fishbone_diagram#inputSchema", Base: composition.TypeOf[ChildLevel2](), Pointer: "/properties/children/items", Required: []string{"name"}}),
-	composition.Describe[ListProjectsArgs](composition.TypeInfo{Doc: "list_projects#inputSchema"}),
-	composition.Describe[ReadGraphResult](composition.TypeInfo{Doc: "read_graph#outputSchema", Required: []string{"entities", "relations"}, Extra: "AdditionalProperties"}),
-	composition.Describe[Relation](composition.TypeInfo{Doc: "read_graph#outputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}, Closed: true}),
-	composition.Describe[SavePersonArgs](composition.TypeInfo{Doc: "save_person#inputSchema", Required: []string{"person"}}),
-	composition.Describe[Person](composition.TypeInfo{Doc: "save_person#inputSchema", Pointer: "/$defs/Person", Required: []string{"name"}}),
-	composition.Describe[SavePersonResult](composition.TypeInfo{Doc: "save_person#outputSchema", Required: []string{"person"}, Extra: "AdditionalProperties"}),
-	composition.Describe[PersonResult](composition.TypeInfo{Doc: "save_person#outputSchema", Pointer: "/$defs/Person", Required: []string{"id", "name"}, Extra: "AdditionalProperties"}),
+var types = bindimpl.NewTypes(schemas,
+	bindimpl.Describe[CreateEntitiesArgs](bindimpl.TypeInfo{Doc: "create_entities#inputSchema", Required: []string{"entities"}}),
+	bindimpl.Describe[Entity](bindimpl.TypeInfo{Doc: "create_entities#inputSchema", Pointer: "/properties/entities/items", Required: []string{"name", "entityType", "observations"}, Closed: true}),
+	bindimpl.Describe[CreateGroupArgs](bindimpl.TypeInfo{Doc: "create_group#inputSchema", Required: []string{"name"}}),
+	bindimpl.Describe[Visibility](bindimpl.TypeInfo{Doc: "create_group#inputSchema", Pointer: "/properties/visibility"}),
+	bindimpl.Describe[Sort](bindimpl.TypeInfo{Doc: "create_group#inputSchema", Pointer: "/properties/sort"}),
+	bindimpl.Describe[CreateRepositoryArgs](bindimpl.TypeInfo{Doc: "create_repository#inputSchema", Required: []string{"name"}}),
+	bindimpl.Describe[DescribeTableArgs](bindimpl.TypeInfo{Doc: "describe_table#inputSchema", Required: []string{"table"}}),
+	bindimpl.Describe[DescribeTableResult](bindimpl.TypeInfo{Doc: "describe_table#outputSchema", Required: []string{"table", "columns"}, Extra: "AdditionalProperties"}),
+	bindimpl.Describe[Column](bindimpl.TypeInfo{Doc: "describe_table#outputSchema", Pointer: "/properties/columns/items", Required: []string{"name", "type"}, Closed: true}),
+	bindimpl.Describe[MetadataValue](bindimpl.TypeInfo{Doc: "describe_table#outputSchema", Pointer: "/properties/metadata/additionalProperties", Extra: "AdditionalProperties"}),
+	bindimpl.Describe[GenerateFishboneDiagramArgs](bindimpl.TypeInfo{Doc: "generate_fishbone_diagram#inputSchema", Required: []string{"data"}}),
+	bindimpl.Describe[Data](bindimpl.TypeInfo{Doc: "generate_fishbone_diagram#inputSchema", Pointer: "/properties/data", Required: []string{"name"}}),
+	bindimpl.Describe[Child](bindimpl.TypeInfo{Doc: "generate_fishbone_diagram#inputSchema", Base: bindimpl.TypeOf[Data](), Pointer: "/properties/children/items", Required: []string{"name"}}),
+	bindimpl.Describe[ChildLevel2](bindimpl.TypeInfo{Doc: "generate_fishbone_diagram#inputSchema", Base: bindimpl.TypeOf[Child](), Pointer: "/properties/children/items", Required: []string{"name"}}),
+	bindimpl.Describe[ChildLevel3](bindimpl.TypeInfo{Doc: "generate_fishbone_diagram#inputSchema", Base: bindimpl.TypeOf[ChildLevel2](), Pointer: "/properties/children/items", Required: []string{"name"}}),
+	bindimpl.Describe[ListProjectsArgs](bindimpl.TypeInfo{Doc: "list_projects#inputSchema"}),
+	bindimpl.Describe[ReadGraphResult](bindimpl.TypeInfo{Doc: "read_graph#outputSchema", Required: []string{"entities", "relations"}, Extra: "AdditionalProperties"}),
+	bindimpl.Describe[Relation](bindimpl.TypeInfo{Doc: "read_graph#outputSchema", Pointer: "/properties/relations/items", Required: []string{"from", "to", "relationType"}, Closed: true}),
+	bindimpl.Describe[SavePersonArgs](bindimpl.TypeInfo{Doc: "save_person#inputSchema", Required: []string{"person"}}),
+	bindimpl.Describe[Person](bindimpl.TypeInfo{Doc: "save_person#inputSchema", Pointer: "/$defs/Person", Required: []string{"name"}}),
+	bindimpl.Describe[SavePersonResult](bindimpl.TypeInfo{Doc: "save_person#outputSchema", Required: []string{"person"}, Extra: "AdditionalProperties"}),
+	bindimpl.Describe[PersonResult](bindimpl.TypeInfo{Doc: "save_person#outputSchema", Pointer: "/$defs/Person", Required: []string{"id", "name"}, Extra: "AdditionalProperties"}),
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// rules of its schema (see bindimpl.Types.Marshal). json.Marshal gives
 // the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// bindimpl.Types.Unmarshal). json.Unmarshal applies the same rules:
 // the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

@@ -10,11 +10,12 @@ import (
 	"context"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
-const _ = composition.SupportPackageIsVersion1
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
+const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "styles" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
@@ -41,12 +42,12 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolDirectMap      = composition.Tool{Name: "direct_map", Types: types, InputDoc: "direct_map#inputSchema"}
-	toolDraft04Range   = composition.Tool{Name: "draft04_range", Types: types, InputDoc: "draft04_range#inputSchema"}
-	toolPydanticSearch = composition.Tool{Name: "pydantic_search", Output: composition.Output{AlwaysWraps: true}, Types: types, InputDoc: "pydantic_search#inputSchema", OutputDoc: "pydantic_search#outputSchema", ResultPointer: "/properties/result"}
-	toolSchemarsTree   = composition.Tool{Name: "schemars_tree", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "schemars_tree#inputSchema", OutputDoc: "schemars_tree#outputSchema"}
-	toolWide           = composition.Tool{Name: "wide", Types: types, InputDoc: "wide#inputSchema"}
-	toolZodShape       = composition.Tool{Name: "zod_shape", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "zod_shape#inputSchema", OutputDoc: "zod_shape#outputSchema"}
+	toolDirectMap      = bindimpl.Tool{Name: "direct_map", Types: types, InputDoc: "direct_map#inputSchema"}
+	toolDraft04Range   = bindimpl.Tool{Name: "draft04_range", Types: types, InputDoc: "draft04_range#inputSchema"}
+	toolPydanticSearch = bindimpl.Tool{Name: "pydantic_search", Output: bindimpl.Output{AlwaysWraps: true}, Types: types, InputDoc: "pydantic_search#inputSchema", OutputDoc: "pydantic_search#outputSchema", ResultPointer: "/properties/result"}
+	toolSchemarsTree   = bindimpl.Tool{Name: "schemars_tree", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "schemars_tree#inputSchema", OutputDoc: "schemars_tree#outputSchema"}
+	toolWide           = bindimpl.Tool{Name: "wide", Types: types, InputDoc: "wide#inputSchema"}
+	toolZodShape       = bindimpl.Tool{Name: "zod_shape", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "zod_shape#inputSchema", OutputDoc: "zod_shape#outputSchema"}
 )
 
 // DirectMap calls the tool "direct_map".

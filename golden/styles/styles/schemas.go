@@ -3,7 +3,7 @@
 package styles
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // schemas holds each tool's inputSchema and outputSchema, keyed
@@ -14,7 +14,7 @@ import (
 // types were generated from; the Validate methods check values against
 // them, and a generated server lists a schema from here when it needed no
 // rewriting.
-var schemas = composition.NewSchemaSet(map[string]string{
+var schemas = bindimpl.NewSchemaSet(map[string]string{
 	"direct_map#inputSchema": "{\"type\":\"object\",\"properties\":{\"amount\":{\"type\":\"number\"},\"currency\":{\"enum\":[\"EUR\",\"USD\"]}," +
 		"\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"amount\",\"currency\"]}",
 	"draft04_range#inputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"$id\":\"http://example.com/range.json\",\"type\":\"object\"," +

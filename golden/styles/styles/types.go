@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // DirectMapArgs is the argument object of the tool "direct_map".
@@ -615,36 +616,36 @@ func (v ZodShapeResult) MarshalJSON() ([]byte, error)     { return types.Marshal
 func (v *ZodShapeResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v ZodShapeResult) Validate() error                  { return types.Validate(v) }
 
-// types describes the named types above to composition: where each one's
+// types describes the named types above to the runtime (bindimpl): where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
-var types = composition.NewTypes(schemas,
-	composition.Describe[DirectMapArgs](composition.TypeInfo{Doc: "direct_map#inputSchema", Required: []string{"amount", "currency"}}),
-	composition.Describe[Currency](composition.TypeInfo{Doc: "direct_map#inputSchema", Pointer: "/properties/currency"}),
-	composition.Describe[Draft04RangeArgs](composition.TypeInfo{Doc: "draft04_range#inputSchema", Required: []string{"low"}}),
-	composition.Describe[PydanticSearchArgs](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Required: []string{"query"}}),
-	composition.Describe[Filter](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Pointer: "/$defs/Filter", Required: []string{"field"}}),
-	composition.Describe[Value](composition.TypeInfo{Doc: "pydantic_search#inputSchema", Base: composition.TypeOf[Filter](), Pointer: "/properties/value", Union: composition.UnionByKind, Cases: []string{"string", "number"}}),
-	composition.Describe[Hit](composition.TypeInfo{Doc: "pydantic_search#outputSchema", Pointer: "/$defs/Hit", Required: []string{"id", "score"}, Extra: "AdditionalProperties"}),
-	composition.Describe[SchemarsTreeArgs](composition.TypeInfo{Doc: "schemars_tree#inputSchema", Required: []string{"depth"}}),
-	composition.Describe[Node](composition.TypeInfo{Doc: "schemars_tree#outputSchema", Required: []string{"name", "children"}, Extra: "AdditionalProperties"}),
-	composition.Describe[Meta](composition.TypeInfo{Doc: "schemars_tree#outputSchema", Pointer: "/$defs/Meta", Extra: "AdditionalProperties"}),
-	composition.Describe[WideArgs](composition.TypeInfo{Doc: "wide#inputSchema", Required: []string{"field_000", "field_007", "field_014", "field_021", "field_028", "field_035", "field_042", "field_049", "field_056", "field_063", "field_070", "field_077", "field_084", "field_091", "field_098", "field_105", "field_112", "field_119", "field_126", "field_133", "field_140", "field_147", "field_154", "field_161", "field_168", "field_175", "field_182", "field_189", "field_196"}}),
-	composition.Describe[ZodShapeArgs](composition.TypeInfo{Doc: "zod_shape#inputSchema", Required: []string{"shape"}, Closed: true}),
-	composition.Describe[Shape](composition.TypeInfo{Doc: "zod_shape#inputSchema", Pointer: "/properties/shape", Union: composition.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"rect\""}}),
-	composition.Describe[ShapeCircle](composition.TypeInfo{Doc: "zod_shape#inputSchema", Base: composition.TypeOf[Shape](), Pointer: "/oneOf/0", Required: []string{"radius", "kind"}, Closed: true, Tag: "kind", TagValue: "\"circle\""}),
-	composition.Describe[ShapeRect](composition.TypeInfo{Doc: "zod_shape#inputSchema", Base: composition.TypeOf[Shape](), Pointer: "/oneOf/1", Required: []string{"w", "h", "kind"}, Closed: true, Tag: "kind", TagValue: "\"rect\""}),
-	composition.Describe[ZodShapeResult](composition.TypeInfo{Doc: "zod_shape#outputSchema", Required: []string{"area"}, Closed: true}),
+var types = bindimpl.NewTypes(schemas,
+	bindimpl.Describe[DirectMapArgs](bindimpl.TypeInfo{Doc: "direct_map#inputSchema", Required: []string{"amount", "currency"}}),
+	bindimpl.Describe[Currency](bindimpl.TypeInfo{Doc: "direct_map#inputSchema", Pointer: "/properties/currency"}),
+	bindimpl.Describe[Draft04RangeArgs](bindimpl.TypeInfo{Doc: "draft04_range#inputSchema", Required: []string{"low"}}),
+	bindimpl.Describe[PydanticSearchArgs](bindimpl.TypeInfo{Doc: "pydantic_search#inputSchema", Required: []string{"query"}}),
+	bindimpl.Describe[Filter](bindimpl.TypeInfo{Doc: "pydantic_search#inputSchema", Pointer: "/$defs/Filter", Required: []string{"field"}}),
+	bindimpl.Describe[Value](bindimpl.TypeInfo{Doc: "pydantic_search#inputSchema", Base: bindimpl.TypeOf[Filter](), Pointer: "/properties/value", Union: bindimpl.UnionByKind, Cases: []string{"string", "number"}}),
+	bindimpl.Describe[Hit](bindimpl.TypeInfo{Doc: "pydantic_search#outputSchema", Pointer: "/$defs/Hit", Required: []string{"id", "score"}, Extra: "AdditionalProperties"}),
+	bindimpl.Describe[SchemarsTreeArgs](bindimpl.TypeInfo{Doc: "schemars_tree#inputSchema", Required: []string{"depth"}}),
+	bindimpl.Describe[Node](bindimpl.TypeInfo{Doc: "schemars_tree#outputSchema", Required: []string{"name", "children"}, Extra: "AdditionalProperties"}),
+	bindimpl.Describe[Meta](bindimpl.TypeInfo{Doc: "schemars_tree#outputSchema", Pointer: "/$defs/Meta", Extra: "AdditionalProperties"}),
+	bindimpl.Describe[WideArgs](bindimpl.TypeInfo{Doc: "wide#inputSchema", Required: []string{"field_000", "field_007", "field_014", "field_021", "field_028", "field_035", "field_042", "field_049", "field_056", "field_063", "field_070", "field_077", "field_084", "field_091", "field_098", "field_105", "field_112", "field_119", "field_126", "field_133", "field_140", "field_147", "field_154", "field_161", "field_168", "field_175", "field_182", "field_189", "field_196"}}),
+	bindimpl.Describe[ZodShapeArgs](bindimpl.TypeInfo{Doc: "zod_shape#inputSchema", Required: []string{"shape"}, Closed: true}),
+	bindimpl.Describe[Shape](bindimpl.TypeInfo{Doc: "zod_shape#inputSchema", Pointer: "/properties/shape", Union: bindimpl.UnionByTag, UnionTag: "kind", Cases: []string{"\"circle\"", "\"rect\""}}),
+	bindimpl.Describe[ShapeCircle](bindimpl.TypeInfo{Doc: "zod_shape#inputSchema", Base: bindimpl.TypeOf[Shape](), Pointer: "/oneOf/0", Required: []string{"radius", "kind"}, Closed: true, Tag: "kind", TagValue: "\"circle\""}),
+	bindimpl.Describe[ShapeRect](bindimpl.TypeInfo{Doc: "zod_shape#inputSchema", Base: bindimpl.TypeOf[Shape](), Pointer: "/oneOf/1", Required: []string{"w", "h", "kind"}, Closed: true, Tag: "kind", TagValue: "\"rect\""}),
+	bindimpl.Describe[ZodShapeResult](bindimpl.TypeInfo{Doc: "zod_shape#outputSchema", Required: []string{"area"}, Closed: true}),
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// rules of its schema (see bindimpl.Types.Marshal). json.Marshal gives
 // the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// bindimpl.Types.Unmarshal). json.Unmarshal applies the same rules:
 // the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

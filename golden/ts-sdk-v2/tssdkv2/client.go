@@ -10,11 +10,12 @@ import (
 	"context"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
-const _ = composition.SupportPackageIsVersion1
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
+const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "ts-sdk-v2" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
@@ -60,12 +61,12 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolCount    = composition.Tool{Name: "count", Types: types, InputDoc: "count#inputSchema", OutputDoc: "count#outputSchema", Digest: "sha256:435ee2e27780190101f19ad1f608b739823b70d3e78bee24f819e15c4225d8ef"}
-	toolEchoArgs = composition.Tool{Name: "echo_args", Types: types, InputDoc: "echo_args#inputSchema", Digest: "sha256:6805ab7255a921543eb2e2acf5a60666c67f7e3a082886fe1ada4b4d0b35df10"}
-	toolFail     = composition.Tool{Name: "fail", Types: types, InputDoc: "fail#inputSchema", Digest: "sha256:14c603993dfaab240175e78fb629a1e1e2854d559380739c5d279dc4a919b03a"}
-	toolFindRow  = composition.Tool{Name: "find_row", Output: composition.Output{CanBeObject: true}, Types: types, InputDoc: "find_row#inputSchema", OutputDoc: "find_row#outputSchema", Digest: "sha256:ae4ee85c79b8b40786c9616801b75cb7023b005309767032155a07cff8b4d465"}
-	toolListTags = composition.Tool{Name: "list_tags", Types: types, InputDoc: "list_tags#inputSchema", OutputDoc: "list_tags#outputSchema", Digest: "sha256:dce9d610b7feaf13b7fb7e42131cec2588f0f60f5f6d83c86e47123304f3961a"}
-	toolStats    = composition.Tool{Name: "stats", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "stats#inputSchema", OutputDoc: "stats#outputSchema", Digest: "sha256:1a037a9dd1d75d697c98bdebf30ee18c47f97bdbaefa5abbdbc9a211540f8445"}
+	toolCount    = bindimpl.Tool{Name: "count", Types: types, InputDoc: "count#inputSchema", OutputDoc: "count#outputSchema", Digest: "sha256:435ee2e27780190101f19ad1f608b739823b70d3e78bee24f819e15c4225d8ef"}
+	toolEchoArgs = bindimpl.Tool{Name: "echo_args", Types: types, InputDoc: "echo_args#inputSchema", Digest: "sha256:6805ab7255a921543eb2e2acf5a60666c67f7e3a082886fe1ada4b4d0b35df10"}
+	toolFail     = bindimpl.Tool{Name: "fail", Types: types, InputDoc: "fail#inputSchema", Digest: "sha256:14c603993dfaab240175e78fb629a1e1e2854d559380739c5d279dc4a919b03a"}
+	toolFindRow  = bindimpl.Tool{Name: "find_row", Output: bindimpl.Output{CanBeObject: true}, Types: types, InputDoc: "find_row#inputSchema", OutputDoc: "find_row#outputSchema", Digest: "sha256:ae4ee85c79b8b40786c9616801b75cb7023b005309767032155a07cff8b4d465"}
+	toolListTags = bindimpl.Tool{Name: "list_tags", Types: types, InputDoc: "list_tags#inputSchema", OutputDoc: "list_tags#outputSchema", Digest: "sha256:dce9d610b7feaf13b7fb7e42131cec2588f0f60f5f6d83c86e47123304f3961a"}
+	toolStats    = bindimpl.Tool{Name: "stats", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "stats#inputSchema", OutputDoc: "stats#outputSchema", Digest: "sha256:1a037a9dd1d75d697c98bdebf30ee18c47f97bdbaefa5abbdbc9a211540f8445"}
 )
 
 // Count calls the tool "count".

@@ -3,7 +3,7 @@
 package tssdkv2
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // schemas holds each tool's inputSchema and outputSchema, keyed
@@ -14,7 +14,7 @@ import (
 // types were generated from; the Validate methods check values against
 // them, and a generated server lists a schema from here when it needed no
 // rewriting.
-var schemas = composition.NewSchemaSet(map[string]string{
+var schemas = bindimpl.NewSchemaSet(map[string]string{
 	"count#inputSchema": "{\"type\":\"object\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"n\":{\"type\":\"integer\"," +
 		"\"minimum\":-9007199254740991,\"maximum\":9007199254740991}}}",
 	"count#outputSchema": "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"integer\",\"minimum\":-9007199254740991,\"maximum\":9007199254740991}",

@@ -5,7 +5,7 @@ package tssdkv2
 import (
 	"encoding/json"
 
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // CountArgs is the argument object of the tool "count".
@@ -69,26 +69,26 @@ func (v StatsResult) MarshalJSON() ([]byte, error)     { return types.Marshal(v)
 func (v *StatsResult) UnmarshalJSON(data []byte) error { return types.Unmarshal(data, v) }
 func (v StatsResult) Validate() error                  { return types.Validate(v) }
 
-// types describes the named types above to composition: where each one's
+// types describes the named types above to the runtime (bindimpl): where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
-var types = composition.NewTypes(schemas,
-	composition.Describe[CountArgs](composition.TypeInfo{Doc: "count#inputSchema"}),
-	composition.Describe[CountResult](composition.TypeInfo{Doc: "count#outputSchema"}),
-	composition.Describe[EchoArgsArgs](composition.TypeInfo{Doc: "echo_args#inputSchema", Extra: "AdditionalProperties", Defaults: map[string]string{"a": "5"}}),
-	composition.Describe[FindRowArgs](composition.TypeInfo{Doc: "find_row#inputSchema"}),
-	composition.Describe[FindRowResult](composition.TypeInfo{Doc: "find_row#outputSchema", Pointer: "/anyOf/0", Required: []string{"id", "name"}, Closed: true}),
-	composition.Describe[StatsResult](composition.TypeInfo{Doc: "stats#outputSchema", Required: []string{"tables", "rows"}, Closed: true}),
+var types = bindimpl.NewTypes(schemas,
+	bindimpl.Describe[CountArgs](bindimpl.TypeInfo{Doc: "count#inputSchema"}),
+	bindimpl.Describe[CountResult](bindimpl.TypeInfo{Doc: "count#outputSchema"}),
+	bindimpl.Describe[EchoArgsArgs](bindimpl.TypeInfo{Doc: "echo_args#inputSchema", Extra: "AdditionalProperties", Defaults: map[string]string{"a": "5"}}),
+	bindimpl.Describe[FindRowArgs](bindimpl.TypeInfo{Doc: "find_row#inputSchema"}),
+	bindimpl.Describe[FindRowResult](bindimpl.TypeInfo{Doc: "find_row#outputSchema", Pointer: "/anyOf/0", Required: []string{"id", "name"}, Closed: true}),
+	bindimpl.Describe[StatsResult](bindimpl.TypeInfo{Doc: "stats#outputSchema", Required: []string{"tables", "rows"}, Closed: true}),
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// rules of its schema (see bindimpl.Types.Marshal). json.Marshal gives
 // the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// bindimpl.Types.Unmarshal). json.Unmarshal applies the same rules:
 // the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

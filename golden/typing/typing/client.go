@@ -10,11 +10,12 @@ import (
 	"context"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
-const _ = composition.SupportPackageIsVersion1
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
+const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "typing" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
@@ -41,13 +42,13 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolAggregate   = composition.Tool{Name: "aggregate", Output: composition.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "aggregate#inputSchema", OutputDoc: "aggregate#outputSchema"}
-	toolChart       = composition.Tool{Name: "chart", Types: types, InputDoc: "chart#inputSchema"}
-	toolChoose      = composition.Tool{Name: "choose", Types: types, InputDoc: "choose#inputSchema"}
-	toolCreateIndex = composition.Tool{Name: "create_index", Types: types, InputDoc: "create_index#inputSchema"}
-	toolGeometry    = composition.Tool{Name: "geometry", Types: types, InputDoc: "geometry#inputSchema"}
-	toolLeftovers   = composition.Tool{Name: "leftovers", Output: composition.Output{CanBeObject: true}, Types: types, InputDoc: "leftovers#inputSchema", OutputDoc: "leftovers#outputSchema"}
-	toolPatternArgs = composition.Tool{Name: "pattern_args", Types: types, InputDoc: "pattern_args#inputSchema"}
+	toolAggregate   = bindimpl.Tool{Name: "aggregate", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}, Types: types, InputDoc: "aggregate#inputSchema", OutputDoc: "aggregate#outputSchema"}
+	toolChart       = bindimpl.Tool{Name: "chart", Types: types, InputDoc: "chart#inputSchema"}
+	toolChoose      = bindimpl.Tool{Name: "choose", Types: types, InputDoc: "choose#inputSchema"}
+	toolCreateIndex = bindimpl.Tool{Name: "create_index", Types: types, InputDoc: "create_index#inputSchema"}
+	toolGeometry    = bindimpl.Tool{Name: "geometry", Types: types, InputDoc: "geometry#inputSchema"}
+	toolLeftovers   = bindimpl.Tool{Name: "leftovers", Output: bindimpl.Output{CanBeObject: true}, Types: types, InputDoc: "leftovers#inputSchema", OutputDoc: "leftovers#outputSchema"}
+	toolPatternArgs = bindimpl.Tool{Name: "pattern_args", Types: types, InputDoc: "pattern_args#inputSchema"}
 )
 
 // Aggregate calls the tool "aggregate".

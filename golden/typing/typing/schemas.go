@@ -3,7 +3,7 @@
 package typing
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // schemas holds each tool's inputSchema and outputSchema, keyed
@@ -14,7 +14,7 @@ import (
 // types were generated from; the Validate methods check values against
 // them, and a generated server lists a schema from here when it needed no
 // rewriting.
-var schemas = composition.NewSchemaSet(map[string]string{
+var schemas = bindimpl.NewSchemaSet(map[string]string{
 	"aggregate#inputSchema": "{\"type\":\"object\",\"properties\":{\"pipeline\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}},\"required\":[\"pipeline\"]}",
 	"aggregate#outputSchema": "{\"type\":\"object\",\"properties\":{\"count\":{\"anyOf\":[{\"type\":\"number\"},{\"type\":\"string\",\"const\":\"indeterminate\"}]," +
 		"\"description\":\"How many documents matched.\"}},\"required\":[\"count\"]}",

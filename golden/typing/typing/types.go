@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // AggregateArgs is the argument object of the tool "aggregate".
@@ -384,49 +385,49 @@ type PatternArgsArgs map[string]json.RawMessage
 // Validate checks v against the JSON Schema it was generated from.
 func (v PatternArgsArgs) Validate() error { return types.Validate(v) }
 
-// types describes the named types above to composition: where each one's
+// types describes the named types above to the runtime (bindimpl): where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
-var types = composition.NewTypes(schemas,
-	composition.Describe[AggregateArgs](composition.TypeInfo{Doc: "aggregate#inputSchema", Required: []string{"pipeline"}}),
-	composition.Describe[AggregateResult](composition.TypeInfo{Doc: "aggregate#outputSchema", Required: []string{"count"}, Extra: "AdditionalProperties"}),
-	composition.Describe[Count](composition.TypeInfo{Doc: "aggregate#outputSchema", Pointer: "/properties/count", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
-	composition.Describe[CountString](composition.TypeInfo{Doc: "aggregate#outputSchema", Base: composition.TypeOf[Count](), Pointer: "/anyOf/1"}),
-	composition.Describe[ChartArgs](composition.TypeInfo{Doc: "chart#inputSchema", Required: []string{"rows"}}),
-	composition.Describe[Cell](composition.TypeInfo{Doc: "chart#inputSchema", Pointer: "/properties/rows/items/additionalProperties", Union: composition.UnionByKind, Cases: []string{"string", "number"}}),
-	composition.Describe[ChooseArgs](composition.TypeInfo{Doc: "choose#inputSchema", Required: []string{"mode"}}),
-	composition.Describe[Mode](composition.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/mode"}),
-	composition.Describe[Level](composition.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/level", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
-	composition.Describe[LevelString](composition.TypeInfo{Doc: "choose#inputSchema", Base: composition.TypeOf[Level](), Pointer: "/anyOf/1"}),
-	composition.Describe[Direction](composition.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/direction"}),
-	composition.Describe[CreateIndexArgs](composition.TypeInfo{Doc: "create_index#inputSchema", Required: []string{"keys"}}),
-	composition.Describe[Key](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
-	composition.Describe[KeyInt](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties"}),
-	composition.Describe[KeyString](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties"}),
-	composition.Describe[SortValue](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties", Union: composition.UnionByKind, Cases: []string{"number", "string"}}),
-	composition.Describe[SortValueInt](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties"}),
-	composition.Describe[SortValueString](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties"}),
-	composition.Describe[NumPartitions](composition.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/numPartitions"}),
-	composition.Describe[GeometryArgs](composition.TypeInfo{Doc: "geometry#inputSchema", Required: []string{"point"}}),
-	composition.Describe[Point](composition.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/point", Tuple: 2, MinItems: 2}),
-	composition.Describe[Pair](composition.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/pair", Tuple: 2}),
-	composition.Describe[Path](composition.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/path", Tuple: 1}),
-	composition.Describe[LeftoversArgs](composition.TypeInfo{Doc: "leftovers#inputSchema"}),
-	composition.Describe[Either](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/either", Union: composition.UnionByKind, Cases: []string{"string", "object"}}),
-	composition.Describe[Headers](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/headers", Extra: "AdditionalProperties"}),
-	composition.Describe[Steps](composition.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/steps", Tuple: 1}),
-	composition.Describe[LeftoversResult](composition.TypeInfo{Doc: "leftovers#outputSchema", Raw: true}),
-	composition.Describe[PatternArgsArgs](composition.TypeInfo{Doc: "pattern_args#inputSchema"}),
+var types = bindimpl.NewTypes(schemas,
+	bindimpl.Describe[AggregateArgs](bindimpl.TypeInfo{Doc: "aggregate#inputSchema", Required: []string{"pipeline"}}),
+	bindimpl.Describe[AggregateResult](bindimpl.TypeInfo{Doc: "aggregate#outputSchema", Required: []string{"count"}, Extra: "AdditionalProperties"}),
+	bindimpl.Describe[Count](bindimpl.TypeInfo{Doc: "aggregate#outputSchema", Pointer: "/properties/count", Union: bindimpl.UnionByKind, Cases: []string{"number", "string"}}),
+	bindimpl.Describe[CountString](bindimpl.TypeInfo{Doc: "aggregate#outputSchema", Base: bindimpl.TypeOf[Count](), Pointer: "/anyOf/1"}),
+	bindimpl.Describe[ChartArgs](bindimpl.TypeInfo{Doc: "chart#inputSchema", Required: []string{"rows"}}),
+	bindimpl.Describe[Cell](bindimpl.TypeInfo{Doc: "chart#inputSchema", Pointer: "/properties/rows/items/additionalProperties", Union: bindimpl.UnionByKind, Cases: []string{"string", "number"}}),
+	bindimpl.Describe[ChooseArgs](bindimpl.TypeInfo{Doc: "choose#inputSchema", Required: []string{"mode"}}),
+	bindimpl.Describe[Mode](bindimpl.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/mode"}),
+	bindimpl.Describe[Level](bindimpl.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/level", Union: bindimpl.UnionByKind, Cases: []string{"number", "string"}}),
+	bindimpl.Describe[LevelString](bindimpl.TypeInfo{Doc: "choose#inputSchema", Base: bindimpl.TypeOf[Level](), Pointer: "/anyOf/1"}),
+	bindimpl.Describe[Direction](bindimpl.TypeInfo{Doc: "choose#inputSchema", Pointer: "/properties/direction"}),
+	bindimpl.Describe[CreateIndexArgs](bindimpl.TypeInfo{Doc: "create_index#inputSchema", Required: []string{"keys"}}),
+	bindimpl.Describe[Key](bindimpl.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties", Union: bindimpl.UnionByKind, Cases: []string{"number", "string"}}),
+	bindimpl.Describe[KeyInt](bindimpl.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties"}),
+	bindimpl.Describe[KeyString](bindimpl.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/keys/additionalProperties"}),
+	bindimpl.Describe[SortValue](bindimpl.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties", Union: bindimpl.UnionByKind, Cases: []string{"number", "string"}}),
+	bindimpl.Describe[SortValueInt](bindimpl.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties"}),
+	bindimpl.Describe[SortValueString](bindimpl.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/sort/additionalProperties"}),
+	bindimpl.Describe[NumPartitions](bindimpl.TypeInfo{Doc: "create_index#inputSchema", Pointer: "/properties/numPartitions"}),
+	bindimpl.Describe[GeometryArgs](bindimpl.TypeInfo{Doc: "geometry#inputSchema", Required: []string{"point"}}),
+	bindimpl.Describe[Point](bindimpl.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/point", Tuple: 2, MinItems: 2}),
+	bindimpl.Describe[Pair](bindimpl.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/pair", Tuple: 2}),
+	bindimpl.Describe[Path](bindimpl.TypeInfo{Doc: "geometry#inputSchema", Pointer: "/properties/path", Tuple: 1}),
+	bindimpl.Describe[LeftoversArgs](bindimpl.TypeInfo{Doc: "leftovers#inputSchema"}),
+	bindimpl.Describe[Either](bindimpl.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/either", Union: bindimpl.UnionByKind, Cases: []string{"string", "object"}}),
+	bindimpl.Describe[Headers](bindimpl.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/headers", Extra: "AdditionalProperties"}),
+	bindimpl.Describe[Steps](bindimpl.TypeInfo{Doc: "leftovers#inputSchema", Pointer: "/properties/steps", Tuple: 1}),
+	bindimpl.Describe[LeftoversResult](bindimpl.TypeInfo{Doc: "leftovers#outputSchema", Raw: true}),
+	bindimpl.Describe[PatternArgsArgs](bindimpl.TypeInfo{Doc: "pattern_args#inputSchema"}),
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// rules of its schema (see bindimpl.Types.Marshal). json.Marshal gives
 // the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// bindimpl.Types.Unmarshal). json.Unmarshal applies the same rules:
 // the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

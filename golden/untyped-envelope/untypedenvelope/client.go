@@ -10,11 +10,12 @@ import (
 	"context"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
-// The build fails here when the composition runtime is older than this
-// package needs.
-const _ = composition.SupportPackageIsVersion1
+// The build fails here when the mcpbind runtime (composition/bindimpl) is
+// older than this package needs.
+const _ = bindimpl.SupportPackageIsVersion1
 
 // Client calls the tools of the MCP server "untyped-envelope" through a
 // composition.Caller: a Session, or the server's binding in a Registry. It is
@@ -41,8 +42,8 @@ func FromRegistry(r *composition.Registry) *Client {
 // The tools of the server, as the Client's methods call them: name, schema
 // documents and what the runtime needs to unwrap a {"result": …} envelope.
 var (
-	toolCountNames = composition.Tool{Name: "count_names", Types: types, InputDoc: "count_names#inputSchema", OutputDoc: "count_names#outputSchema", ResultPointer: "/properties/result"}
-	toolListNames  = composition.Tool{Name: "list_names", Types: types, InputDoc: "list_names#inputSchema", OutputDoc: "list_names#outputSchema", ResultPointer: "/properties/result"}
+	toolCountNames = bindimpl.Tool{Name: "count_names", Types: types, InputDoc: "count_names#inputSchema", OutputDoc: "count_names#outputSchema", ResultPointer: "/properties/result"}
+	toolListNames  = bindimpl.Tool{Name: "list_names", Types: types, InputDoc: "list_names#inputSchema", OutputDoc: "list_names#outputSchema", ResultPointer: "/properties/result"}
 )
 
 // CountNames calls the tool "count_names".

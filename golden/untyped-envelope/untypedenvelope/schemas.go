@@ -3,7 +3,7 @@
 package untypedenvelope
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // schemas holds each tool's inputSchema and outputSchema, keyed
@@ -14,7 +14,7 @@ import (
 // types were generated from; the Validate methods check values against
 // them, and a generated server lists a schema from here when it needed no
 // rewriting.
-var schemas = composition.NewSchemaSet(map[string]string{
+var schemas = bindimpl.NewSchemaSet(map[string]string{
 	"count_names#inputSchema":  "{\"type\":\"object\"}",
 	"count_names#outputSchema": "{\"properties\":{\"result\":{\"$ref\":\"#/$defs/count\"}},\"required\":[\"result\"],\"$defs\":{\"count\":{\"type\":\"integer\",\"minimum\":0}}}",
 	"list_names#inputSchema":   "{\"type\":\"object\"}",

@@ -3,7 +3,7 @@
 package untypedenvelope
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // CountNamesResult is the schema at #/$defs/count.
@@ -12,21 +12,21 @@ type CountNamesResult int64
 // Validate checks v against the JSON Schema it was generated from.
 func (v CountNamesResult) Validate() error { return types.Validate(v) }
 
-// types describes the named types above to composition: where each one's
+// types describes the named types above to the runtime (bindimpl): where each one's
 // schema is, and the JSON rules (required and extra properties, defaults,
 // union variants, tuples) that Marshal, Unmarshal and the Client apply.
-var types = composition.NewTypes(schemas,
-	composition.Describe[CountNamesResult](composition.TypeInfo{Doc: "count_names#outputSchema", Pointer: "/properties/result"}),
+var types = bindimpl.NewTypes(schemas,
+	bindimpl.Describe[CountNamesResult](bindimpl.TypeInfo{Doc: "count_names#outputSchema", Pointer: "/properties/result"}),
 )
 
 // Marshal encodes v, a value of this package's types, as JSON with the
-// rules of its schema (see composition.Types.Marshal). json.Marshal gives
+// rules of its schema (see bindimpl.Types.Marshal). json.Marshal gives
 // the same JSON: the structs, unions and tuples call it in MarshalJSON.
 func Marshal(v any) ([]byte, error) { return types.Marshal(v) }
 
 // Unmarshal decodes JSON data into v, a pointer to one of this package's
 // types, with the rules of its schema: required properties, exact property
 // names, extra properties, defaults, unions and tuples (see
-// composition.Types.Unmarshal). json.Unmarshal applies the same rules:
+// bindimpl.Types.Unmarshal). json.Unmarshal applies the same rules:
 // the structs, unions and tuples call it in UnmarshalJSON.
 func Unmarshal(data []byte, v any) error { return types.Unmarshal(data, v) }

@@ -3,7 +3,7 @@
 package sqliteexplorer
 
 import (
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // schemas holds each tool's inputSchema and outputSchema, keyed
@@ -14,7 +14,7 @@ import (
 // types were generated from; the Validate methods check values against
 // them, and a generated server lists a schema from here when it needed no
 // rewriting.
-var schemas = composition.NewSchemaSet(map[string]string{
+var schemas = bindimpl.NewSchemaSet(map[string]string{
 	"count_rows#inputSchema": "{\"type\":\"object\",\"properties\":{\"table\":{\"type\":\"string\",\"description\":\"The table's name," +
 		" as list_tables gives it.\"}},\"required\":[\"table\"],\"additionalProperties\":false}",
 	"count_rows#outputSchema": "{\"type\":\"integer\"}",

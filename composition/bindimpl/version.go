@@ -1,7 +1,7 @@
-package composition
+package bindimpl
 
 // SupportPackageIsVersion1 is referenced by every package mcpbind
-// generates ("const _ = composition.SupportPackageIsVersion1" in
+// generates ("const _ = bindimpl.SupportPackageIsVersion1" in
 // client.go), as gRPC's generated code references
 // grpc.SupportPackageIsVersionN: a generated package that needs a newer
 // runtime than the one it is built against fails to build at that line,

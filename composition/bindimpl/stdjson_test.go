@@ -1,4 +1,4 @@
-package composition_test
+package bindimpl_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // deepNode and deepKids are shaped like generated types of a recursive
@@ -26,9 +26,9 @@ type (
 	deepKids []deepNode
 )
 
-var deepTypes = composition.NewTypes(nil,
-	composition.Describe[deepNode](composition.TypeInfo{Required: []string{"name"}, Closed: true}),
-	composition.Describe[deepKids](composition.TypeInfo{}),
+var deepTypes = bindimpl.NewTypes(nil,
+	bindimpl.Describe[deepNode](bindimpl.TypeInfo{Required: []string{"name"}, Closed: true}),
+	bindimpl.Describe[deepKids](bindimpl.TypeInfo{}),
 )
 
 func (v deepNode) MarshalJSON() ([]byte, error) {

@@ -1,4 +1,4 @@
-package composition_test
+package bindimpl_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // The types of a hand-written table, shaped like generated ones.
@@ -22,21 +22,21 @@ type (
 		Count int64 `json:"count"`
 	}
 	holder struct {
-		Maybe  composition.Nullable[counter] `json:"maybe,omitzero"`
-		Byname map[string]counter            `json:"byName,omitzero"`
-		Raw    rawValue                      `json:"raw,omitzero"`
-		Limit  *int64                        `json:"limit,omitzero"`
+		Maybe  bindimpl.Nullable[counter] `json:"maybe,omitzero"`
+		Byname map[string]counter         `json:"byName,omitzero"`
+		Raw    rawValue                   `json:"raw,omitzero"`
+		Limit  *int64                     `json:"limit,omitzero"`
 	}
 	rawValue []byte
 )
 
-func testTypes() *composition.Types {
-	return composition.NewTypes(nil,
-		composition.Describe[counter](composition.TypeInfo{}),
-		composition.Describe[counterExtras](composition.TypeInfo{Extra: "Extra"}),
-		composition.Describe[closedCounter](composition.TypeInfo{Closed: true}),
-		composition.Describe[holder](composition.TypeInfo{Defaults: map[string]string{"limit": `"not a number"`}}),
-		composition.Describe[rawValue](composition.TypeInfo{Raw: true}),
+func testTypes() *bindimpl.Types {
+	return bindimpl.NewTypes(nil,
+		bindimpl.Describe[counter](bindimpl.TypeInfo{}),
+		bindimpl.Describe[counterExtras](bindimpl.TypeInfo{Extra: "Extra"}),
+		bindimpl.Describe[closedCounter](bindimpl.TypeInfo{Closed: true}),
+		bindimpl.Describe[holder](bindimpl.TypeInfo{Defaults: map[string]string{"limit": `"not a number"`}}),
+		bindimpl.Describe[rawValue](bindimpl.TypeInfo{Raw: true}),
 	)
 }
 
@@ -132,18 +132,18 @@ func TestRelativePointers(t *testing.T) {
 	type outer struct {
 		A middle `json:"a"`
 	}
-	schemas := composition.NewSchemaSet(map[string]string{"d": `{"type":"object","properties":{"a":{"type":"object","properties":{
+	schemas := bindimpl.NewSchemaSet(map[string]string{"d": `{"type":"object","properties":{"a":{"type":"object","properties":{
 		"b":{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}}}}}`})
-	ty := composition.NewTypes(schemas,
-		composition.Describe[inner](composition.TypeInfo{Doc: "d", Base: composition.TypeOf[middle](), Pointer: "/properties/b"}),
-		composition.Describe[middle](composition.TypeInfo{Doc: "d", Base: composition.TypeOf[outer](), Pointer: "/properties/a"}),
-		composition.Describe[outer](composition.TypeInfo{Doc: "d"}),
+	ty := bindimpl.NewTypes(schemas,
+		bindimpl.Describe[inner](bindimpl.TypeInfo{Doc: "d", Base: bindimpl.TypeOf[middle](), Pointer: "/properties/b"}),
+		bindimpl.Describe[middle](bindimpl.TypeInfo{Doc: "d", Base: bindimpl.TypeOf[outer](), Pointer: "/properties/a"}),
+		bindimpl.Describe[outer](bindimpl.TypeInfo{Doc: "d"}),
 	)
 	if err := ty.Validate(inner{N: 2}); err != nil {
 		t.Errorf("valid inner value: %v", err)
 	}
 	err := ty.Validate(inner{N: 0})
-	var ve *composition.ValidationError
+	var ve *bindimpl.ValidationError
 	if !errors.As(err, &ve) || !strings.Contains(ve.Message, "minimum") {
 		t.Errorf("inner value below the minimum: %v, want a ValidationError about the minimum (pointer /properties/a/properties/b)", err)
 	}

@@ -1,4 +1,4 @@
-package composition
+package bindimpl
 
 import "bytes"
 

@@ -1,4 +1,4 @@
-package composition
+package bindimpl
 
 import (
 	"bytes"
@@ -40,11 +40,11 @@ func Unwrap(version string, o Output, raw json.RawMessage) (json.RawMessage, boo
 	return inner, true
 }
 
-// wrapResult returns {"result": v}: the envelope a server sends a result
+// WrapResult returns {"result": v}: the envelope a server sends a result
 // in toward a client before 2026-07-28 when the tool's natural output
 // schema root is not a plain object, or in every era when it always wraps
 // (SEP-2106). [Unwrap] takes it off.
-func wrapResult(v json.RawMessage) json.RawMessage {
+func WrapResult(v json.RawMessage) json.RawMessage {
 	return append(append(append(make(json.RawMessage, 0, len(v)+len(`{"result":}`)), `{"result":`...), v...), '}')
 }
 

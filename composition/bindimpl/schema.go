@@ -1,4 +1,4 @@
-package composition
+package bindimpl
 
 import (
 	"bytes"
@@ -60,6 +60,16 @@ type schemaLane struct {
 	compiler *jsonschema.Compiler
 	compiled map[string]*jsonschema.Schema
 	budget   *ecmaregexp.Budget
+}
+
+// Doc returns the schema document stored under key (such as
+// "count_rows#inputSchema"), as the generated package holds it.
+func (s *SchemaSet) Doc(key string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	d, ok := s.docs[key]
+	return d, ok
 }
 
 // NewSchemaSet returns a set over docs, which maps a document key

@@ -1,4 +1,4 @@
-package composition
+package bindimpl
 
 import (
 	"bytes"
@@ -180,9 +180,9 @@ func withTag(tag, tagValue string, body []byte) ([]byte, error) {
 	return MarshalTagged(tag, tagValue, json.RawMessage(body))
 }
 
-// encodeArgs encodes generated arguments with the tool's Types, so the
+// EncodeArgs encodes generated arguments with the tool's Types, so the
 // server gets them as described; other args pass through.
-func (tool Tool) encodeArgs(args any) (any, error) {
+func (tool Tool) EncodeArgs(args any) (any, error) {
 	if tool.Types == nil || args == nil {
 		return args, nil
 	}
@@ -193,8 +193,9 @@ func (tool Tool) encodeArgs(args any) (any, error) {
 	return json.RawMessage(b), nil
 }
 
-// decode decodes a natural result into out with the tool's Types.
-func (tool Tool) decode(value []byte, out any) error {
+// Decode decodes a natural result into out with the tool's Types (plain
+// encoding/json when it has none).
+func (tool Tool) Decode(value []byte, out any) error {
 	if tool.Types == nil {
 		return json.Unmarshal(value, out)
 	}
