@@ -27,8 +27,12 @@ demo-insights: testservers/node_modules/.package-lock.json
 testservers/node_modules/.package-lock.json: testservers/package-lock.json
 	npm ci --prefix testservers --no-audit --no-fund
 
+# testservers/github-mcp-server is a nested Go module that pins
+# github-mcp-server (a real server built on the official Go SDK) as a tool
+# dependency, apart from this module's go.mod; golden's tests build it.
 deps:
 	$(GO) mod download
+	cd testservers/github-mcp-server && $(GO) mod download
 	npm ci --prefix testservers --no-audit --no-fund
 
 # The packages whose tests run a second time under the race detector: those
@@ -47,6 +51,7 @@ test: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt -l lists unformatted files:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) mod tidy -diff
 	cd examples/toolmodule && $(GO) mod tidy -diff
+	cd testservers/github-mcp-server && $(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) run ./testservers/tools/testrun -count=1 ./...
 	$(GO) run ./testservers/tools/testrun -race -count=1 $(RACE_PKGS)
