@@ -331,3 +331,54 @@ func TestJSONRPCError(t *testing.T) {
 		t.Fatalf("error text %q: want the tool named and the server's text escaped", msg)
 	}
 }
+
+// TestSQLiteExplorerHTTP: over go-sdk's Streamable HTTP client transport,
+// which gosdk.Transport leaves unwrapped, the generated client works from
+// go-sdk's decoded values in both eras (the real sqlite-explorer over HTTP;
+// its results have no integer above 2^53 here), the pinned digests match,
+// and the session warns that notifications/tools/list_changed are not
+// seen.
+func TestSQLiteExplorerHTTP(t *testing.T) {
+	url := testenv.SQLiteExplorerHTTP(t)
+	if tr := gosdk.Transport(&mcp.StreamableClientTransport{Endpoint: url}); tr == nil {
+		t.Fatal("Transport(a *mcp.StreamableClientTransport) = nil")
+	} else if _, ok := tr.(*mcp.StreamableClientTransport); !ok {
+		t.Fatalf("Transport wrapped a *mcp.StreamableClientTransport: %T", tr)
+	}
+	for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
+		t.Run(version, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			client := mcp.NewClient(&mcp.Implementation{Name: "gosdk-test", Version: "0"}, nil)
+			cs, err := client.Connect(ctx, gosdk.Transport(&mcp.StreamableClientTransport{Endpoint: url}), &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := make(warnings, 64)
+			s, err := gosdk.NewSession(ctx, cs, explorer.DigestCheck(composition.DigestFail), w.option())
+			if err != nil {
+				_ = cs.Close()
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.ProtocolVersion() != version {
+				t.Fatalf("negotiated %q, asked for %q", s.ProtocolVersion(), version)
+			}
+			if got := s.Warnings(); len(got) != 1 || !strings.Contains(got[0], "not connected over gosdk.Transport") {
+				t.Fatalf("warnings %q: want only the one about notifications not being seen", got)
+			}
+			c := explorer.NewClient(s)
+			if n, err := c.CountRows(ctx, explorer.CountRowsArgs{Table: "books"}); err != nil || n != 24 {
+				t.Fatalf("CountRows(books) = %d, %v; want 24", n, err)
+			}
+			d, err := c.DescribeTable(ctx, explorer.DescribeTableArgs{Table: "loans"})
+			if err != nil || d.Table != "loans" || len(d.Columns) != 6 {
+				t.Fatalf("DescribeTable(loans) = %+v, %v", d, err)
+			}
+			var te *composition.ToolError
+			if _, err := c.CountRows(ctx, explorer.CountRowsArgs{Table: "nope"}); !errors.As(err, &te) {
+				t.Fatalf("CountRows(nope): %v; want a *composition.ToolError", err)
+			}
+		})
+	}
+}
