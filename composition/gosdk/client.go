@@ -38,6 +38,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -244,10 +246,18 @@ func (c *conn) fail(name string, err error, sent bool) error {
 	if le := new(composition.SessionLostError); errors.As(err, &le) {
 		return fmt.Errorf("calling tool %q on %s: %w", name, c.server, &composition.SessionLostError{Server: c.server, Sent: false, Err: le.Err})
 	}
-	if errors.Is(err, mcp.ErrConnectionClosed) {
+	if connectionGone(err) {
 		return fmt.Errorf("calling tool %q on %s: %w", name, c.server, &composition.SessionLostError{Server: c.server, Sent: sent, Err: err})
 	}
 	return fmt.Errorf("calling tool %q on %s: %w", name, c.server, err)
+}
+
+// connectionGone reports whether a request failed because the connection
+// under the go-sdk session is gone: go-sdk says so (ErrConnectionClosed,
+// for requests after the end), or a request in flight got the read side's
+// end of stream or a closed connection (go-sdk passes those on wrapped).
+func connectionGone(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }
 
 // ListToolsRaw lists every tool through cs.ListTools, page by page; each
@@ -270,7 +280,7 @@ func (c *conn) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
 		capt.done()
 		c.bind(capt, err == nil)
 		if err != nil {
-			if errors.Is(err, mcp.ErrConnectionClosed) {
+			if connectionGone(err) {
 				err = &composition.SessionLostError{Server: c.server, Sent: true, Err: err}
 			}
 			return nil, fmt.Errorf("%s: %s: %w", c.server, where, err)

@@ -382,3 +382,35 @@ func TestSQLiteExplorerHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestLostInFlight: a go-sdk server session that ends while a call is in
+// flight fails the call with ErrSessionLost, Sent true (the call may have
+// run), and ends the composition session.
+func TestLostInFlight(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e := &goSDKExplorer{srv: mcp.NewServer(&mcp.Implementation{Name: "dies", Version: "0"}, nil)}
+	e.srv.AddTool(&mcp.Tool{Name: "die", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		go req.Session.Close() // waits for this handler, which waits for it
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	s, err := gosdk.NewSession(ctx, e.connect(ctx, t, composition.ModernProtocolVersion, gosdk.Transport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.CallResult(ctx, "die", nil)
+	var le *composition.SessionLostError
+	if !errors.Is(err, composition.ErrSessionLost) || !errors.As(err, &le) || !le.Sent {
+		t.Fatalf("CallResult while the server session ends: %v; want ErrSessionLost, Sent", err)
+	}
+	select {
+	case <-s.Done():
+	case <-ctx.Done():
+		t.Fatal("the session did not end")
+	}
+	if !errors.Is(s.Err(), composition.ErrSessionLost) {
+		t.Fatalf("Err = %v", s.Err())
+	}
+}
