@@ -90,12 +90,7 @@ func NewSession(ctx context.Context, cs *mcp.ClientSession, opts ...composition.
 	if cs == nil || cs.InitializeResult() == nil {
 		return nil, errors.New("gosdk: NewSession needs a connected *mcp.ClientSession (made by mcp.Client.Connect)")
 	}
-	c := newConn(cs)
-	s, err := composition.NewSession(ctx, c, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return composition.NewSession(ctx, newConn(cs), opts...)
 }
 
 // conn is a go-sdk client session as a composition.ClientConn.
@@ -113,12 +108,12 @@ type conn struct {
 	mu      sync.Mutex
 	watches []watch // OnToolsListChanged's, while their life lasts
 
-	gone     chan struct{}
-	goneOnce sync.Once
-	goneErr  error
-	closed   atomic.Bool
-	closeErr error
-	closeMu  sync.Once
+	gone      chan struct{}
+	goneOnce  sync.Once
+	goneErr   error
+	closed    atomic.Bool
+	closeErr  error
+	closeOnce sync.Once
 }
 
 // watch is one OnToolsListChanged registration.
@@ -206,7 +201,7 @@ func (c *conn) Err() error {
 
 // Close closes cs once and returns its first result.
 func (c *conn) Close() error {
-	c.closeMu.Do(func() {
+	c.closeOnce.Do(func() {
 		c.closed.Store(true)
 		c.closeErr = c.cs.Close()
 		c.markGone(composition.ErrSessionClosed)

@@ -105,14 +105,19 @@ func (e *goSDKExplorer) add(tool *mcp.Tool, result string) {
 // transports at version, through wrap (gosdk.Transport or nothing).
 func (e *goSDKExplorer) connect(ctx context.Context, t testing.TB, version string, wrap func(mcp.Transport) mcp.Transport) *mcp.ClientSession {
 	t.Helper()
+	return e.connectWith(ctx, t, version, wrap, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {}})
+}
+
+// connectWith is connect with the client's options.
+func (e *goSDKExplorer) connectWith(ctx context.Context, t testing.TB, version string, wrap func(mcp.Transport) mcp.Transport, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := e.srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	client := mcp.NewClient(&mcp.Implementation{Name: "gosdk-test", Version: "0"},
-		&mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {}})
+	client := mcp.NewClient(&mcp.Implementation{Name: "gosdk-test", Version: "0"}, opts)
 	cs, err := client.Connect(ctx, wrap(ct), &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +198,28 @@ func TestInMemoryWithoutTransport(t *testing.T) {
 	n, err := explorer.NewClient(s).CountRows(ctx, explorer.CountRowsArgs{Table: "notes"})
 	if err != nil || n == big || n != big-1 {
 		t.Fatalf("CountRows without gosdk.Transport = %d, %v; want go-sdk's float64 rounding %d", n, err, big-1)
+	}
+}
+
+// TestNoToolListChangedHandler: at 2026-07-28 go-sdk subscribes to
+// notifications/tools/list_changed only when the client has a
+// ToolListChangedHandler; without one the session, over gosdk.Transport,
+// warns that pinned tools are not re-checked on them and how to fix it.
+// At 2025-11-25 the server sends them unasked: no warning.
+func TestNoToolListChangedHandler(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for version, want := range map[string]int{composition.ModernProtocolVersion: 1, "2025-11-25": 0} {
+		cs := newGoSDKExplorer(t).connectWith(ctx, t, version, gosdk.Transport, nil)
+		s, err := gosdk.NewSession(ctx, cs, explorer.DigestCheck(composition.DigestFail))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := s.Warnings()
+		_ = s.Close()
+		if len(got) != want || want == 1 && !strings.Contains(got[0], "mcp.ClientOptions.ToolListChangedHandler") {
+			t.Errorf("%s: warnings %q; want %d naming ToolListChangedHandler", version, got, want)
+		}
 	}
 }
 
