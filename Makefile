@@ -41,7 +41,7 @@ deps:
 # layer under it (loss tracking, SSE stream end, OAuth token refresh, stdio
 # process groups); export: ExportAll's concurrent exports. The race detector
 # needs cgo (CGO_ENABLED=1 and a C compiler).
-RACE_PKGS = ./composition ./internal/mcpconn ./export
+RACE_PKGS = ./composition ./composition/gosdk ./internal/mcpconn ./export
 
 # go test runs through testservers/tools/testrun: -json, output of failing and
 # skipped tests only, and a failure when any test skipped. -count=1: no
