@@ -19,8 +19,8 @@ import (
 )
 
 // Registry holds the downstream MCP servers of a program by id: from a
-// servers config file ([LoadRegistry], the file `mcpbind export --config`
-// reads) or added in code ([Registry.Add]). A server is connected on first
+// servers config file (package composition/serverconfig's LoadRegistry, the
+// file `mcpbind export --config` reads) or added in code ([Registry.Add]). A server is connected on first
 // use ([Registry.Session], a call through [Registry.Server]) or all at once by
 // [Registry.Connect]; at most one connect per server is in flight, and
 // concurrent callers wait for it. A session that is lost (its stdio process

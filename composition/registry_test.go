@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
+	"github.com/mcpbind/mcpbind/composition/serverconfig"
 	"github.com/mcpbind/mcpbind/golden/everything/everything"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
@@ -96,7 +97,7 @@ func TestRegistryServers(t *testing.T) {
 		mu.Unlock()
 		return next(ctx, c)
 	}
-	reg, err := composition.LoadRegistry(config, composition.WithLogger(logger), composition.WithInterceptor(count))
+	reg, err := serverconfig.LoadRegistry(config, composition.WithLogger(logger), composition.WithInterceptor(count))
 	if err != nil {
 		t.Fatal(err)
 	}

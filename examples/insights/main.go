@@ -69,6 +69,7 @@ import (
 	"syscall"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/serverconfig"
 	"github.com/mcpbind/mcpbind/examples/insights/insights"
 	"github.com/mcpbind/mcpbind/examples/insights/memory"
 	"github.com/mcpbind/mcpbind/examples/insights/sqliteexplorer"
@@ -132,7 +133,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *logCalls {
 		regOpts = append(regOpts, composition.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
-	reg, err := composition.LoadRegistry(*config, regOpts...)
+	reg, err := serverconfig.LoadRegistry(*config, regOpts...)
 	if err != nil {
 		return err
 	}
