@@ -37,11 +37,13 @@ deps:
 
 # The packages whose tests run a second time under the race detector: those
 # with concurrent code. composition: sessions, the registry (connect on first
-# use, reconnect, retry), pins, serving; internal/mcpconn: the connection
+# use, reconnect, retry), pins, serving; composition/gosdk: the wrapped
+# go-sdk connection (results and notifications handed from go-sdk's reader
+# goroutine to callers and pin checks); internal/mcpconn: the connection
 # layer under it (loss tracking, SSE stream end, OAuth token refresh, stdio
 # process groups); export: ExportAll's concurrent exports. The race detector
 # needs cgo (CGO_ENABLED=1 and a C compiler).
-RACE_PKGS = ./composition ./internal/mcpconn ./export
+RACE_PKGS = ./composition ./composition/gosdk ./internal/mcpconn ./export
 
 # go test runs through testservers/tools/testrun: -json, output of failing and
 # skipped tests only, and a failure when any test skipped. -count=1: no

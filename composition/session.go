@@ -65,8 +65,10 @@ func newConfig(opts []Option) (config, []mcpconn.Option) {
 	return c, conn
 }
 
-// Session is a connection to one MCP server, made by [Connect]. Its methods
-// may be called from several goroutines at once. Close it when done.
+// Session is a connection to one MCP server, made by [Connect] (through
+// mcp-go), or by an SDK adapter over another SDK's session ([NewSession];
+// composition/gosdk for the official Go SDK). Its methods may be called
+// from several goroutines at once. Close it when done.
 type Session struct {
 	c conn
 	// validateArgs and validateResults are the validation options.
@@ -228,7 +230,8 @@ func (s *Session) ProtocolVersion() string { return s.c.ProtocolVersion() }
 
 // Transport is [TransportStdio], [TransportStreamableHTTP], [TransportSSE]
 // (also for an [HTTP] server reached through the HTTP+SSE fallback) or
-// [TransportInProcess].
+// [TransportInProcess]; for a session over another SDK ([NewSession]) it
+// is what the adapter names, such as "go-sdk" (composition/gosdk).
 func (s *Session) Transport() string { return s.c.Transport() }
 
 // ServerInfo is the server's Implementation object ({"name", "version", …})

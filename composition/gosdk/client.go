@@ -38,6 +38,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -88,12 +90,7 @@ func NewSession(ctx context.Context, cs *mcp.ClientSession, opts ...composition.
 	if cs == nil || cs.InitializeResult() == nil {
 		return nil, errors.New("gosdk: NewSession needs a connected *mcp.ClientSession (made by mcp.Client.Connect)")
 	}
-	c := newConn(cs)
-	s, err := composition.NewSession(ctx, c, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return composition.NewSession(ctx, newConn(cs), opts...)
 }
 
 // conn is a go-sdk client session as a composition.ClientConn.
@@ -111,12 +108,12 @@ type conn struct {
 	mu      sync.Mutex
 	watches []watch // OnToolsListChanged's, while their life lasts
 
-	gone     chan struct{}
-	goneOnce sync.Once
-	goneErr  error
-	closed   atomic.Bool
-	closeErr error
-	closeMu  sync.Once
+	gone      chan struct{}
+	goneOnce  sync.Once
+	goneErr   error
+	closed    atomic.Bool
+	closeErr  error
+	closeOnce sync.Once
 }
 
 // watch is one OnToolsListChanged registration.
@@ -204,7 +201,7 @@ func (c *conn) Err() error {
 
 // Close closes cs once and returns its first result.
 func (c *conn) Close() error {
-	c.closeMu.Do(func() {
+	c.closeOnce.Do(func() {
 		c.closed.Store(true)
 		c.closeErr = c.cs.Close()
 		c.markGone(composition.ErrSessionClosed)
@@ -244,10 +241,18 @@ func (c *conn) fail(name string, err error, sent bool) error {
 	if le := new(composition.SessionLostError); errors.As(err, &le) {
 		return fmt.Errorf("calling tool %q on %s: %w", name, c.server, &composition.SessionLostError{Server: c.server, Sent: false, Err: le.Err})
 	}
-	if errors.Is(err, mcp.ErrConnectionClosed) {
+	if connectionGone(err) {
 		return fmt.Errorf("calling tool %q on %s: %w", name, c.server, &composition.SessionLostError{Server: c.server, Sent: sent, Err: err})
 	}
 	return fmt.Errorf("calling tool %q on %s: %w", name, c.server, err)
+}
+
+// connectionGone reports whether a request failed because the connection
+// under the go-sdk session is gone: go-sdk says so (ErrConnectionClosed,
+// for requests after the end), or a request in flight got the read side's
+// end of stream or a closed connection (go-sdk passes those on wrapped).
+func connectionGone(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }
 
 // ListToolsRaw lists every tool through cs.ListTools, page by page; each
@@ -270,7 +275,7 @@ func (c *conn) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
 		capt.done()
 		c.bind(capt, err == nil)
 		if err != nil {
-			if errors.Is(err, mcp.ErrConnectionClosed) {
+			if connectionGone(err) {
 				err = &composition.SessionLostError{Server: c.server, Sent: true, Err: err}
 			}
 			return nil, fmt.Errorf("%s: %s: %w", c.server, where, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/composition/gosdk"
 	explorer "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
@@ -51,17 +52,22 @@ func benchRaw(b *testing.B, decode bool) {
 		if err != nil || res.IsError || res.StructuredContent == nil {
 			b.Fatal(res, err)
 		}
-		if !decode {
-			continue
+		if decode {
+			decodeByHand(b, res)
 		}
-		raw, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var out explorer.DescribeTableResult
-		if err := json.Unmarshal(raw, &out); err != nil || len(out.Columns) != 5 {
-			b.Fatal(out, err)
-		}
+	}
+}
+
+// decodeByHand is what go-sdk users write to get a typed value: marshal
+// StructuredContent again and unmarshal it into the generated type.
+func decodeByHand(b *testing.B, res *mcp.CallToolResult) {
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out explorer.DescribeTableResult
+	if err := json.Unmarshal(raw, &out); err != nil || len(out.Columns) != 5 {
+		b.Fatal(out, err)
 	}
 }
 
@@ -84,3 +90,69 @@ func benchTyped(b *testing.B, wrap func(mcp.Transport) mcp.Transport) {
 
 func BenchmarkTypedCall(b *testing.B)            { benchTyped(b, gosdk.Transport) }
 func BenchmarkTypedCallNoTransport(b *testing.B) { benchTyped(b, noWrap) }
+
+// The decode benchmarks time only the client's decoding of one
+// describe_table result (the bytes of describeNotes as a tools/call
+// result), without transports or goroutine hand-offs, whose scheduling
+// makes the ns/op of the call benchmarks noisy on a loaded machine:
+//
+//   - DecodeGoSDK: what go-sdk does with every result (into
+//     *mcp.CallToolResult, structuredContent into `any`);
+//   - DecodeByHand: that, plus the step go-sdk users write to get a typed
+//     value (marshal StructuredContent again, unmarshal it);
+//   - DecodeTyped: what TypedCall adds to DecodeGoSDK: the result's bytes
+//     into a composition.Result, then CallAs's unwrap and typed decode.
+
+func decodeInput(b *testing.B) []byte {
+	b.Helper()
+	text, err := json.Marshal(describeNotes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return []byte(`{"content":[{"type":"text","text":` + string(text) + `}],"structuredContent":` + describeNotes + `}`)
+}
+
+func BenchmarkDecodeGoSDK(b *testing.B) {
+	raw := decodeInput(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(raw, &res); err != nil || res.StructuredContent == nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeByHand(b *testing.B) {
+	raw := decodeInput(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			b.Fatal(err)
+		}
+		decodeByHand(b, &res)
+	}
+}
+
+// rawCaller answers every call with its result bytes, decoded.
+type rawCaller []byte
+
+func (r rawCaller) CallTool(context.Context, bindimpl.Tool, any) (*composition.Result, error) {
+	var res composition.Result
+	err := json.Unmarshal(r, &res)
+	return &res, err
+}
+
+func BenchmarkDecodeTyped(b *testing.B) {
+	c := explorer.NewClient(rawCaller(decodeInput(b)))
+	ctx := context.Background()
+	args := explorer.DescribeTableArgs{Table: "notes"}
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := c.DescribeTable(ctx, args)
+		if err != nil || len(out.Columns) != 5 {
+			b.Fatal(out, err)
+		}
+	}
+}

@@ -106,14 +106,19 @@ func (e *goSDKExplorer) add(tool *mcp.Tool, result string) {
 // transports at version, through wrap (gosdk.Transport or nothing).
 func (e *goSDKExplorer) connect(ctx context.Context, t testing.TB, version string, wrap func(mcp.Transport) mcp.Transport) *mcp.ClientSession {
 	t.Helper()
+	return e.connectWith(ctx, t, version, wrap, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {}})
+}
+
+// connectWith is connect with the client's options.
+func (e *goSDKExplorer) connectWith(ctx context.Context, t testing.TB, version string, wrap func(mcp.Transport) mcp.Transport, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := e.srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close() })
-	client := mcp.NewClient(&mcp.Implementation{Name: "gosdk-test", Version: "0"},
-		&mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {}})
+	client := mcp.NewClient(&mcp.Implementation{Name: "gosdk-test", Version: "0"}, opts)
 	cs, err := client.Connect(ctx, wrap(ct), &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
@@ -194,6 +199,28 @@ func TestInMemoryWithoutTransport(t *testing.T) {
 	n, err := explorer.NewClient(s).CountRows(ctx, explorer.CountRowsArgs{Table: "notes"})
 	if err != nil || n == big || n != big-1 {
 		t.Fatalf("CountRows without gosdk.Transport = %d, %v; want go-sdk's float64 rounding %d", n, err, big-1)
+	}
+}
+
+// TestNoToolListChangedHandler: at 2026-07-28 go-sdk subscribes to
+// notifications/tools/list_changed only when the client has a
+// ToolListChangedHandler; without one the session, over gosdk.Transport,
+// warns that pinned tools are not re-checked on them and how to fix it.
+// At 2025-11-25 the server sends them unasked: no warning.
+func TestNoToolListChangedHandler(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for version, want := range map[string]int{composition.ModernProtocolVersion: 1, "2025-11-25": 0} {
+		cs := newGoSDKExplorer(t).connectWith(ctx, t, version, gosdk.Transport, nil)
+		s, err := gosdk.NewSession(ctx, cs, explorer.DigestCheck(composition.DigestFail))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := s.Warnings()
+		_ = s.Close()
+		if len(got) != want || want == 1 && !strings.Contains(got[0], "mcp.ClientOptions.ToolListChangedHandler") {
+			t.Errorf("%s: warnings %q; want %d naming ToolListChangedHandler", version, got, want)
+		}
 	}
 }
 
@@ -330,5 +357,88 @@ func TestJSONRPCError(t *testing.T) {
 	msg := err.Error()
 	if strings.ContainsAny(msg, "\x1b\u202e") || !strings.Contains(msg, `bad \u001b[31mred\u202e text`) || !strings.Contains(msg, `"explode"`) {
 		t.Fatalf("error text %q: want the tool named and the server's text escaped", msg)
+	}
+}
+
+// TestSQLiteExplorerHTTP: over go-sdk's Streamable HTTP client transport,
+// which gosdk.Transport leaves unwrapped, the generated client works from
+// go-sdk's decoded values in both eras (the real sqlite-explorer over HTTP;
+// its results have no integer above 2^53 here), the pinned digests match,
+// and the session warns that notifications/tools/list_changed are not
+// seen.
+func TestSQLiteExplorerHTTP(t *testing.T) {
+	url := testenv.SQLiteExplorerHTTP(t)
+	if tr := gosdk.Transport(&mcp.StreamableClientTransport{Endpoint: url}); tr == nil {
+		t.Fatal("Transport(a *mcp.StreamableClientTransport) = nil")
+	} else if _, ok := tr.(*mcp.StreamableClientTransport); !ok {
+		t.Fatalf("Transport wrapped a *mcp.StreamableClientTransport: %T", tr)
+	}
+	for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
+		t.Run(version, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			client := mcp.NewClient(&mcp.Implementation{Name: "gosdk-test", Version: "0"}, nil)
+			cs, err := client.Connect(ctx, gosdk.Transport(&mcp.StreamableClientTransport{Endpoint: url}), &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := make(warnings, 64)
+			s, err := gosdk.NewSession(ctx, cs, explorer.DigestCheck(composition.DigestFail), w.option())
+			if err != nil {
+				_ = cs.Close()
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.ProtocolVersion() != version {
+				t.Fatalf("negotiated %q, asked for %q", s.ProtocolVersion(), version)
+			}
+			if got := s.Warnings(); len(got) != 1 || !strings.Contains(got[0], "not connected over gosdk.Transport") {
+				t.Fatalf("warnings %q: want only the one about notifications not being seen", got)
+			}
+			c := explorer.NewClient(s)
+			if n, err := c.CountRows(ctx, explorer.CountRowsArgs{Table: "books"}); err != nil || n != 24 {
+				t.Fatalf("CountRows(books) = %d, %v; want 24", n, err)
+			}
+			d, err := c.DescribeTable(ctx, explorer.DescribeTableArgs{Table: "loans"})
+			if err != nil || d.Table != "loans" || len(d.Columns) != 6 {
+				t.Fatalf("DescribeTable(loans) = %+v, %v", d, err)
+			}
+			var te *composition.ToolError
+			if _, err := c.CountRows(ctx, explorer.CountRowsArgs{Table: "nope"}); !errors.As(err, &te) {
+				t.Fatalf("CountRows(nope): %v; want a *composition.ToolError", err)
+			}
+		})
+	}
+}
+
+// TestLostInFlight: a go-sdk server session that ends while a call is in
+// flight fails the call with ErrSessionLost, Sent true (the call may have
+// run), and ends the composition session.
+func TestLostInFlight(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e := &goSDKExplorer{srv: mcp.NewServer(&mcp.Implementation{Name: "dies", Version: "0"}, nil)}
+	e.srv.AddTool(&mcp.Tool{Name: "die", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		go req.Session.Close() // waits for this handler, which waits for it
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	s, err := gosdk.NewSession(ctx, e.connect(ctx, t, composition.ModernProtocolVersion, gosdk.Transport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.CallResult(ctx, "die", nil)
+	var le *composition.SessionLostError
+	if !errors.Is(err, composition.ErrSessionLost) || !errors.As(err, &le) || !le.Sent {
+		t.Fatalf("CallResult while the server session ends: %v; want ErrSessionLost, Sent", err)
+	}
+	select {
+	case <-s.Done():
+	case <-ctx.Done():
+		t.Fatal("the session did not end")
+	}
+	if !errors.Is(s.Err(), composition.ErrSessionLost) {
+		t.Fatalf("Err = %v", s.Err())
 	}
 }
