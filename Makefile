@@ -27,17 +27,23 @@ demo-insights: testservers/node_modules/.package-lock.json
 testservers/node_modules/.package-lock.json: testservers/package-lock.json
 	npm ci --prefix testservers --no-audit --no-fund
 
+# testservers/github-mcp-server is a nested Go module that pins
+# github-mcp-server (a real server built on the official Go SDK) as a tool
+# dependency, apart from this module's go.mod; golden's tests build it.
 deps:
 	$(GO) mod download
+	cd testservers/github-mcp-server && $(GO) mod download
 	npm ci --prefix testservers --no-audit --no-fund
 
 # The packages whose tests run a second time under the race detector: those
 # with concurrent code. composition: sessions, the registry (connect on first
-# use, reconnect, retry), pins, serving; internal/mcpconn: the connection
+# use, reconnect, retry), pins, serving; composition/gosdk: the wrapped
+# go-sdk connection (results and notifications handed from go-sdk's reader
+# goroutine to callers and pin checks); internal/mcpconn: the connection
 # layer under it (loss tracking, SSE stream end, OAuth token refresh, stdio
 # process groups); export: ExportAll's concurrent exports. The race detector
 # needs cgo (CGO_ENABLED=1 and a C compiler).
-RACE_PKGS = ./composition ./internal/mcpconn ./export
+RACE_PKGS = ./composition ./composition/gosdk ./internal/mcpconn ./export
 
 # go test runs through testservers/tools/testrun: -json, output of failing and
 # skipped tests only, and a failure when any test skipped. -count=1: no
@@ -47,6 +53,7 @@ test: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt -l lists unformatted files:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) mod tidy -diff
 	cd examples/toolmodule && $(GO) mod tidy -diff
+	cd testservers/github-mcp-server && $(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) run ./testservers/tools/testrun -count=1 ./...
 	$(GO) run ./testservers/tools/testrun -race -count=1 $(RACE_PKGS)

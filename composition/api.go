@@ -26,10 +26,10 @@
 // runtime ([NewTool]) and called typed in its tests ([OwnTool.Call]).
 package composition
 
-import "github.com/mcpbind/mcpbind/composition/bindimpl"
+import "github.com/mcpbind/mcpbind/internal/protocol"
 
 // ModernProtocolVersion is the first MCP protocol version of the stateless
 // era (server/discover instead of initialize). From this version on an
 // outputSchema may be any JSON Schema 2020-12 and structuredContent any JSON
 // value (SEP-2106), so servers stop wrapping non-object results.
-const ModernProtocolVersion = bindimpl.ModernProtocolVersion
+const ModernProtocolVersion = protocol.ModernVersion

@@ -93,7 +93,7 @@ func WithResultValidation() Option {
 // The call goes through the session's interceptors ([WithInterceptor]) and
 // logger ([WithLogger]): an interceptor sees Call.Args as given here, and
 // Args it changes are the ones encoded, since encoding happens at the end of
-// the chain. Under [DigestFail] a tool pinned by [WithDigestCheckAt] whose
+// the chain. Under [DigestFail] a tool pinned by [WithPins] whose
 // live definition changed is not called: the error is a *[ToolChangedError].
 // Other errors are those of [Session.CallResult].
 func (s *Session) Invoke(ctx context.Context, tool *bindimpl.Tool, args any, out any) error {

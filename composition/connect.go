@@ -283,6 +283,10 @@ const DefaultDiscoverTimeout = mcpconn.DefaultDiscoverTimeout
 // [ResultBudget].
 const DefaultMaxResponseBytes = mcpconn.DefaultMaxResponseBytes
 
+// DefaultMaxPages is how many tools/list pages [Session.ListToolsRaw] follows
+// before giving up (composition/gosdk's sessions follow as many).
+const DefaultMaxPages = mcpconn.DefaultMaxPages
+
 // MaxResponseDepth is the deepest nesting of arrays and objects a message
 // may have: encoding/json, which mcp-go decodes messages with, refuses
 // deeper values ("exceeded max depth"), so a deeper message fails at once
@@ -359,7 +363,9 @@ func WithDiscoverTimeout(d time.Duration) Option {
 // again when retried is not warned about: its start-up failure is Connect's
 // error.
 func WithWarnings(warn func(msg string)) Option {
-	return connOption(mcpconn.WithWarnings(warn))
+	o := connOption(mcpconn.WithWarnings(warn))
+	o.apply = func(c *config) { c.warn = warn } // for NewSession
+	return o
 }
 
 // WithMaxResponseBytes bounds the size of each message a server sends (a

@@ -3,7 +3,6 @@ package composition
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
@@ -26,7 +25,7 @@ const (
 	DigestWarn
 	// DigestFail: without pinned tools, a mismatch makes Connect close the
 	// session and return a *[DigestMismatchError]. With pinned tools
-	// ([WithDigestCheckAt]) Connect succeeds and only the calls of a tool
+	// ([WithPins]) Connect succeeds and only the calls of a tool
 	// that changed or was removed fail, with a *[ToolChangedError]. A tool
 	// list that cannot be read at Connect is an error in both cases (and,
 	// without pinned tools, one that cannot be digested).
@@ -53,8 +52,11 @@ type digestCheck struct {
 	// exportedAt is the protocol version the digest was recorded at ("" =
 	// unknown: always compare).
 	exportedAt string
-	// tools are the descriptors whose Digest pins each tool (pin.go).
-	tools []bindimpl.Tool
+	// tools are the descriptors whose Digest pins each tool (pin.go):
+	// copies of those given to WithPins.
+	tools []*bindimpl.Tool
+	// compare classifies how a pinned tool changed; nil: by digest only.
+	compare PinComparer
 }
 
 // WithDigestCheck has [Connect], once connected, list the server's tools
@@ -74,37 +76,63 @@ func WithDigestCheck(expected string, mode DigestMode) Option {
 	return Option{apply: func(c *config) { c.digest = digestCheck{expected: expected, mode: mode} }}
 }
 
-// WithDigestCheckAt is WithDigestCheck for a digest recorded at protocol
-// version exportedAt (generated packages pass their bundle's version). The
-// digest is compared only in a session of the same era — both before
-// 2026-07-28, or both from it on — since servers may list wrapped output
-// schemas to older clients; in a session of the other era the check is
-// skipped with a warning instead of reporting a change that is not there.
+// Pins is what a generated package pins of its server, from its bundle's
+// "x-mcpbind": the server digest, the protocol version the bundle was
+// exported at, and the descriptors of the tools whose digest the bundle
+// recorded. A generated package declares it as its variable Pins; pass it to
+// pinning.DigestCheck (package composition/pinning) or to [WithPins].
+type Pins struct {
+	// Digest is the server digest (see [WithDigestCheck]); "" when the
+	// bundle records none.
+	Digest string
+	// ProtocolVersion is the protocol version the bundle was exported at
+	// ("" = unknown: the digests are compared in every session).
+	ProtocolVersion string
+	// Tools are the descriptors of the tools to pin; those whose Digest is
+	// "" are not pinned.
+	Tools []*bindimpl.Tool
+}
+
+// WithPins is [WithDigestCheck] for what a generated package pins (p, its
+// variable Pins), with compare to classify how a pinned tool changed. Most
+// programs pass p to pinning.DigestCheck instead, which gives the
+// comparer that classifies a change as `mcpbind diff` does; WithPins with
+// a nil compare checks digests only, so that the program does not link the
+// diff engine.
 //
-// tools pins single tools; the era rule above is then replaced by a
-// comparison by meaning in a session of the other era (see below). Each
-// descriptor with a Digest (the tool's digest
-// from the bundle's "x-mcpbind", which generated packages embed) is
-// compared with the live tool at Connect — so at every reconnect of a
-// [Registry], which connects a new session — and again whenever the server
-// sends notifications/tools/list_changed (for 2026-07-28 sessions through a
+// The server digest p.Digest is compared only in a session of the same
+// era as p.ProtocolVersion — both before 2026-07-28, or both from it on —
+// since servers may list wrapped output schemas to older clients; in a
+// session of the other era the check is skipped with a warning instead of
+// reporting a change that is not there.
+//
+// A tool of p.Tools with a Digest (the tool's digest from the bundle's
+// "x-mcpbind", which generated packages embed) is pinned: it is compared
+// with the live tool at Connect — so at every reconnect of a [Registry],
+// which connects a new session — and again whenever the server sends
+// notifications/tools/list_changed (for 2026-07-28 sessions through a
 // subscriptions/listen stream, SEP-2575, when the server advertises
-// tools.listChanged). With pinned tools the server digest no longer decides
-// alone: under [DigestFail] a call of a tool that changed or was removed
-// fails with a *[ToolChangedError] (and is not sent) while the other tools
-// keep working, and Connect fails only when the tool list cannot be read;
-// under [DigestWarn] each change is a warning ([WithWarnings],
-// [Session.Warnings]) and calls go on. A server digest that differs while
-// every pinned tool matches (tools were added, or tools the package does
-// not call changed) is a warning in both modes. In a session of the other
-// era a tool whose digest differs is compared with the descriptor's
-// schemas by meaning, from its natural result schema (under
-// "/properties/result" of a {"result": …} envelope that the server adds
-// for sessions before 2026-07-28, SEP-2106), and by digest for its other
-// fields; only a difference there is a change. When the server says its
-// tools changed but they cannot be listed again, the pinned tools' calls
-// fail under DigestFail (each first tries the listing again) until they
-// can.
+// tools.listChanged), or every [WithPinRecheck] interval. With pinned tools
+// the server digest no longer decides alone: under [DigestFail] a call of a
+// tool that changed or was removed fails with a *[ToolChangedError] (and is
+// not sent) while the other tools keep working, and Connect fails only when
+// the tool list cannot be read; under [DigestWarn] each change is a
+// warning ([WithWarnings], [Session.Warnings]) and calls go on. A server
+// digest that differs while every pinned tool matches (tools were added,
+// or tools the package does not call changed) is a warning in both modes.
+// When the server says its tools changed but they cannot be listed again,
+// the pinned tools' calls fail under DigestFail (each first tries the
+// listing again) until they can.
+//
+// A pinned tool whose live digest differs is passed to compare, which says
+// what changed: in a session of the bundle's era, a tool for which compare
+// finds no change is reported as one [Cosmetic] change "tool-rewritten"
+// (its JSON differs, its meaning does not); in a session of the other era,
+// whose listing may differ in form (the {"result": …} envelope a server adds
+// for sessions before 2026-07-28, SEP-2106), only the changes compare finds
+// count. With a nil compare a tool whose digest differs is one [Breaking]
+// change "tool-changed", and in a session of the other era the tools are
+// not compared (a warning says so), as the server digest is not.
 //
 // A Streamable HTTP session asked for a protocol version before 2026-07-28
 // ([WithProtocolVersion]) with pinned tools holds the standalone GET stream
@@ -112,8 +140,14 @@ func WithDigestCheck(expected string, mode DigestMode) Option {
 // negotiated such a version by falling back receives it only on the
 // response stream of a request in flight (mcp-go cannot open the GET
 // stream without pinning the version).
-func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...bindimpl.Tool) Option {
-	dc := digestCheck{expected: expected, mode: mode, exportedAt: exportedAt, tools: slices.Clone(tools)}
+func WithPins(p Pins, mode DigestMode, compare PinComparer) Option {
+	dc := digestCheck{expected: p.Digest, mode: mode, exportedAt: p.ProtocolVersion, compare: compare}
+	for _, t := range p.Tools {
+		if t != nil {
+			c := *t
+			dc.tools = append(dc.tools, &c)
+		}
+	}
 	o := Option{apply: func(c *config) { c.digest = dc }}
 	if mode != DigestOff && dc.pinned() != nil {
 		o.conn = []mcpconn.Option{mcpconn.WithToolListStream()}
@@ -179,8 +213,13 @@ func (s *Session) checkDigest(ctx context.Context, cfg *config) (*Session, error
 	warn := s.warnLogged
 	server, version := s.c.Server(), s.ProtocolVersion()
 	crossEra := dc.exportedAt != "" && (dc.exportedAt >= ModernProtocolVersion) != (version >= ModernProtocolVersion)
-	if pins := dc.pinned(); pins != nil {
+	if pins := dc.pinned(); pins != nil && (dc.compare != nil || !crossEra) {
 		return s.checkPins(ctx, cfg, pins, crossEra)
+	}
+	if crossEra && dc.pinned() != nil {
+		warn(fmt.Sprintf("the digests of server %s's tools were recorded at protocol %s and are not compared in this %s session (the eras list output schemas differently, and no PinComparer compares them by meaning)",
+			server, dc.exportedAt, version))
+		return s, nil
 	}
 	if crossEra {
 		warn(fmt.Sprintf("the digest of server %s's tools was recorded at protocol %s and is not compared in this %s session (the eras list output schemas differently)",

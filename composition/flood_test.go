@@ -48,7 +48,7 @@ func TestPinRecheckSeesSilentChanges(t *testing.T) {
 	pins := exportPins(ctx, t, tr, env)
 	for _, recheck := range []bool{false, true} {
 		warned := make(pinWarnings, 16)
-		opts := []Option{env, warned.option(), WithDigestCheckAt(pins.server, "", DigestFail, pins.tools["pinned"])}
+		opts := []Option{env, warned.option(), pins.check("", DigestFail, "pinned")}
 		if recheck {
 			opts = append(opts, WithPinRecheck(time.Millisecond))
 		}

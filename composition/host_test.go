@@ -324,7 +324,7 @@ func TestHTTPHostReadiness(t *testing.T) {
 	warned := make(pinWarnings, 64)
 	reg := NewRegistry()
 	defer reg.Close()
-	if err := reg.Add("pins", tr, warned.option(), WithDigestCheckAt(pins.server, "", DigestFail, pins.tools["greet"])); err != nil {
+	if err := reg.Add("pins", tr, warned.option(), pins.check("", DigestFail, "greet")); err != nil {
 		t.Fatal(err)
 	}
 	host := serveHost(t, server.NewMCPServer("empty", "1.0.0"), HostOptions{Registry: reg})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
@@ -64,7 +65,7 @@ func floodPins(ctx context.Context, t testing.TB) (Transport, []Option) {
 	tr, env := hostile(t, floodSpec())
 	const version = "2025-11-25"
 	pins := exportPins(ctx, t, tr, env, WithProtocolVersion(version))
-	return tr, []Option{env, WithProtocolVersion(version), WithDigestCheckAt(pins.server, version, DigestFail, pins.tools["pinned"])}
+	return tr, []Option{env, WithProtocolVersion(version), pins.check(version, DigestFail, "pinned")}
 }
 
 // startFlood calls the flood server's "flood" tool on s and returns once s
@@ -73,7 +74,7 @@ func startFlood(ctx context.Context, t testing.TB, s *Session) {
 	t.Helper()
 	flooding := make(chan struct{})
 	var n atomic.Int64
-	s.c.Client().OnNotification(func(m mcp.JSONRPCNotification) {
+	s.c.(*mcpconn.Conn).Client().OnNotification(func(m mcp.JSONRPCNotification) {
 		if m.Method == string(mcp.MethodNotificationToolsListChanged) && n.Add(1) == 200 {
 			close(flooding)
 		}

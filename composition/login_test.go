@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	neturl "net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -127,23 +126,21 @@ func TestOAuthLoginRefresh(t *testing.T) {
 	})
 }
 
-// TestRegistryLoginStatus: a servers.yaml server with "auth: oauth" and no
-// kept login fails to connect, and Status says which command logs in.
+// TestRegistryLoginStatus: a registry server that uses the kept OAuth login
+// (WithOAuthLogin without a browser) while none is kept fails to connect,
+// and Status says which command logs in.
 func TestRegistryLoginStatus(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	as := newAuthServer(t)
 	url := protectedServer(t, as) + "/mcp"
-	loginStore(t)
-	cfg := filepath.Join(t.TempDir(), "servers.yaml")
-	if err := os.WriteFile(cfg, []byte("servers:\n  hosted:\n    url: "+url+"\n    auth: oauth\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r, err := LoadRegistry(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// What a servers.yaml "auth: oauth" server is given
+	// (composition/serverconfig): the kept login, no browser.
+	r := NewRegistry()
 	defer r.Close()
+	if err := r.Add("hosted", HTTP(url), WithOAuthLogin(OAuthLogin{Store: loginStore(t)})); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := r.Session(ctx, "hosted"); err == nil {
 		t.Fatal("connected without a login")
 	}
@@ -166,16 +163,12 @@ func TestRegistryLoginRefresh(t *testing.T) {
 	if err := store.Save(keptLogin(as, url, "at-expired", rt, time.Now().Add(-time.Minute))); err != nil {
 		t.Fatal(err)
 	}
-	cfg := filepath.Join(t.TempDir(), "servers.yaml")
-	yaml := "servers:\n  hosted:\n    url: " + url + "\n    auth: {oauth: {clientId: " + testClientID + "}}\n"
-	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r, err := LoadRegistry(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A servers.yaml "auth: {oauth: {clientId: …}}" server.
+	r := NewRegistry()
 	defer r.Close()
+	if err := r.Add("hosted", HTTP(url), WithOAuthLogin(OAuthLogin{ClientID: testClientID, Store: store})); err != nil {
+		t.Fatal(err)
+	}
 	s, err := r.Session(ctx, "hosted")
 	if err != nil {
 		t.Fatalf("session: %v", err)

@@ -13,56 +13,104 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
-
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpbind/mcpbind/internal/digest"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
-	"github.com/mcpbind/mcpbind/internal/tooldiff"
 )
 
 // ChangeClass is how much a change to a tool matters, as `mcpbind diff`
 // classifies it: [Breaking], [Compatible] or [Cosmetic].
-type ChangeClass = tooldiff.Class
+type ChangeClass string
 
 // The classes of a [ToolChange].
 const (
 	// Breaking: clients generated against the bundle may fail (an argument
 	// the server now rejects, a result the decoder does not expect, the tool
 	// removed).
-	Breaking = tooldiff.Breaking
+	Breaking ChangeClass = "breaking"
 	// Compatible: the contract changed in a way generated clients tolerate.
-	Compatible = tooldiff.Compatible
+	Compatible ChangeClass = "compatible"
 	// Cosmetic: documentation and metadata only (description, title,
 	// annotations, …). A changed description is still what a model reads,
 	// so pinning treats it as a change like any other.
-	Cosmetic = tooldiff.Cosmetic
+	Cosmetic ChangeClass = "cosmetic"
+)
+
+// ToolPart is the part of a tool a [ToolChange] is in.
+type ToolPart string
+
+// The parts of a tool.
+const (
+	// InTool: the tool's own fields (title, description, annotations, …),
+	// or the tool as a whole (removed, unreadable).
+	InTool ToolPart = "tool"
+	// InInput: the tool's inputSchema.
+	InInput ToolPart = "input"
+	// InOutput: the tool's outputSchema.
+	InOutput ToolPart = "output"
 )
 
 // ToolChange is one difference between a tool as its bundle recorded it and
-// as the server lists it now, classified as `mcpbind diff` does: Class,
-// Where ("tool", "input" or "output"), Pointer (a JSON pointer into the
-// schema or tool object), Code (such as "property-added" or
-// "tool-fields-changed"), Message, and Old and New values when known.
-type ToolChange = tooldiff.Change
+// as the server lists it now, with the fields and JSON names of a change
+// that `mcpbind diff -o json` reports.
+type ToolChange struct {
+	// Class says how much the change matters.
+	Class ChangeClass `json:"class"`
+	// Server names the server, as [ToolChangedError.Server] does.
+	Server string `json:"server"`
+	// Tool is the tool's name.
+	Tool string `json:"tool,omitempty"`
+	// Where is the part of the tool the change is in.
+	Where ToolPart `json:"where"`
+	// Pointer locates the change: a JSON pointer into the schema (InInput,
+	// InOutput) or the tool object (InTool); "" for the tool as a whole.
+	// It holds the server's text (property names).
+	Pointer string `json:"pointer,omitempty"`
+	// Code is a stable, machine-readable name of the kind of change, such
+	// as "property-added" or "tool-fields-changed".
+	Code string `json:"code"`
+	// Message says what changed, in words; it may quote the server's text.
+	Message string `json:"message"`
+	// Old and New are the values before and after (JSON), when known.
+	Old json.RawMessage `json:"old,omitempty"`
+	New json.RawMessage `json:"new,omitempty"`
+}
+
+// PinComparer says how a pinned tool changed, for [WithPins]. Package
+// composition/pinning has the one that classifies schema changes by the
+// rules of `mcpbind diff`; composition itself compares digests only, so
+// that a program that pins no tools does not link the diff engine.
+type PinComparer interface {
+	// Compare returns what differs between pinned, a tool as its bundle
+	// recorded it, and live, the tool object the server lists now, whose
+	// digest is not pinned.Digest; most severe change first. liveRoot is
+	// where the natural result schema sits in live's outputSchema: "" (the
+	// root) or, for a {"result": …} envelope, "/properties/result" (in a
+	// session of the other protocol era than the bundle's, it may differ
+	// from pinned.ResultPointer). None means that no difference in meaning
+	// was found: see [WithPins] for what the session makes of that. The
+	// session sets each change's Server and Tool. Compare must be safe for
+	// concurrent use and must not keep live.
+	Compare(pinned *bindimpl.Tool, live json.RawMessage, liveRoot string) []ToolChange
+}
 
 // ToolChangedError is the error of a call of a tool whose live definition
 // no longer matches the digest its generated package pinned (see
-// [WithDigestCheckAt] with tools and [DigestFail]): the server changed the
-// tool's description, title, annotations or schemas, or no longer lists
-// it, since the bundle was exported. The call is not sent. Other tools of
-// the server keep working.
+// [WithPins] and [DigestFail]): the server changed the tool's description,
+// title, annotations or schemas, or no longer lists it, since the bundle
+// was exported. The call is not sent. Other tools of the server keep
+// working.
 //
-// A generated package embeds each tool's inputSchema and outputSchema and
-// only the digest of the whole tool object, so a schema change is
-// classified in detail (JSON pointer and class, as `mcpbind diff` reports
-// it), while a change to the tool's other fields is one [Cosmetic] change
-// with Code "tool-fields-changed"; `mcpbind diff` of the bundle against a
-// fresh export shows the values. The other codes of pinning: "tool-removed"
-// (Removed), "tool-rewritten" (the JSON differs but no difference in
-// meaning was found), "tool-undigestable" (the live tool has a number RFC
-// 8785 cannot write, so it has no digest) and "tool-unreadable" (not a
-// JSON object).
+// Changes come from the session's [PinComparer]. With pinning.DigestCheck
+// (package composition/pinning), a schema change is classified in detail
+// (JSON pointer and class, as `mcpbind diff` reports it), while a change to
+// the tool's other fields is one [Cosmetic] change with Code
+// "tool-fields-changed": a generated package embeds each tool's schemas but
+// only the digest of the whole tool object; `mcpbind diff` of the bundle
+// against a fresh export shows the values. Without a comparer a change is
+// one [Breaking] "tool-changed". The codes of the engine itself:
+// "tool-removed" (Removed), "tool-rewritten" (the JSON differs but the
+// comparer found no difference in meaning) and "tool-undigestable" (the
+// live tool has a number RFC 8785 cannot write, so it has no digest).
 type ToolChangedError struct {
 	// Server names the server, as [ConnectError.Server] does.
 	Server string
@@ -123,10 +171,13 @@ func (e *ToolChangedError) describe() string {
 // from the last comparison, the error of each tool that changed.
 type pinSet struct {
 	mode  DigestMode
-	tools map[string]bindimpl.Tool // pinned tools by name (Digest != "")
+	tools map[string]*bindimpl.Tool // pinned tools by name (Digest != ""), copies of WithPins's
+	// compare classifies a changed tool (WithPins's PinComparer); nil:
+	// digests only.
+	compare PinComparer
 	// crossEra: the session's protocol era is not the bundle's, so a tool
 	// whose result the server wraps for one era only lists another
-	// outputSchema; tools are then compared by meaning (pinnedChanges).
+	// outputSchema; tools are then compared by meaning (compare).
 	crossEra bool
 	warn     func(string)    // records a warning of the session (Session.Warnings, WithWarnings)
 	logger   *slog.Logger    // WithLogger's, or nil
@@ -158,14 +209,14 @@ type pinSet struct {
 
 // pinned returns the pinned tools of dc by name, or nil when none has a
 // digest.
-func (dc digestCheck) pinned() map[string]bindimpl.Tool {
-	var m map[string]bindimpl.Tool
+func (dc digestCheck) pinned() map[string]*bindimpl.Tool {
+	var m map[string]*bindimpl.Tool
 	for _, t := range dc.tools {
 		if t.Digest == "" {
 			continue
 		}
 		if m == nil {
-			m = map[string]bindimpl.Tool{}
+			m = map[string]*bindimpl.Tool{}
 		}
 		m[t.Name] = t
 	}
@@ -181,7 +232,7 @@ func (dc digestCheck) pinned() map[string]bindimpl.Tool {
 // (DigestWarn). A tool list that cannot be read fails Connect under
 // DigestFail, as the server-level check does; a tool that cannot be
 // digested concerns only itself.
-func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]bindimpl.Tool, crossEra bool) (*Session, error) {
+func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]*bindimpl.Tool, crossEra bool) (*Session, error) {
 	// Watch before the first listing, so that a change in between is not
 	// missed: a notification during it makes recheckPins run once more.
 	life, cancel := context.WithCancel(context.Background())
@@ -189,7 +240,7 @@ func (s *Session) checkPins(ctx context.Context, cfg *config, pins map[string]bi
 		<-s.Done()
 		cancel()
 	}()
-	ps := &pinSet{mode: cfg.digest.mode, tools: pins, crossEra: crossEra, warn: s.c.Warn, logger: s.observe.logger, server: s.observe.name(s.c.Server()),
+	ps := &pinSet{mode: cfg.digest.mode, tools: pins, compare: cfg.digest.compare, crossEra: crossEra, warn: s.c.Warn, logger: s.observe.logger, server: s.observe.name(s.c.Server()),
 		life: life, doneCh: make(chan struct{}), running: true, started: 1}
 	s.pins = ps
 	s.watchToolList()
@@ -259,7 +310,7 @@ func (s *Session) recheckEvery(interval time.Duration) {
 // the session reconnects. Each re-check lists the tools once (tools/list,
 // every page) and compares only the pinned tools whose JSON changed since
 // the last listing. interval <= 0 turns it off (the default). It applies
-// only to a session with pinned tools ([WithDigestCheckAt]).
+// only to a session with pinned tools ([WithPins]).
 func WithPinRecheck(interval time.Duration) Option {
 	return Option{apply: func(c *config) { c.pinRecheck = interval }}
 }
@@ -374,24 +425,24 @@ func (s *Session) comparePins(ctx context.Context, ps *pinSet, prev map[string]*
 		}
 		if !ok {
 			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Removed: true, Pinned: t.Digest,
-				Changes: []ToolChange{{Class: Breaking, Server: name, Tool: tool, Where: tooldiff.InTool, Code: "tool-removed", Message: "tool removed"}}}
+				Changes: []ToolChange{{Class: Breaking, Server: name, Tool: tool, Where: InTool, Code: "tool-removed", Message: "tool removed"}}}
 			continue
 		}
 		d, err := digest.Tool(raw)
 		switch {
 		case err != nil:
 			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Pinned: t.Digest,
-				Changes: []ToolChange{{Class: Breaking, Server: name, Tool: tool, Where: tooldiff.InTool, Code: "tool-undigestable",
+				Changes: []ToolChange{{Class: Breaking, Server: name, Tool: tool, Where: InTool, Code: "tool-undigestable",
 					Message: "the tool has no digest (" + err.Error() + "), so it cannot be compared with the pinned one"}}}
 		case d == t.Digest:
 		case ps.crossEra:
-			if cs := pinnedChanges(name, t, raw, liveRoot(t, raw, modern)); len(cs) > 0 {
+			if cs := ps.changes(name, t, raw, liveRoot(t, raw, modern)); len(cs) > 0 {
 				changed[tool] = &ToolChangedError{Server: name, Tool: tool, Pinned: t.Digest, Live: d, Changes: cs}
 			}
 		default:
-			cs := pinnedChanges(name, t, raw, t.ResultPointer)
+			cs := ps.changes(name, t, raw, t.ResultPointer)
 			if len(cs) == 0 {
-				cs = []ToolChange{{Class: Cosmetic, Server: name, Tool: tool, Where: tooldiff.InTool, Code: "tool-rewritten",
+				cs = []ToolChange{{Class: Cosmetic, Server: name, Tool: tool, Where: InTool, Code: "tool-rewritten",
 					Message: "the tool's JSON differs from the pinned one, though no difference in meaning was found"}}
 			}
 			changed[tool] = &ToolChangedError{Server: name, Tool: tool, Pinned: t.Digest, Live: d, Changes: cs}
@@ -401,13 +452,29 @@ func (s *Session) comparePins(ctx context.Context, ps *pinSet, prev map[string]*
 	return changed, server, nil
 }
 
+// changes says how the pinned tool t changed into live, a tool with
+// another digest, by ps.compare, with each change's Server and Tool set;
+// without a comparer, one Breaking change "tool-changed" (digests cannot
+// say how much a change matters, so it is taken at its worst).
+func (ps *pinSet) changes(server string, t *bindimpl.Tool, live json.RawMessage, liveRoot string) []ToolChange {
+	if ps.compare == nil {
+		return []ToolChange{{Class: Breaking, Server: server, Tool: t.Name, Where: InTool, Code: "tool-changed",
+			Message: "the tool's digest differs from the pinned one (no PinComparer classifies the change)"}}
+	}
+	cs := slices.Clone(ps.compare.Compare(t, live, liveRoot))
+	for i := range cs {
+		cs[i].Server, cs[i].Tool = server, t.Name
+	}
+	return cs
+}
+
 // liveRoot is where the natural result schema sits in the live outputSchema
 // of a session of the other era than the bundle's: under "/properties/result"
 // when the server wraps the result for this session only — a session before
 // 2026-07-28, a natural result that is not a plain object (SEP-2106), and
 // an outputSchema of the {"result": S} envelope's shape — or in every era
 // (AlwaysWraps, where the bundle's pointer holds); else at the root.
-func liveRoot(t bindimpl.Tool, live json.RawMessage, modern bool) string {
+func liveRoot(t *bindimpl.Tool, live json.RawMessage, modern bool) string {
 	if t.Output.AlwaysWraps {
 		return t.ResultPointer
 	}
@@ -429,90 +496,6 @@ func liveRoot(t bindimpl.Tool, live json.RawMessage, modern bool) string {
 		return "/properties/result"
 	}
 	return ""
-}
-
-// pinnedChanges says what differs between a pinned tool and the live one,
-// whose natural result schema is at liveRoot of its outputSchema: its
-// schemas, compared by meaning with those the package embeds by the rules
-// of `mcpbind diff` (package internal/tooldiff), and its other fields, which
-// changed when the live tool with the embedded schemas put back has another
-// digest than the pinned one.
-func pinnedChanges(server string, t bindimpl.Tool, live json.RawMessage, liveRoot string) []ToolChange {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(live, &members); err != nil {
-		return []ToolChange{{Class: Breaking, Server: server, Tool: t.Name, Where: tooldiff.InTool, Code: "tool-unreadable",
-			Message: "the tool is not a readable JSON object; it changed"}}
-	}
-	set := t.SchemaDocs()
-	doc := func(key string) (json.RawMessage, bool) {
-		if set == nil || key == "" {
-			return nil, false
-		}
-		d, ok := set.Doc(key)
-		return json.RawMessage(d), ok
-	}
-	var out []ToolChange
-	add := func(cs []ToolChange, err error) {
-		for _, c := range cs {
-			c.Server, c.Tool = server, t.Name
-			out = append(out, c)
-		}
-	}
-	oldIn, inKnown := doc(t.InputDoc)
-	if inKnown {
-		newIn, ok := members["inputSchema"]
-		if !ok {
-			newIn = json.RawMessage("true")
-		}
-		add(tooldiff.CompareSchemaAt(oldIn, newIn, "", "", tooldiff.Input))
-	}
-	oldOut, outKnown := doc(t.OutputDoc)
-	newOut, liveOut := members["outputSchema"]
-	switch {
-	case set == nil:
-	case !outKnown && liveOut:
-		add([]ToolChange{{Class: Compatible, Where: tooldiff.InOutput, Code: "output-schema-added",
-			Message: "the tool now declares an outputSchema", New: newOut}}, nil)
-	case outKnown && !liveOut:
-		add([]ToolChange{{Class: Breaking, Where: tooldiff.InOutput, Code: "output-schema-removed",
-			Message: "the tool no longer declares an outputSchema: its results are no longer typed"}}, nil)
-	case outKnown:
-		add(tooldiff.CompareSchemaAt(oldOut, newOut, t.ResultPointer, liveRoot, tooldiff.Output))
-	}
-	// The other fields: put the embedded schemas back and compare digests.
-	fieldsChanged := true
-	if set != nil && inKnown {
-		members["inputSchema"] = oldIn
-		delete(members, "outputSchema")
-		if outKnown {
-			members["outputSchema"] = oldOut
-		}
-		if raw, err := json.Marshal(members); err == nil {
-			if d, err := digest.Tool(raw); err == nil && d == t.Digest {
-				fieldsChanged = false
-			}
-		}
-	}
-	if fieldsChanged {
-		msg := "the tool's own fields (title, description, annotations, …) changed"
-		if set == nil || !inKnown {
-			msg = "the tool changed (the client embeds no schemas to compare)"
-		}
-		out = append(out, ToolChange{Class: Cosmetic, Server: server, Tool: t.Name, Where: tooldiff.InTool, Code: "tool-fields-changed", Message: msg})
-	}
-	slices.SortStableFunc(out, func(a, b ToolChange) int { return classRank(a.Class) - classRank(b.Class) })
-	return out
-}
-
-// classRank orders classes from most to least severe.
-func classRank(c ChangeClass) int {
-	switch c {
-	case Breaking:
-		return 0
-	case Compatible:
-		return 1
-	}
-	return 2
 }
 
 // checkPin returns the *ToolChangedError of a pinned tool that changed,
@@ -571,38 +554,18 @@ func (s *Session) checkPin(ctx context.Context, name string) error {
 }
 
 // watchToolList re-checks the pinned tools whenever the server sends
-// notifications/tools/list_changed. For a 2026-07-28 session, whose
-// notifications are opt-in (SEP-2575), it opens a subscriptions/listen
-// stream for them when the server advertises tools.listChanged.
+// notifications/tools/list_changed (see ClientConn.OnToolsListChanged;
+// for mcp-go, Conn.OnToolsListChanged in internal/mcpconn).
 func (s *Session) watchToolList() {
-	s.c.Client().OnNotification(func(n mcp.JSONRPCNotification) {
-		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
-			s.recheckPins()
-		}
-	})
-	if s.ProtocolVersion() < ModernProtocolVersion || !advertisesToolsListChanged(s.Capabilities()) {
-		return
-	}
-	_, err := s.c.Client().ListenAsync(s.pins.life, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
+	err := s.c.OnToolsListChanged(s.pins.life, s.recheckPins, func(err error) {
 		if s.Err() != nil {
 			return // closed or lost: nothing more to watch
 		}
-		s.pins.report(fmt.Sprintf("server %s: the subscriptions/listen stream for notifications/tools/list_changed ended: %v", s.c.Server(), err), nil)
+		s.pins.report(fmt.Sprintf("server %s: notifications/tools/list_changed are no longer received: %v", s.c.Server(), err), nil)
 	})
 	if err != nil {
-		s.pins.report(fmt.Sprintf("server %s: cannot subscribe to notifications/tools/list_changed: %v", s.c.Server(), err), nil)
+		s.pins.report(fmt.Sprintf("server %s: cannot receive notifications/tools/list_changed: %v", s.c.Server(), err), nil)
 	}
-}
-
-// advertisesToolsListChanged reports whether server capabilities declare
-// tools.listChanged.
-func advertisesToolsListChanged(capabilities json.RawMessage) bool {
-	var c struct {
-		Tools *struct {
-			ListChanged bool `json:"listChanged"`
-		} `json:"tools"`
-	}
-	return json.Unmarshal(capabilities, &c) == nil && c.Tools != nil && c.Tools.ListChanged
 }
 
 // report records msg as a warning of the session and, with WithLogger,

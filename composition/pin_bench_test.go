@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
 
@@ -13,7 +14,7 @@ import (
 // transport to the sqlite-explorer server, without a digest check (with
 // and without a tools/list first: pinning lists the tools, and mcp-go's
 // client keeps the listed tools for its calls) and with the generated
-// DigestCheck(DigestFail), whose calls look up the tool's verdict before
+// Pins through pinning.DigestCheck (DigestFail), whose calls look up the tool's verdict before
 // sending.
 func BenchmarkPinnedCall(b *testing.B) {
 	ctx := context.Background()
@@ -25,7 +26,7 @@ func BenchmarkPinnedCall(b *testing.B) {
 	}{
 		{"unpinned", false, nil},
 		{"unpinned-listed", true, nil},
-		{"pinned", false, []composition.Option{sqliteexplorer.DigestCheck(composition.DigestFail)}},
+		{"pinned", false, []composition.Option{pinning.DigestCheck(sqliteexplorer.Pins, composition.DigestFail)}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s, err := composition.Connect(ctx, composition.InProcess(srv), tc.opts...)

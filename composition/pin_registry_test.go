@@ -29,7 +29,7 @@ func TestPinningRegistry(t *testing.T) {
 	warned := make(pinWarnings, 64)
 	reg := NewRegistry(WithBackoff(10*time.Millisecond, 100*time.Millisecond))
 	defer reg.Close()
-	if err := reg.Add("pins", tr, warned.option(), WithDigestCheckAt(pins.server, "", DigestFail, pins.tools["greet"], pins.tools["add"])); err != nil {
+	if err := reg.Add("pins", tr, warned.option(), pins.check("", DigestFail, "greet", "add")); err != nil {
 		t.Fatal(err)
 	}
 	c := reg.Server("pins")

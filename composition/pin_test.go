@@ -46,6 +46,24 @@ type pinnedBundle struct {
 	tools  map[string]bindimpl.Tool
 }
 
+// pins is what a generated package's Pins holds for the tools named: b's
+// server digest, version (the bundle's protocol version) and copies of the
+// tools' descriptors.
+func (b pinnedBundle) pins(version string, names ...string) Pins {
+	p := Pins{Digest: b.server, ProtocolVersion: version}
+	for _, n := range names {
+		t := b.tools[n]
+		p.Tools = append(p.Tools, &t)
+	}
+	return p
+}
+
+// check is pinning.DigestCheck of b.pins(version, names...): the pinning
+// programs use, with changes classified as `mcpbind diff` does.
+func (b pinnedBundle) check(version string, mode DigestMode, names ...string) Option {
+	return PinningDigestCheck(b.pins(version, names...), mode)
+}
+
 // exportPins lists the tools of a fresh session as `mcpbind export` does
 // (ListToolsRaw) and builds the descriptors a generated package would hold:
 // the digests of internal/digest, which export records under x-mcpbind, and
@@ -173,7 +191,7 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 	warned := make(pinWarnings, 64)
 	var logged syncBuffer
 	s, err := Connect(ctx, tr, WithProtocolVersion(version), warned.option(), WithLogger(slog.New(slog.NewTextHandler(&logged, nil))),
-		WithDigestCheckAt(pins.server, version, mode, pins.tools["greet"], pins.tools["add"]))
+		pins.check(version, mode, "greet", "add"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +323,9 @@ func TestPinningAtConnect(t *testing.T) {
 	stale := pins.tools["greet"]
 	stale.Digest = digest.Of([]byte("the greet of an older export"))
 	for _, mode := range []DigestMode{DigestFail, DigestWarn} {
-		s, err := Connect(ctx, Stdio(bin), WithDigestCheckAt(digest.Of([]byte("an older server")), "", mode, stale, pins.tools["add"]))
+		p := pins.pins("", "add")
+		p.Digest, p.Tools = digest.Of([]byte("an older server")), append(p.Tools, &stale)
+		s, err := Connect(ctx, Stdio(bin), PinningDigestCheck(p, mode))
 		if err != nil {
 			t.Fatalf("%v: %v", mode, err)
 		}
@@ -338,7 +358,7 @@ func TestPinningReconnect(t *testing.T) {
 	defer cancel()
 	srv := pinserver.New(nil)
 	pins := exportPins(ctx, t, InProcess(srv))
-	first, err := Connect(ctx, InProcess(srv), WithDigestCheckAt(pins.server, ModernProtocolVersion, DigestFail, pins.tools["greet"], pins.tools["add"]))
+	first, err := Connect(ctx, InProcess(srv), pins.check(ModernProtocolVersion, DigestFail, "greet", "add"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +370,7 @@ func TestPinningReconnect(t *testing.T) {
 	}
 	_ = first.Close()
 
-	s, err := Connect(ctx, InProcess(srv), WithDigestCheckAt(pins.server, ModernProtocolVersion, DigestFail, pins.tools["greet"], pins.tools["add"]))
+	s, err := Connect(ctx, InProcess(srv), pins.check(ModernProtocolVersion, DigestFail, "greet", "add"))
 	if err != nil {
 		t.Fatalf("reconnect: %v", err)
 	}
@@ -382,7 +402,7 @@ func TestPinningUnlistable(t *testing.T) {
 			pins := exportPins(ctx, t, InProcess(srv))
 			warned := make(pinWarnings, 64)
 			s, err := Connect(ctx, InProcess(srv), connOption(mcpconn.WithMaxPages(3)), warned.option(),
-				WithDigestCheckAt(pins.server, "", mode, pins.tools["greet"], pins.tools["add"]))
+				pins.check("", mode, "greet", "add"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -446,7 +466,7 @@ func TestPinningAcrossEras(t *testing.T) {
 			pins := exportPins(ctx, t, InProcess(srv), WithProtocolVersion(era.exported))
 			warned := make(pinWarnings, 64)
 			s, err := Connect(ctx, InProcess(srv), WithProtocolVersion(era.session), warned.option(),
-				WithDigestCheckAt(pins.server, era.exported, DigestFail, pins.tools["greet"], pins.tools["add"], pins.tools["count"]))
+				pins.check(era.exported, DigestFail, "greet", "add", "count"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -469,7 +489,7 @@ func TestPinningAcrossEras(t *testing.T) {
 			// comparison that misses the change fails here at once rather
 			// than when waitFor's context ends.
 			fresh, err := Connect(ctx, InProcess(srv), WithProtocolVersion(era.session),
-				WithDigestCheckAt(pins.server, era.exported, DigestFail, pins.tools["greet"], pins.tools["add"], pins.tools["count"]))
+				pins.check(era.exported, DigestFail, "greet", "add", "count"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -581,4 +601,56 @@ func jsonEqual(t *testing.T, a, b string) bool {
 func isEnvelope(doc *schema.Document) bool {
 	_, ok := doc.Envelope(false)
 	return ok
+}
+
+// TestPinsByDigestOnly: WithPins without a PinComparer (a program that
+// does not link the diff engine) still pins each tool by its digest: after
+// greet's description changes, its calls fail under DigestFail with one
+// Breaking "tool-changed" (a digest cannot say how much a change matters)
+// and add keeps working. In a session of the other era, where digests
+// differ in form, the tools are not compared: Connect warns so and the
+// calls go on.
+func TestPinsByDigestOnly(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := pinserver.New(nil)
+	pins := exportPins(ctx, t, InProcess(srv), WithProtocolVersion(ModernProtocolVersion))
+	p := pins.pins(ModernProtocolVersion, "greet", "add", "count")
+
+	other, err := Connect(ctx, InProcess(srv), WithProtocolVersion("2025-11-25"), WithPins(p, DigestFail, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if w := other.Warnings(); len(w) != 1 || !strings.Contains(w[0], "are not compared in this 2025-11-25 session") {
+		t.Errorf("warnings in the other era: %q", w)
+	}
+	if _, err := other.CallResult(ctx, "count", nil); err != nil {
+		t.Errorf("count in the other era: %v", err)
+	}
+
+	warned := make(pinWarnings, 64)
+	s, err := Connect(ctx, InProcess(srv), WithProtocolVersion(ModernProtocolVersion), warned.option(), WithPins(p, DigestFail, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if w := s.Warnings(); len(w) != 0 {
+		t.Fatalf("warnings at connect: %q", w)
+	}
+	if _, err := s.CallResult(ctx, "mutate", map[string]string{"change": "description"}); err != nil {
+		t.Fatal(err)
+	}
+	warned.waitFor(ctx, t, `tool "greet" changed`, "breaking tool (tool-changed)")
+	var tc *ToolChangedError
+	if _, err := s.CallResult(ctx, "greet", map[string]string{"name": "Ada"}); !errors.As(err, &tc) ||
+		len(tc.Changes) != 1 || tc.Changes[0].Class != Breaking || tc.Changes[0].Code != "tool-changed" || tc.Changes[0].Tool != "greet" {
+		t.Errorf("greet after its change: %v (%+v)", err, tc)
+	}
+	if _, err := s.CallResult(ctx, "add", map[string]int{"a": 1, "b": 2}); err != nil {
+		t.Errorf("add: %v", err)
+	}
+	if _, err := other.CallResult(ctx, "greet", map[string]string{"name": "Ada"}); err != nil {
+		t.Errorf("greet in the other era, not compared: %v", err)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
@@ -37,7 +38,7 @@ func TestForwardThroughRegistry(t *testing.T) {
 	reg := composition.NewRegistry(composition.WithBackoff(20*time.Millisecond, time.Second))
 	t.Cleanup(func() { _ = reg.Close() })
 	if err := reg.Add("sqlite-explorer", composition.Stdio(wrapper[0], wrapper[1:]...),
-		composition.WithInterceptor(record), sqliteexplorer.DigestCheck(composition.DigestFail)); err != nil {
+		composition.WithInterceptor(record), pinning.DigestCheck(sqliteexplorer.Pins, composition.DigestFail)); err != nil {
 		t.Fatal(err)
 	}
 	s := server.NewMCPServer("proxy", "0.0.0")

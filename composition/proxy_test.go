@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/golden/ts-sdk-v2/tssdkv2"
 	"github.com/mcpbind/mcpbind/internal/mcpconn"
@@ -37,7 +38,7 @@ const proxyProcessArg = "mcpbind-forward-proxy"
 //	TESTBINARY -test.run=^TestForwardProxyProcess$ -- mcpbind-forward-proxy PKG [TOOL,...|all] COMMAND [ARG...]
 //
 // the test binary connects to the stdio server COMMAND with the generated
-// package PKG's DigestCheck (DigestFail), forwards its tools (or those
+// package PKG's Pins (pinning.DigestCheck, DigestFail), forwards its tools (or those
 // named) with PKG's Forward, and serves them over stdio with ServeStdio,
 // under the downstream's own serverInfo. Run any other way it returns at
 // once.
@@ -51,9 +52,9 @@ func TestForwardProxyProcess(t *testing.T) {
 		"tssdkv2":        tssdkv2.Forward,
 		"sqliteexplorer": sqliteexplorer.Forward,
 	}[args[1]]
-	digest := map[string]func(composition.DigestMode) composition.Option{
-		"tssdkv2":        tssdkv2.DigestCheck,
-		"sqliteexplorer": sqliteexplorer.DigestCheck,
+	pins := map[string]composition.Pins{
+		"tssdkv2":        tssdkv2.Pins,
+		"sqliteexplorer": sqliteexplorer.Pins,
 	}[args[1]]
 	var tools []string
 	if args[2] != "all" {
@@ -63,7 +64,7 @@ func TestForwardProxyProcess(t *testing.T) {
 		fmt.Fprintln(os.Stderr, "forward proxy:", err)
 		os.Exit(1)
 	}
-	down, err := composition.Connect(ctx, composition.Stdio(args[3], args[4:]...), digest(composition.DigestFail))
+	down, err := composition.Connect(ctx, composition.Stdio(args[3], args[4:]...), pinning.DigestCheck(pins, composition.DigestFail))
 	if err != nil {
 		fail(err)
 	}
@@ -314,7 +315,7 @@ func TestForwardKeepsClientCredentials(t *testing.T) {
 		forward.ServeHTTP(w, r)
 	}))
 	t.Cleanup(recorder.Close)
-	down, err := composition.Connect(ctx, composition.HTTP(recorder.URL+target.Path), sqliteexplorer.DigestCheck(composition.DigestFail))
+	down, err := composition.Connect(ctx, composition.HTTP(recorder.URL+target.Path), pinning.DigestCheck(sqliteexplorer.Pins, composition.DigestFail))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,8 +404,8 @@ func TestForwardSubsetAndOwnFailures(t *testing.T) {
 
 	// A downstream whose "stats" changed since the bundle (a pin that the
 	// live tool does not match): blocked under DigestFail.
-	pinned, err := composition.Connect(ctx, composition.Stdio(node, args...), composition.WithDigestCheckAt("", "2026-07-28", composition.DigestFail,
-		bindimpl.Tool{Name: "stats", Digest: "sha256:" + strings.Repeat("0", 64)}))
+	pinned, err := composition.Connect(ctx, composition.Stdio(node, args...), pinning.DigestCheck(composition.Pins{ProtocolVersion: "2026-07-28",
+		Tools: []*bindimpl.Tool{{Name: "stats", Digest: "sha256:" + strings.Repeat("0", 64)}}}, composition.DigestFail))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,11 +474,11 @@ func TestForwardJSONRPCErrorOverHTTP(t *testing.T) {
 }
 
 // connectTSSDKv2 connects to testservers/ts-sdk-v2-server.mjs over stdio
-// with tssdkv2's DigestCheck (DigestFail), closed in t.Cleanup.
+// with tssdkv2's Pins through pinning.DigestCheck (DigestFail), closed in t.Cleanup.
 func connectTSSDKv2(t *testing.T) *composition.Session {
 	t.Helper()
 	node, args := testenv.TSSDKv2Server(t, "")
-	down, err := composition.Connect(context.Background(), composition.Stdio(node, args...), tssdkv2.DigestCheck(composition.DigestFail))
+	down, err := composition.Connect(context.Background(), composition.Stdio(node, args...), pinning.DigestCheck(tssdkv2.Pins, composition.DigestFail))
 	if err != nil {
 		t.Fatal(err)
 	}

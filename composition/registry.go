@@ -19,8 +19,8 @@ import (
 )
 
 // Registry holds the downstream MCP servers of a program by id: from a
-// servers config file ([LoadRegistry], the file `mcpbind export --config`
-// reads) or added in code ([Registry.Add]). A server is connected on first
+// servers config file (package composition/serverconfig's LoadRegistry, the
+// file `mcpbind export --config` reads) or added in code ([Registry.Add]). A server is connected on first
 // use ([Registry.Session], a call through [Registry.Server]) or all at once by
 // [Registry.Connect]; at most one connect per server is in flight, and
 // concurrent callers wait for it. A session that is lost (its stdio process
@@ -185,9 +185,10 @@ func NewRegistry(opts ...Option) *Registry {
 	return &Registry{opts: slices.Clone(opts), life: life, cancel: cancel, servers: map[string]*regServer{}}
 }
 
-// Add adds the server id, reached through t, with options of its own (a
-// generated DigestCheck, headers, …). It connects nothing. The id must be a
-// valid bundle server id; adding one twice, or after Close, is an error.
+// Add adds the server id, reached through t, with options of its own
+// (pinning.DigestCheck of a generated package's Pins, headers, …). It
+// connects nothing. The id must be a valid bundle server id; adding one
+// twice, or after Close, is an error.
 func (r *Registry) Add(id string, t Transport, opts ...Option) error {
 	return r.add(&regServer{id: id, t: t, opts: slices.Clone(opts)})
 }
@@ -209,9 +210,9 @@ func (r *Registry) add(s *regServer) error {
 	return nil
 }
 
-// Use adds options for the server id, applied from its next connect on: a
-// generated package's DigestCheck for a server read from a config file, for
-// example. Call it before the server is first used.
+// Use adds options for the server id, applied from its next connect on:
+// pinning.DigestCheck of a generated package's Pins for a server read from
+// a config file, for example. Call it before the server is first used.
 func (r *Registry) Use(id string, opts ...Option) error {
 	s, err := r.lookup(id)
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
+	"github.com/mcpbind/mcpbind/composition/pinning"
+	"github.com/mcpbind/mcpbind/composition/serverconfig"
 	"github.com/mcpbind/mcpbind/golden/everything/everything"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
@@ -96,12 +98,12 @@ func TestRegistryServers(t *testing.T) {
 		mu.Unlock()
 		return next(ctx, c)
 	}
-	reg, err := composition.LoadRegistry(config, composition.WithLogger(logger), composition.WithInterceptor(count))
+	reg, err := serverconfig.LoadRegistry(config, composition.WithLogger(logger), composition.WithInterceptor(count))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer reg.Close()
-	if err := reg.Use("sqlite-explorer", sqliteexplorer.DigestCheck(composition.DigestFail)); err != nil {
+	if err := reg.Use("sqlite-explorer", pinning.DigestCheck(sqliteexplorer.Pins, composition.DigestFail)); err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range reg.Status() {

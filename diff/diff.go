@@ -87,8 +87,9 @@ const (
 
 // Change is one difference between the old and the new contract: its
 // Class, Server, Tool, Where, Pointer, Code, Message and the Old and New
-// values (the same type that the runtime's *composition.ToolChangedError
-// carries, so both classify alike).
+// values (composition/pinning turns each into the composition.ToolChange
+// that the runtime's *composition.ToolChangedError carries, so both
+// classify alike).
 type Change = tooldiff.Change
 
 // Direction says which way values flow through a schema: Input or Output.

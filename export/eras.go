@@ -9,34 +9,20 @@ import (
 	"strings"
 
 	"github.com/mcpbind/mcpbind/bundle"
+	"github.com/mcpbind/mcpbind/internal/protocol"
 	"github.com/mcpbind/mcpbind/internal/rawjson"
 	"github.com/mcpbind/mcpbind/internal/schema"
 )
 
-// Protocol versions of the two eras that --probe-eras compares (SEP-2106).
-const (
-	// ModernVersion is the first protocol version of the stateless era,
-	// in which an outputSchema may be any schema and no SDK wraps.
-	ModernVersion = "2026-07-28"
-	// NewestLegacyVersion is the newest protocol version before
-	// ModernVersion: the legacy era, in which an outputSchema had to be an
-	// object and some SDKs wrap non-object results as {"result": v}.
-	NewestLegacyVersion = "2025-11-25"
-)
-
-// IsModern reports whether protocol version v is in the modern era
-// (ModernVersion or later; versions compare as YYYY-MM-DD strings).
-func IsModern(v string) bool { return v >= ModernVersion }
-
 // ProbeVersion is the protocol version at which to list a server's tools a
-// second time to gather envelope evidence, given the version its first
-// session negotiated: NewestLegacyVersion after a modern session,
-// ModernVersion after a legacy one.
+// second time to gather envelope evidence (SEP-2106), given the version its
+// first session negotiated: the newest legacy version (2025-11-25) after a
+// modern session, the first modern one (2026-07-28) after a legacy one.
 func ProbeVersion(negotiated string) string {
-	if IsModern(negotiated) {
-		return NewestLegacyVersion
+	if protocol.IsModern(negotiated) {
+		return protocol.NewestLegacyVersion
 	}
-	return ModernVersion
+	return protocol.ModernVersion
 }
 
 // Era is what one session listed: its protocol version and tools.
@@ -74,11 +60,11 @@ func CompareEras(primary, probe Era) (map[string]bundle.Evidence, []string) {
 	var warnings []string
 	var modern, legacy *Era
 	switch {
-	case IsModern(primary.Version) && !IsModern(probe.Version):
+	case protocol.IsModern(primary.Version) && !protocol.IsModern(probe.Version):
 		modern, legacy = &primary, &probe
-	case !IsModern(primary.Version) && IsModern(probe.Version):
+	case !protocol.IsModern(primary.Version) && protocol.IsModern(probe.Version):
 		modern, legacy = &probe, &primary
-	case IsModern(primary.Version):
+	case protocol.IsModern(primary.Version):
 		modern = &primary
 		warnings = append(warnings, fmt.Sprintf("the server speaks the modern era only (%s), so no legacy wrapping is possible", negotiated(primary, probe)))
 	default:

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/internal/digest"
+	"github.com/mcpbind/mcpbind/internal/protocol"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
@@ -217,7 +218,7 @@ func TestProbeErasSQLiteExplorer(t *testing.T) {
 
 	t.Run("modern primary", func(t *testing.T) {
 		primary, probe := connectBoth(t, command, args)
-		if primary.ProtocolVersion() != ModernVersion || probe.ProtocolVersion() != NewestLegacyVersion {
+		if primary.ProtocolVersion() != protocol.ModernVersion || probe.ProtocolVersion() != protocol.NewestLegacyVersion {
 			t.Fatalf("versions %s, %s", primary.ProtocolVersion(), probe.ProtocolVersion())
 		}
 		srv, warnings := exportProbed(t, primary, probe)
@@ -237,7 +238,7 @@ func TestProbeErasSQLiteExplorer(t *testing.T) {
 		if strings.Contains(string(srv.Extensions), "naturalOutputSchema") {
 			t.Errorf("x-mcpbind repeats the tools' schemas: %s", srv.Extensions)
 		}
-		if !slices.Equal(ev.ProbedVersions, []string{NewestLegacyVersion, ModernVersion}) {
+		if !slices.Equal(ev.ProbedVersions, []string{protocol.NewestLegacyVersion, protocol.ModernVersion}) {
 			t.Errorf("probed %v", ev.ProbedVersions)
 		}
 		checkDigests(t, srv)
@@ -251,7 +252,7 @@ func TestProbeErasSQLiteExplorer(t *testing.T) {
 			t.Fatalf("digest check against the exported digest: %v", err)
 		}
 		_ = s.Close()
-		_, err = composition.Connect(ctx, composition.Stdio(command, args...), composition.WithProtocolVersion(NewestLegacyVersion),
+		_, err = composition.Connect(ctx, composition.Stdio(command, args...), composition.WithProtocolVersion(protocol.NewestLegacyVersion),
 			composition.WithDigestCheck(srv.Digest(), composition.DigestFail))
 		var dm *composition.DigestMismatchError
 		if !errors.As(err, &dm) || dm.Expected != srv.Digest() {
@@ -261,7 +262,7 @@ func TestProbeErasSQLiteExplorer(t *testing.T) {
 
 	t.Run("legacy primary", func(t *testing.T) {
 		primary, probe := connectBoth(t, command, args, composition.WithProtocolVersion("2025-06-18"))
-		if primary.ProtocolVersion() != "2025-06-18" || probe.ProtocolVersion() != ModernVersion {
+		if primary.ProtocolVersion() != "2025-06-18" || probe.ProtocolVersion() != protocol.ModernVersion {
 			t.Fatalf("versions %s, %s", primary.ProtocolVersion(), probe.ProtocolVersion())
 		}
 		srv, _ := exportProbed(t, primary, probe)
@@ -277,7 +278,7 @@ func TestProbeErasSQLiteExplorer(t *testing.T) {
 		if string(ev.NaturalOutputSchema) != `{"anyOf":[{"type":"object","additionalProperties":true},{"type":"null"}]}` {
 			t.Errorf("find_row natural %s", ev.NaturalOutputSchema)
 		}
-		if !slices.Equal(ev.ProbedVersions, []string{"2025-06-18", ModernVersion}) {
+		if !slices.Equal(ev.ProbedVersions, []string{"2025-06-18", protocol.ModernVersion}) {
 			t.Errorf("probed %v", ev.ProbedVersions)
 		}
 	})
@@ -338,7 +339,7 @@ func TestProbeErasMCPGo(t *testing.T) {
 func TestProbeErasLegacyOnlyServer(t *testing.T) {
 	node, args := testenv.ServerEverything(t)
 	primary, probe := connectBoth(t, node, args)
-	if IsModern(primary.ProtocolVersion()) || IsModern(probe.ProtocolVersion()) {
+	if protocol.IsModern(primary.ProtocolVersion()) || protocol.IsModern(probe.ProtocolVersion()) {
 		t.Fatalf("versions %s, %s: server-everything now speaks 2026-07-28; pick another legacy-only server", primary.ProtocolVersion(), probe.ProtocolVersion())
 	}
 	srv, warnings := exportProbed(t, primary, probe)

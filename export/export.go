@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/internal/rawjson"
+	"github.com/mcpbind/mcpbind/internal/serverid"
 )
 
 // Session is what Export reads from a connected server. The runtime's
@@ -102,7 +103,7 @@ func ExportDocument(ctx context.Context, s Session, opts Options) (*bundle.Serve
 	}
 	id := opts.ID
 	if id == "" {
-		id = Slug(name)
+		id = serverid.Slug(name)
 		if id == "" {
 			return nil, nil, answerf("cannot derive a server id from serverInfo.name %q; give one with --id", name)
 		}
@@ -263,33 +264,6 @@ func (e *AnswerError) Unwrap() error { return e.Err }
 
 func answerf(format string, args ...any) error {
 	return &AnswerError{Msg: fmt.Sprintf(format, args...)}
-}
-
-// Slug is the default server id for a serverInfo name: ASCII letters and
-// digits lowercased, every run of other characters one '-', and no '-' at
-// either end. "@modelcontextprotocol/server-everything" gives
-// "modelcontextprotocol-server-everything"; a name with no ASCII letter or
-// digit gives "".
-func Slug(name string) string {
-	var b strings.Builder
-	dash := false
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-		default:
-			dash = b.Len() > 0
-			continue
-		}
-		if dash {
-			b.WriteByte('-')
-			dash = false
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
 }
 
 // serverName returns serverInfo's "name".

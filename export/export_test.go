@@ -132,24 +132,6 @@ func TestExportErrors(t *testing.T) {
 	}
 }
 
-func TestSlug(t *testing.T) {
-	for in, want := range map[string]string{
-		"sqlite-explorer":                         "sqlite-explorer",
-		"@modelcontextprotocol/server-everything": "modelcontextprotocol-server-everything",
-		"mcp-servers/everything":                  "mcp-servers-everything",
-		"  My  Server v2 ":                        "my-server-v2",
-		"Café_Bar":                                "caf-bar",
-		"---":                                     "",
-		"":                                        "",
-		"日本":                                      "",
-		"A1":                                      "a1",
-	} {
-		if got := Slug(in); got != want {
-			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestExportDocument: the document Export checked is the bundle holding the
 // server alone, with the mcpbind version recorded when given: encoding it
 // gives the bytes Marshal writes, and its schema findings are the server's.

@@ -78,7 +78,7 @@ func ExportAll(ctx context.Context, targets []*Target, opts MultiOptions) []Outc
 		msg := fmt.Sprintf(format, args...)
 		logMu.Lock()
 		defer logMu.Unlock()
-		opts.Log(t.name(), warning, Redact(msg, t.Secrets))
+		opts.Log(t.name(), warning, redact.Text(msg, t.Secrets))
 	}
 	connect := opts.Connect
 	if connect == nil {
@@ -108,7 +108,7 @@ func ExportAll(ctx context.Context, targets []*Target, opts MultiOptions) []Outc
 			defer func() { <-sem }()
 			srv, err := exportOne(ctx, t, opts.Export, opts.ProbeEras, connect, logf)
 			out[i].Server = srv
-			out[i].Err = RedactError(err, t.Secrets)
+			out[i].Err = redact.Error(err, t.Secrets)
 		}()
 	}
 	wg.Wait()
@@ -212,14 +212,3 @@ func Merge(b *bundle.Bundle, servers []bundle.Server) *bundle.Bundle {
 	out.Servers = append(out.Servers, servers...)
 	return out
 }
-
-// Redact replaces every secret of at least six bytes in msg with "***" and
-// masks the user information and query of every URL in it (see
-// internal/redact, the one redaction path of mcpbind).
-func Redact(msg string, secrets []string) string {
-	return redact.Text(msg, secrets)
-}
-
-// RedactError returns err with Redact applied to its message, still
-// unwrapping to err for errors.As and errors.Is; nil stays nil.
-func RedactError(err error, secrets []string) error { return redact.Error(err, secrets) }

@@ -37,9 +37,7 @@ type Caller interface { Invoke(ctx context.Context, tool *bindimpl.Tool, args an
 type Registry struct{}
 func (r *Registry) Server(id string) Caller { return nil }
 type Nullable[T any] = bindimpl.Nullable[T]
-type DigestMode int
-type Option struct{}
-func WithDigestCheckAt(expected, exportedAt string, mode DigestMode, tools ...bindimpl.Tool) Option { return Option{} }
+type Pins struct { Digest, ProtocolVersion string; Tools []*bindimpl.Tool }
 type ServedTool struct{}
 func (st ServedTool) WithLegacyOutputSchema(outputSchema string) ServedTool { return st }
 type ServerOption struct{}

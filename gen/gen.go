@@ -387,9 +387,10 @@ func toolFields(t *ir.Tool) string {
 	return strings.Join(f, ", ")
 }
 
-// pinnedTools renders the descriptor variables of the tools that have a
-// digest as trailing arguments of a call: ",\n\t\ttoolA, toolB,…" packed
-// into lines of about 100 columns; "" when no tool has one.
+// pinnedTools renders the addresses of the descriptor variables of the
+// tools that have a digest as the elements of a slice literal:
+// "\n\t\t&toolA, &toolB,…," packed into lines of about 100 columns; "" when
+// no tool has one.
 func pinnedTools(tools []*ir.Tool) string {
 	var b strings.Builder
 	col := 100
@@ -397,13 +398,13 @@ func pinnedTools(tools []*ir.Tool) string {
 		if t.Digest == "" {
 			continue
 		}
-		name := t.DescriptorVar()
-		if col+len(name)+2 > 100 {
-			b.WriteString(",\n\t\t")
+		name := "&" + t.DescriptorVar() + ","
+		if col+len(name)+1 > 100 {
+			b.WriteString("\n\t\t")
 			col = 16
 		} else {
-			b.WriteString(", ")
-			col += 2
+			b.WriteString(" ")
+			col++
 		}
 		b.WriteString(name)
 		col += len(name)

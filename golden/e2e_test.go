@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	"github.com/mcpbind/mcpbind/golden/everything/everything"
 	legacy "github.com/mcpbind/mcpbind/golden/sqlite-explorer-2025-06-18/sqliteexplorer"
 	modern "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
@@ -332,9 +333,9 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// TestGeneratedDigestCheck: the generated DigestCheck of the packages of
-// both eras passes against the unchanged server in sessions of both eras
-// without a warning: in a session of the other era the pinned tools are
+// TestGeneratedDigestCheck: pinning.DigestCheck of the generated Pins of
+// the packages of both eras passes against the unchanged server in sessions
+// of both eras without a warning: in a session of the other era the pinned tools are
 // compared by meaning, so the {"result": …} envelope the server adds for
 // sessions before 2026-07-28 is not a change. A server digest alone (no
 // pinned tools) is not compared in a session of the other era, with a
@@ -345,8 +346,8 @@ func TestGeneratedDigestCheck(t *testing.T) {
 	defer cancel()
 	for _, version := range []string{"", "2025-06-18"} {
 		for pkg, check := range map[string]composition.Option{
-			"sqlite-explorer":            modern.DigestCheck(composition.DigestFail),
-			"sqlite-explorer-2025-06-18": legacy.DigestCheck(composition.DigestFail),
+			"sqlite-explorer":            pinning.DigestCheck(modern.Pins, composition.DigestFail),
+			"sqlite-explorer-2025-06-18": pinning.DigestCheck(legacy.Pins, composition.DigestFail),
 		} {
 			var warnings []string
 			s, err := composition.Connect(ctx, composition.Stdio(bin, args...), composition.WithProtocolVersion(version),
@@ -362,7 +363,7 @@ func TestGeneratedDigestCheck(t *testing.T) {
 	}
 	var warnings []string
 	s, err := composition.Connect(ctx, composition.Stdio(bin, args...), composition.WithProtocolVersion("2025-06-18"),
-		composition.WithDigestCheckAt(modern.ServerDigest, composition.ModernProtocolVersion, composition.DigestFail),
+		composition.WithPins(composition.Pins{Digest: modern.ServerDigest, ProtocolVersion: composition.ModernProtocolVersion}, composition.DigestFail, nil),
 		composition.WithWarnings(func(m string) { warnings = append(warnings, m) }))
 	if err != nil {
 		t.Fatal(err)
@@ -372,7 +373,7 @@ func TestGeneratedDigestCheck(t *testing.T) {
 		t.Errorf("server digest in the other era: warnings %q", warnings)
 	}
 	_, err = composition.Connect(ctx, composition.Stdio(bin, args...),
-		composition.WithDigestCheckAt("sha256:"+strings.Repeat("0", 64), composition.ModernProtocolVersion, composition.DigestFail))
+		composition.WithPins(composition.Pins{Digest: "sha256:" + strings.Repeat("0", 64), ProtocolVersion: composition.ModernProtocolVersion}, composition.DigestFail, nil))
 	var dm *composition.DigestMismatchError
 	if !errors.As(err, &dm) {
 		t.Fatalf("a wrong digest: %v, want *composition.DigestMismatchError", err)

@@ -13,11 +13,12 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	modern "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
 
-// TestGeneratedPinning runs the generated sqliteexplorer package's
-// DigestCheck(DigestFail) against an in-process mcp-go server that lists
+// TestGeneratedPinning runs pinning.DigestCheck of the generated
+// sqliteexplorer package's Pins (DigestFail) against an in-process mcp-go server that lists
 // the tools of the golden bundle as they are: every generated per-tool
 // digest matches (no warning). The server then changes describe_table's
 // description and sends notifications/tools/list_changed: the generated
@@ -58,7 +59,7 @@ func TestGeneratedPinning(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	warnings := make(chan string, 16)
-	s, err := composition.Connect(ctx, composition.InProcess(srv), modern.DigestCheck(composition.DigestFail),
+	s, err := composition.Connect(ctx, composition.InProcess(srv), pinning.DigestCheck(modern.Pins, composition.DigestFail),
 		composition.WithWarnings(func(m string) { warnings <- m }))
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	legacy "github.com/mcpbind/mcpbind/golden/sqlite-explorer-2025-06-18/sqliteexplorer"
 	modern "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
@@ -84,9 +85,9 @@ func TestServerStubEveryEra(t *testing.T) {
 				t.Run(tname+"/session "+cmpOr(version, "newest")+"/"+bundleEra, func(t *testing.T) {
 					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 					defer cancel()
-					digest := modern.DigestCheck(composition.DigestFail)
+					digest := pinning.DigestCheck(modern.Pins, composition.DigestFail)
 					if strings.HasPrefix(bundleEra, "2025") {
-						digest = legacy.DigestCheck(composition.DigestFail)
+						digest = pinning.DigestCheck(legacy.Pins, composition.DigestFail)
 					}
 					var warnings []string
 					s, err := composition.Connect(ctx, transport, composition.WithProtocolVersion(version),

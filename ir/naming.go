@@ -292,16 +292,16 @@ func GeneratedFields() []string {
 // package may declare besides the tools' types and enum constants: the
 // Client type, the Handler interface and the UnimplementedHandler struct of
 // server.go (generate --server), the functions of GeneratedFunctions, and
-// the variables and constants ServerDigest, schemas and types.
+// the variables and constants ServerDigest, Pins, schemas and types.
 func GeneratedPackageNames() []string {
-	return slices.Concat([]string{"Client", "Handler", "UnimplementedHandler", "ServerDigest", "schemas", "types"}, GeneratedFunctions())
+	return slices.Concat([]string{"Client", "Handler", "UnimplementedHandler", "ServerDigest", "Pins", "schemas", "types"}, GeneratedFunctions())
 }
 
 // GeneratedFunctions are the package-level functions (no receiver) the
 // templates may declare (Register and Forward in server.go, with generate
 // --server).
 func GeneratedFunctions() []string {
-	return []string{"NewClient", "FromRegistry", "DigestCheck", "Marshal", "Unmarshal", "Register", "Forward"}
+	return []string{"NewClient", "FromRegistry", "Marshal", "Unmarshal", "Register", "Forward"}
 }
 
 // generatedImportNames are the names of the packages generated code

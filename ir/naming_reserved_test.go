@@ -27,7 +27,7 @@ func TestTypeNameIsAnExportedIdentifier(t *testing.T) {
 // field.
 func TestReservedNamesAreNeverClaimed(t *testing.T) {
 	pkg := newScope(ReservedPackageNames()...)
-	for _, name := range []string{"Client", "Handler", "UnimplementedHandler", "Register", "server", "NewClient", "ServerDigest", "DigestCheck", "schemas", "json", "context", "error", "string", "_", "init"} {
+	for _, name := range []string{"Client", "Handler", "UnimplementedHandler", "Register", "server", "NewClient", "ServerDigest", "Pins", "schemas", "json", "context", "error", "string", "_", "init"} {
 		if got := pkg.claim(name); got == name {
 			t.Errorf("package scope handed out %q", name)
 		}

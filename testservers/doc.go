@@ -20,6 +20,11 @@
 //     real server does not produce: garbage, hangs, floods, hostile text),
 //     sqlitestub/cmd/sqlite-stub (sqlite-explorer's contract served by a
 //     generated stub) and memdriver (the memory a large result costs).
+//   - github-mcp-server: a nested Go module (its own go.mod, so that its
+//     dependencies stay out of mcpbind's) that pins the real
+//     github.com/github/github-mcp-server, a server on the official Go SDK,
+//     as a tool dependency; testenv.GitHubMCPServer builds it and `make
+//     deps` downloads its modules.
 //   - Test helpers: testenv (finding node and the npm packages, starting
 //     servers on loopback, building commands, waiting for signals),
 //     gencheck and servecheck (checks of generated packages), synth (the

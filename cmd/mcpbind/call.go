@@ -15,7 +15,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
-	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/redact"
 	"github.com/mcpbind/mcpbind/internal/schema"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
@@ -24,8 +24,8 @@ import (
 type callFlags struct {
 	// server holds the flags that say how to reach the server, the same as
 	// export's (--header, --bearer-env, --env, --protocol-version,
-	// --timeout, -v); the others stay unset.
-	server exportFlags
+	// --timeout, -v, …).
+	server serverFlags
 	// args is the --args JSON object.
 	args string
 	// argsSet is true when --args was given.
@@ -97,16 +97,16 @@ func (c *cli) runCall(ctx context.Context, f *callFlags, args []string, dash int
 			return err
 		}
 	}
-	target, opts, secrets, err := c.exportTarget(&f.server, rest, restDash)
+	target, opts, secrets, err := c.serverTarget(&f.server, rest, restDash)
 	if err != nil {
 		return err
 	}
-	return export.RedactError(c.doCall(ctx, f, tool, callArgs, target, opts), secrets)
+	return redact.Error(c.doCall(ctx, f, tool, callArgs, target, opts), secrets)
 }
 
 // splitCallArgs separates TOOL from the server's arguments (a URL, or the
 // command after --) and returns the latter with the position of -- among
-// them, as exportTarget reads them. With list there is no TOOL.
+// them, as serverTarget reads them. With list there is no TOOL.
 func splitCallArgs(list bool, args []string, dash int) (tool string, rest []string, restDash int, err error) {
 	before := args
 	if dash >= 0 {

@@ -12,12 +12,22 @@ import (
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/diff"
 	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/redact"
+	"github.com/mcpbind/mcpbind/internal/serverid"
 )
+
+// checkFlags are the flags of `mcpbind check`: the server flags, the
+// server's --id in the bundle and --config.
+type checkFlags struct {
+	server serverFlags
+	id     string
+	config string
+}
 
 // newCheckCmd builds `mcpbind check BUNDLE (-- COMMAND [ARG...] | URL)`:
 // the bundle's contract against what the live server lists now.
 func newCheckCmd(c *cli) *cobra.Command {
-	var f exportFlags
+	var f checkFlags
 	var rf reportFlags
 	cmd := &cobra.Command{
 		Use:   "check BUNDLE [flags] (-- COMMAND [ARG...] | URL | --config FILE)",
@@ -51,13 +61,13 @@ answers something unusable.`,
 	}
 	cmd.Flags().StringVar(&f.id, "id", "", "the server `ID` in the bundle to check (default: its only server, or the one matching the live server's name; with --config, the one of the config)")
 	cmd.Flags().StringVar(&f.config, "config", "", "check every server of the servers config `FILE` (YAML, as export --config reads it) against the bundle")
-	addServerFlags(cmd, &f)
+	addServerFlags(cmd, &f.server)
 	addReportFlags(cmd, &rf)
 	return cmd
 }
 
 // runCheck carries out `mcpbind check`.
-func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, args []string, dash int) error {
+func (c *cli) runCheck(ctx context.Context, f *checkFlags, rf *reportFlags, args []string, dash int) error {
 	if err := rf.check(); err != nil {
 		return err
 	}
@@ -71,7 +81,10 @@ func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, arg
 	if dash > 0 {
 		dash--
 	}
-	target, opts, secrets, err := c.exportTarget(f, args[1:], dash)
+	if err := checkIDFlag(f.id); err != nil {
+		return err
+	}
+	target, opts, secrets, err := c.serverTarget(&f.server, args[1:], dash)
 	if err != nil {
 		return err
 	}
@@ -96,13 +109,13 @@ func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, arg
 	case len(b.Servers) == 1:
 		want = &b.Servers[0]
 	}
-	live := *f
+	id := f.id
 	if want != nil {
-		live.id = want.ID
+		id = want.ID
 	}
-	srv, err := c.liveServer(ctx, &live, target, opts)
+	srv, err := c.liveServer(ctx, &f.server, id, target, opts)
 	if err != nil {
-		return export.RedactError(err, secrets)
+		return redact.Error(err, secrets)
 	}
 	if want == nil {
 		if want, err = matchServer(b, srv); err != nil {
@@ -114,7 +127,7 @@ func (c *cli) runCheck(ctx context.Context, f *exportFlags, rf *reportFlags, arg
 	c.warnOtherServer(c.stderr, path, want, srv)
 	r := diff.Compare(&bundle.Bundle{Servers: []bundle.Server{*want}}, &bundle.Bundle{Servers: []bundle.Server{*srv}})
 	r.Old, r.New = path, "live "+target.String()
-	return export.RedactError(c.finishReport(&r, rf), secrets)
+	return redact.Error(c.finishReport(&r, rf), secrets)
 }
 
 // warnOtherServer warns when the live server srv has another serverInfo
@@ -134,11 +147,11 @@ func (c *cli) warnOtherServer(w io.Writer, path string, want, srv *bundle.Server
 // of the bundle that the config lacks removed (breaking). With --id only
 // that server is compared. A server that fails is left out of the report
 // and makes the command exit 3 after the report of the others.
-func (c *cli) runCheckConfig(ctx context.Context, f *exportFlags, rf *reportFlags, args []string, dash int) error {
+func (c *cli) runCheckConfig(ctx context.Context, f *checkFlags, rf *reportFlags, args []string, dash int) error {
 	if len(args) != 1 || dash >= 0 {
 		return usageErrorf("check --config FILE takes the BUNDLE alone: the config names the servers and how to start them")
 	}
-	if err := checkConfigFlags(f); err != nil {
+	if err := checkConfigFlags(&f.server, f.config); err != nil {
 		return err
 	}
 	path := args[0]
@@ -146,7 +159,7 @@ func (c *cli) runCheckConfig(ctx context.Context, f *exportFlags, rf *reportFlag
 	if err != nil {
 		return err
 	}
-	run, err := c.exportConfigured(ctx, f)
+	run, err := c.exportConfigured(ctx, &f.server, f.config, f.id, false)
 	if err != nil {
 		return err
 	}
@@ -178,7 +191,7 @@ func (c *cli) runCheckConfig(ctx context.Context, f *exportFlags, rf *reportFlag
 	r := diff.Compare(old, cur)
 	r.Old, r.New = path, "live servers of "+f.config
 	if err := c.finishReport(&r, rf); err != nil || len(failed) == 0 {
-		return export.RedactError(err, run.secrets)
+		return redact.Error(err, run.secrets)
 	}
 	return withExit(exitServer, fmt.Errorf("%d of %d servers failed (%s): they are not checked", len(failed), len(outcomes), strings.Join(failed, ", ")))
 }
@@ -206,7 +219,7 @@ func matchServer(b *bundle.Bundle, srv *bundle.Server) (*bundle.Server, error) {
 			Name string `json:"name"`
 		}
 		_ = json.Unmarshal(b.Servers[i].ServerInfo, &info)
-		if info.Name != "" && export.Slug(info.Name) == srv.ID {
+		if info.Name != "" && serverid.Slug(info.Name) == srv.ID {
 			found = append(found, &b.Servers[i])
 		}
 	}

@@ -5,47 +5,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
-// defaultTimeout bounds connecting and listing tools unless --timeout says
-// otherwise.
-const defaultTimeout = 30 * time.Second
-
-// exportFlags are the flags of `mcpbind export`.
+// exportFlags are the flags of `mcpbind export`: the server flags and its
+// own.
 type exportFlags struct {
-	output          string
-	id              string
-	headers         []string
-	bearerEnv       string
-	env             []string
-	protocolVersion string
-	timeout         time.Duration
-	verbose         bool
-	// maxResponseBytes bounds each message of the server (serverflags.go).
-	maxResponseBytes int64
-	// OAuth client credentials for an HTTP server (authflags.go).
-	auth authOptions
+	server serverFlags
+	output string
+	id     string
 
 	// --probe-eras and --strict (helpers in validate.go).
 	probeEras bool
 	strict    bool
 
-	// --config, --append, --partial, --quiet (exportconfig.go).
+	// --config, --append, --partial (exportconfig.go).
 	config  string
 	append  bool
 	partial bool
-	quiet   bool
 }
 
 // newExportCmd builds `mcpbind export`.
@@ -82,20 +68,13 @@ reached, fails, or answers something unusable.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&f.output, "output", "o", "", "write the bundle to `FILE` (atomically; \"-\": stdout, the default)")
 	fl.StringVar(&f.id, "id", "", "server `ID` in the bundle (default: slug of serverInfo.name)")
-	fl.StringArrayVar(&f.headers, "header", nil, "HTTP header `'NAME: VALUE'` sent to an HTTP server (repeatable)")
-	fl.StringVar(&f.bearerEnv, "bearer-env", "", "send 'Authorization: Bearer <token>' to an HTTP server, the token read from environment variable `VAR`")
-	fl.StringArrayVar(&f.env, "env", nil, "environment variable `KEY=VALUE` for a stdio server (repeatable)")
-	fl.StringVar(&f.protocolVersion, "protocol-version", "", "ask for this MCP protocol `VERSION` instead of negotiating the newest")
-	fl.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up connecting and listing tools after this `DURATION` (0: never)")
-	fl.BoolVarP(&f.verbose, "verbose", "v", false, "report progress and copy a stdio server's stderr to stderr")
-	addAuthFlags(fl, &f.auth)
-	addLimitFlags(fl, &f)
+	addServerFlags(cmd, &f.server)
 	fl.BoolVar(&f.probeEras, "probe-eras", false, "also list the tools at the other protocol era (2026-07-28 or 2025-11-25) and record, per tool, whether results are wrapped as {\"result\": v}")
 	fl.BoolVar(&f.strict, "strict", false, "make schema problems (a schema its meta-schema rejects, an inputSchema root that is not type object) errors: exit 2, nothing written")
 	fl.StringVar(&f.config, "config", "", "export every server of the servers config `FILE` (YAML; see the README), or the one named by --id")
 	fl.BoolVar(&f.append, "append", false, "add the server(s) to the existing bundle -o FILE, replacing those with the same id and leaving the others byte for byte")
 	fl.BoolVar(&f.partial, "partial", false, "with --config: when some servers fail, still write those that succeeded (the exit code stays 3)")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines or summary on stderr (warnings and errors still)")
+	fl.Lookup("quiet").Usage = "no progress lines or summary on stderr (warnings and errors still)"
 	return cmd
 }
 
@@ -107,10 +86,13 @@ func (c *cli) runExport(ctx context.Context, f *exportFlags, args []string, dash
 	switch {
 	case f.partial:
 		return usageErrorf("--partial applies to --config, which exports several servers")
-	case f.quiet && f.verbose:
+	case f.server.quiet && f.server.verbose:
 		return usageErrorf("--quiet and -v contradict each other; give one")
 	}
-	target, opts, secrets, err := c.exportTarget(f, args, dash)
+	if err := checkIDFlag(f.id); err != nil {
+		return err
+	}
+	target, opts, secrets, err := c.serverTarget(&f.server, args, dash)
 	if err != nil {
 		return err
 	}
@@ -118,7 +100,7 @@ func (c *cli) runExport(ctx context.Context, f *exportFlags, args []string, dash
 		fmt.Fprintf(c.stderr, "mcpbind: warning: %s\n", u.Warning())
 	}
 	err = c.doExport(ctx, f, target, opts)
-	return export.RedactError(err, secrets)
+	return redact.Error(err, secrets)
 }
 
 // doExport connects, exports, and writes the bundle.
@@ -135,7 +117,7 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 	if err != nil {
 		return err
 	}
-	k, err := c.connect(ctx, f, target, opts)
+	k, err := c.connect(ctx, &f.server, target, opts)
 	if err != nil {
 		return err // a *composition.ConnectError: exit 3 (2 for a bad configuration)
 	}
@@ -153,8 +135,8 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 	}
 	defer closeSession()
 	progress("connected: protocol %s over %s; listing tools", sess.ProtocolVersion(), sess.Transport())
-	if v := sess.ProtocolVersion(); f.protocolVersion != "" && v != f.protocolVersion {
-		fmt.Fprintf(c.stderr, "mcpbind: warning: asked %s for protocol %s; it answered %s, which the bundle records\n", server, f.protocolVersion, v)
+	if v := sess.ProtocolVersion(); f.server.protocolVersion != "" && v != f.server.protocolVersion {
+		fmt.Fprintf(c.stderr, "mcpbind: warning: asked %s for protocol %s; it answered %s, which the bundle records\n", server, f.server.protocolVersion, v)
 	}
 
 	// --probe-eras, --strict: begin
@@ -203,7 +185,7 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 		}
 		dest = output
 	}
-	if f.quiet {
+	if f.server.quiet {
 		return nil
 	}
 	fmt.Fprintf(c.stderr, "mcpbind: exported %d %s of server %q (%s, protocol %s, %s) to %s\n",
@@ -212,140 +194,15 @@ func (c *cli) doExport(ctx context.Context, f *exportFlags, target composition.T
 	return nil
 }
 
-// exportTarget reads the server from the arguments and the flags that say
-// how to reach it. Errors are usage errors; their messages never contain a
-// header, token or environment value.
-//
-// secrets are the header, token and environment values given, which the
-// server might echo back in an error message.
-func (c *cli) exportTarget(f *exportFlags, args []string, dash int) (t composition.Transport, opts []composition.Option, secrets []string, err error) {
-	var none composition.Transport
-	opts = []composition.Option{waitForDiscover()}
-	if f.timeout < 0 {
-		return none, nil, nil, usageErrorf("--timeout must not be negative")
+// checkIDFlag checks the bundle server id given with --id (a usage error).
+func checkIDFlag(id string) error {
+	if id == "" {
+		return nil
 	}
-	if f.id != "" {
-		if err := bundle.CheckID(f.id); err != nil {
-			return none, nil, nil, usageErrorf("--id: %v", err)
-		}
+	if err := bundle.CheckID(id); err != nil {
+		return usageErrorf("--id: %v", err)
 	}
-	switch {
-	case dash >= 0:
-		if dash > 0 {
-			return none, nil, nil, usageErrorf("unexpected argument %q before --: give either -- COMMAND [ARG...] or a URL", args[0])
-		}
-		if len(args) == 0 || args[0] == "" {
-			return none, nil, nil, usageErrorf("missing the server command after --")
-		}
-		if len(f.headers) > 0 || f.bearerEnv != "" || f.auth.given() {
-			return none, nil, nil, usageErrorf("--header, --bearer-env and --oauth-* apply to HTTP servers; this is a stdio server (command after --)")
-		}
-		for i, kv := range f.env {
-			k, _, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return none, nil, nil, usageErrorf("--env #%d: want KEY=VALUE", i+1)
-			}
-		}
-		for _, kv := range f.env {
-			_, v, _ := strings.Cut(kv, "=")
-			secrets = append(secrets, v)
-		}
-		if len(f.env) > 0 {
-			opts = append(opts, composition.WithEnv(f.env...))
-		}
-		return composition.Stdio(args[0], args[1:]...), opts, secrets, nil
-
-	case len(args) == 0:
-		return none, nil, nil, usageErrorf("missing the server: give -- COMMAND [ARG...] for a stdio server or the URL of an HTTP server")
-	case len(args) > 1:
-		return none, nil, nil, usageErrorf("too many arguments: to start a stdio server, put its command after --, as in: mcpbind export -- %s", strings.Join(args, " "))
-	}
-
-	raw := args[0]
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return none, nil, nil, usageErrorf("%q is not an http or https URL; to start a stdio server, put its command after --, as in: mcpbind export -- %s", raw, raw)
-	}
-	if len(f.env) > 0 {
-		return none, nil, nil, usageErrorf("--env applies to stdio servers; this is an HTTP server")
-	}
-	auth := false
-	for i, h := range f.headers {
-		name, value, err := parseHeader(h)
-		if err != nil {
-			return none, nil, nil, usageErrorf("--header #%d: %v", i+1, err)
-		}
-		secrets = append(secrets, value)
-		auth = auth || strings.EqualFold(name, "Authorization")
-		opts = append(opts, composition.WithHeader(name, value))
-	}
-	if f.bearerEnv != "" {
-		if auth {
-			return none, nil, nil, usageErrorf("--bearer-env and --header 'Authorization: …' both set the Authorization header; give one")
-		}
-		token, ok := c.lookupEnv(f.bearerEnv)
-		token = strings.TrimSpace(token)
-		switch {
-		case !ok:
-			return none, nil, nil, usageErrorf("--bearer-env: environment variable %s is not set", f.bearerEnv)
-		case token == "":
-			return none, nil, nil, usageErrorf("--bearer-env: environment variable %s is empty", f.bearerEnv)
-		case strings.ContainsAny(token, "\r\n"):
-			return none, nil, nil, usageErrorf("--bearer-env: environment variable %s holds a line break", f.bearerEnv)
-		}
-		opts = append(opts, composition.WithHeader("Authorization", "Bearer "+token))
-		secrets = append(secrets, token)
-	}
-	if f.auth.given() && (auth || f.bearerEnv != "") {
-		return none, nil, nil, usageErrorf("--oauth-*, --login and --bearer-env or --header 'Authorization: …' both authorize; give one")
-	}
-	switch {
-	case f.auth.clientCredentialsGrant():
-		authOpts, err := f.auth.compositionOptions(c.lookupEnv)
-		if err != nil {
-			return none, nil, nil, err
-		}
-		opts = append(opts, authOpts...)
-		secrets = append(secrets, f.auth.secretValues(c.lookupEnv)...)
-	case !auth && f.bearerEnv == "":
-		// No credential given: the stored OAuth login, or the flow on a 401.
-		opt, s, err := c.loginOption(&f.auth, false)
-		if err != nil {
-			return none, nil, nil, err
-		}
-		opts = append(opts, opt)
-		secrets = append(secrets, s...)
-	}
-	return composition.HTTP(raw), opts, secrets, nil
-}
-
-// parseHeader splits "Name: value". The error never quotes the value.
-func parseHeader(h string) (name, value string, err error) {
-	name, value, ok := strings.Cut(h, ":")
-	name = strings.TrimSpace(name)
-	if !ok || name == "" {
-		return "", "", errors.New("want 'NAME: VALUE'")
-	}
-	for i := 0; i < len(name); i++ {
-		if !isTokenChar(name[i]) {
-			return "", "", fmt.Errorf("invalid header name %q", name)
-		}
-	}
-	value = strings.TrimSpace(value)
-	if strings.ContainsAny(value, "\r\n\x00") {
-		return "", "", fmt.Errorf("the value of header %s holds a line break or NUL", name)
-	}
-	return name, value, nil
-}
-
-// isTokenChar reports whether c may appear in an HTTP header name (RFC 9110
-// tchar).
-func isTokenChar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+	return nil
 }
 
 // checkOutputPath fails early, before the server is started, when the

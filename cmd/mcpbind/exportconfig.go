@@ -14,6 +14,8 @@ import (
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/redact"
+	"github.com/mcpbind/mcpbind/internal/serverconf"
 )
 
 // runExportConfig carries out `mcpbind export --config FILE`: every server
@@ -27,7 +29,7 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 	if len(args) > 0 || dash >= 0 {
 		return usageErrorf("--config names the servers; give no server command or URL with it")
 	}
-	if err := checkConfigFlags(f); err != nil {
+	if err := checkConfigFlags(&f.server, f.config); err != nil {
 		return err
 	}
 	output := f.output
@@ -41,7 +43,7 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 	if err != nil {
 		return err
 	}
-	run, err := c.exportConfigured(ctx, f)
+	run, err := c.exportConfigured(ctx, &f.server, f.config, f.id, f.probeEras)
 	if err != nil {
 		return err
 	}
@@ -79,13 +81,13 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 
 	data, err := c.bundleBytes(base, done, output)
 	if err != nil {
-		return export.RedactError(err, secrets)
+		return redact.Error(err, secrets)
 	}
 	dest, err := c.writeBundle(output, data)
 	if err != nil {
 		return err
 	}
-	if !f.quiet {
+	if !f.server.quiet {
 		var names []string
 		for _, s := range done {
 			names = append(names, s.ID)
@@ -102,12 +104,12 @@ func (c *cli) runExportConfig(ctx context.Context, f *exportFlags, args []string
 	return nil
 }
 
-// checkConfigFlags refuses the server flags that contradict --config (a
-// usage error).
-func checkConfigFlags(f *exportFlags) error {
+// checkConfigFlags refuses the server flags that contradict --config FILE
+// (a usage error).
+func checkConfigFlags(f *serverFlags, config string) error {
 	switch {
 	case len(f.headers) > 0 || f.bearerEnv != "" || len(f.env) > 0:
-		return usageErrorf("--header, --bearer-env and --env do not apply with --config: set headers and env per server in %s", f.config)
+		return usageErrorf("--header, --bearer-env and --env do not apply with --config: set headers and env per server in %s", config)
 	case f.timeout < 0:
 		return usageErrorf("--timeout must not be negative")
 	case f.quiet && f.verbose:
@@ -125,48 +127,53 @@ type configRun struct {
 	stderr   io.Writer
 }
 
-// exportConfigured exports every server of the servers config f.config (or
-// the one named by --id) concurrently, as export --config and check --config
-// do, logging progress (unless --quiet) and warnings (an unpinned package
-// among them) to stderr. An error (exit 2) means a server could not be
+// exportConfigured exports every server of the servers config file config
+// (or the one named by id, when not "") concurrently, with the server flags
+// f, as export --config and check --config do (probeEras: export's
+// --probe-eras), logging progress (unless --quiet) and warnings (an
+// unpinned package among them) to stderr. An error (exit 2) means a server could not be
 // configured, and then none was started.
-func (c *cli) exportConfigured(ctx context.Context, f *exportFlags) (*configRun, error) {
+func (c *cli) exportConfigured(ctx context.Context, f *serverFlags, config, id string, probeEras bool) (*configRun, error) {
 	stderr := &syncWriter{w: c.stderr}
-	cfg, err := export.LoadConfig(f.config)
+	cfg, err := serverconf.Load(config)
 	if err != nil {
 		return nil, withExit(exitInput, err)
 	}
 	var ids []string
-	if f.id != "" {
-		ids = []string{f.id}
+	if id != "" {
+		ids = []string{id}
 	}
 	servers, err := cfg.Select(ids...)
 	if err != nil {
 		return nil, withExit(exitInput, fmt.Errorf("--id: %w", err))
 	}
 
+	// An "auth: oauth" server gets the login of the OAuth flags: --login
+	// and --no-browser apply.
+	login := func(o *serverconf.OAuth) (composition.Option, error) {
+		a := authOptions{clientID: o.ClientID, scopes: o.Scopes, login: f.auth.login, noBrowser: f.auth.noBrowser}
+		opt, _, err := c.loginOption(&a, false)
+		return opt, err
+	}
 	var targets []*export.Target
 	var problems []error
 	for i := range servers {
 		if u, ok := export.UnpinnedPackage(servers[i].Command); ok {
 			fmt.Fprintf(stderr, "mcpbind: [%s] warning: %s\n", servers[i].ID, u.Warning())
 		}
-		t, err := servers[i].Resolve(c.lookupEnv)
+		res, err := servers[i].Resolve(c.lookupEnv)
 		if err != nil {
 			problems = append(problems, err)
 			continue
 		}
+		tr, opts, err := res.Connection(login)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("server %q: %w", res.ID, err))
+			continue
+		}
+		t := &export.Target{ID: res.ID, Transport: tr, Options: opts, ProtocolVersion: res.ProtocolVersion, Timeout: res.Timeout, Secrets: res.Secrets}
 		if t.Timeout == 0 {
 			t.Timeout = f.timeout
-		}
-		if t.OAuth != nil {
-			o := authOptions{clientID: t.OAuth.ClientID, scopes: t.OAuth.Scopes, login: f.auth.login, noBrowser: f.auth.noBrowser}
-			opt, _, err := c.loginOption(&o, false)
-			if err != nil {
-				problems = append(problems, fmt.Errorf("server %q: %w", t.ID, err))
-				continue
-			}
-			t.Options = append(t.Options, opt)
 		}
 		t.Options = append(t.Options, waitForDiscover(), composition.WithMaxResponseBytes(f.maxResponseBytes))
 		if t.ProtocolVersion == "" && f.protocolVersion != "" {
@@ -187,7 +194,7 @@ func (c *cli) exportConfigured(ctx context.Context, f *exportFlags) (*configRun,
 		secrets = append(secrets, t.Secrets...)
 	}
 	outcomes := export.ExportAll(ctx, targets, export.MultiOptions{
-		ProbeEras: f.probeEras,
+		ProbeEras: probeEras,
 		Log: func(server string, warning bool, msg string) {
 			switch {
 			case warning:

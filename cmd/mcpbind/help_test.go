@@ -94,9 +94,9 @@ func TestDiffStaleFacts(t *testing.T) {
 func TestShowProgress(t *testing.T) {
 	c := &cli{stderr: &strings.Builder{}}
 	for _, tc := range []struct {
-		f    exportFlags
+		f    serverFlags
 		want bool
-	}{{exportFlags{}, false}, {exportFlags{verbose: true}, true}, {exportFlags{quiet: true}, false}} {
+	}{{serverFlags{}, false}, {serverFlags{verbose: true}, true}, {serverFlags{quiet: true}, false}} {
 		if got := c.showProgress(&tc.f); got != tc.want {
 			t.Errorf("verbose %v quiet %v: showProgress = %v", tc.f.verbose, tc.f.quiet, got)
 		}
@@ -107,7 +107,7 @@ func TestShowProgress(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if (&cli{stderr: w}).showProgress(&exportFlags{}) {
+	if (&cli{stderr: w}).showProgress(&serverFlags{}) {
 		t.Error("progress into a pipe")
 	}
 }

@@ -91,7 +91,7 @@ func explainLogin(err error) error {
 }
 
 func newLoginCmd(c *cli) *cobra.Command {
-	var f exportFlags
+	var f serverFlags
 	cmd := &cobra.Command{
 		Use:   "login [flags] URL",
 		Short: "Log in to an HTTP MCP server with OAuth (browser) and keep its tokens",
@@ -123,7 +123,7 @@ check and call use and refresh them. Nothing is printed but the URL.`,
 
 // runLogin connects with a fresh login and lists the tools, so that the
 // server asks for authorization where it does.
-func (c *cli) runLogin(ctx context.Context, f *exportFlags, raw string) error {
+func (c *cli) runLogin(ctx context.Context, f *serverFlags, raw string) error {
 	if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usageErrorf("%q is not an http or https URL", raw)
 	}

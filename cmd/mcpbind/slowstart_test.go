@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpbind/mcpbind/export"
+	"github.com/mcpbind/mcpbind/internal/protocol"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
@@ -25,8 +25,8 @@ func TestExportSlowStart(t *testing.T) {
 	cmdline := append([]string{"--", "/bin/sh", "-c", script, "sh", command}, args...)
 	data := mustExport(t, bin, nil, cmdline...)
 	srv := parseOne(t, data)
-	if srv.ProtocolVersion != export.ModernVersion {
-		t.Errorf("a server that starts slowly was recorded at protocol %s, want %s", srv.ProtocolVersion, export.ModernVersion)
+	if srv.ProtocolVersion != protocol.ModernVersion {
+		t.Errorf("a server that starts slowly was recorded at protocol %s, want %s", srv.ProtocolVersion, protocol.ModernVersion)
 	}
 }
 
@@ -44,7 +44,7 @@ func TestExportSilentServer(t *testing.T) {
 	if r.code != exitServer {
 		t.Errorf("exit %d, want %d", r.code, exitServer)
 	}
-	for _, want := range []string{"--timeout 2s", "server/discover", "--protocol-version " + export.NewestLegacyVersion} {
+	for _, want := range []string{"--timeout 2s", "server/discover", "--protocol-version " + protocol.NewestLegacyVersion} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
 		}

@@ -15,8 +15,10 @@
 // github.com/mark3labs/mcp-go and over github.com/modelcontextprotocol/go-sdk.
 package bindimpl
 
+import "github.com/mcpbind/mcpbind/internal/protocol"
+
 // ModernProtocolVersion is the first MCP protocol version of the stateless
 // era (server/discover instead of initialize). From this version on an
 // outputSchema may be any JSON Schema 2020-12 and structuredContent any JSON
 // value (SEP-2106), so servers stop wrapping non-object results.
-const ModernProtocolVersion = "2026-07-28"
+const ModernProtocolVersion = protocol.ModernVersion

@@ -55,6 +55,6 @@ type Tool struct {
 	// Digest is the tool's digest that the bundle recorded under
 	// "x-mcpbind" ("sha256:" and the SHA-256 of the RFC 8785 canonical JSON
 	// of the tool object as listed; "" when none): the pin that
-	// [WithDigestCheckAt] compares the live tool with.
+	// composition.WithPins compares the live tool with.
 	Digest string
 }

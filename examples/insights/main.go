@@ -69,6 +69,8 @@ import (
 	"syscall"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/pinning"
+	"github.com/mcpbind/mcpbind/composition/serverconfig"
 	"github.com/mcpbind/mcpbind/examples/insights/insights"
 	"github.com/mcpbind/mcpbind/examples/insights/memory"
 	"github.com/mcpbind/mcpbind/examples/insights/sqliteexplorer"
@@ -132,15 +134,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *logCalls {
 		regOpts = append(regOpts, composition.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
-	reg, err := composition.LoadRegistry(*config, regOpts...)
+	reg, err := serverconfig.LoadRegistry(*config, regOpts...)
 	if err != nil {
 		return err
 	}
 	defer reg.Close()
-	if err := reg.Use("sqlite-explorer", sqliteexplorer.DigestCheck(composition.DigestFail)); err != nil {
+	if err := reg.Use("sqlite-explorer", pinning.DigestCheck(sqliteexplorer.Pins, composition.DigestFail)); err != nil {
 		return fmt.Errorf("%s: %w", *config, err)
 	}
-	if err := reg.Use("memory", memory.DigestCheck(composition.DigestFail), composition.WithEnv("MEMORY_FILE_PATH="+abs)); err != nil {
+	if err := reg.Use("memory", pinning.DigestCheck(memory.Pins, composition.DigestFail), composition.WithEnv("MEMORY_FILE_PATH="+abs)); err != nil {
 		return fmt.Errorf("%s: %w", *config, err)
 	}
 	mcpServer, err := insights.NewServer(insights.Downstream{

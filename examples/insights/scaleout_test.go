@@ -23,6 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/serverconfig"
 	"github.com/mcpbind/mcpbind/examples/insights/insights"
 	"github.com/mcpbind/mcpbind/examples/insights/memory"
 	"github.com/mcpbind/mcpbind/examples/insights/sqliteexplorer"
@@ -186,7 +187,7 @@ func startStatefulReplicas(t *testing.T, data sharedData, n int) []string {
 	t.Helper()
 	var urls []string
 	for range n {
-		reg, err := composition.LoadRegistry(data.config)
+		reg, err := serverconfig.LoadRegistry(data.config)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -126,8 +126,8 @@ type Option struct {
 	apply func(*config)
 }
 
-// DefaultMaxPages is how many tools/list pages ListToolsRaw follows before
-// giving up, unless WithMaxPages says otherwise.
+// DefaultMaxPages: see composition.DefaultMaxPages, which documents it for
+// users; WithMaxPages changes it (tests only).
 const DefaultMaxPages = 1000
 
 // stderrTailSize is how much of a stdio server's most recent stderr output

@@ -1,8 +1,10 @@
 // Package serverconf reads the servers config file (servers.yaml) that
-// `mcpbind export --config` and composition.LoadRegistry share, and resolves
-// each server's ${NAME} references into plain data: the command line or URL,
-// environment, working directory, headers, protocol version, timeout, and the
-// values that messages must never show. It knows nothing of connecting.
+// `mcpbind export --config` and composition/serverconfig.LoadRegistry share,
+// and resolves each server's ${NAME} references into plain data: the command
+// line or URL, environment, working directory, headers, protocol version,
+// timeout, and the values that messages must never show. Resolved.Connection
+// is the one mapping of a resolved server to a composition transport and
+// options.
 package serverconf
 
 import (

@@ -1,11 +1,13 @@
-// Package serverid checks server ids: the keys of a bundle's servers, of a
-// servers config file and of a composition.Registry. It is its own package so
-// that the runtime can check ids without importing the bundle format.
+// Package serverid checks and makes server ids: the keys of a bundle's
+// servers, of a servers config file and of a composition.Registry. It is its
+// own package so that the runtime can check ids without importing the bundle
+// format.
 package serverid
 
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Check reports whether id is a valid server id: a non-empty ASCII letter
@@ -23,4 +25,32 @@ func Check(id string) error {
 		}
 	}
 	return nil
+}
+
+// Slug is the default server id for a serverInfo name (export's, and what
+// check matches a bundle's servers by): ASCII letters and
+// digits lowercased, every run of other characters one '-', and no '-' at
+// either end. "@modelcontextprotocol/server-everything" gives
+// "modelcontextprotocol-server-everything"; a name with no ASCII letter or
+// digit gives "".
+func Slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		default:
+			dash = b.Len() > 0
+			continue
+		}
+		if dash {
+			b.WriteByte('-')
+			dash = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }

@@ -2,10 +2,11 @@
 // its inputSchema and its outputSchema — and classifies every difference as
 // breaking, compatible or cosmetic. It is the classification of `mcpbind
 // diff` (package diff, which adds bundles, servers and the Go API verdict)
-// and of the runtime's pinning (package composition, which compares a live
-// tool with the schemas and digest its generated package embeds). It
-// depends on the standard library only, so that generated clients do not
-// pull in the bundle and IR packages.
+// and of the runtime's pinning (package composition/pinning, which compares
+// a live tool with the schemas and digest its generated package embeds;
+// package composition does not import it). It depends on the standard
+// library only, so that a program that pins does not pull in the bundle
+// and IR packages.
 package tooldiff
 
 import (

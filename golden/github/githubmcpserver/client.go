@@ -29,42 +29,50 @@ type Client struct {
 // version 2026-07-28.
 const ServerDigest = "sha256:6d8d57c19f7d014feee74d4525065664ecb14731bb0b4549bdb2b8e49839aa62"
 
-// DigestCheck returns a composition.Connect option that compares the live
-// server's tools with ServerDigest and each tool with the digest its
-// descriptor pins, at Connect and whenever the server sends
-// notifications/tools/list_changed. With DigestFail a call of a tool that
+// Pins is what this package pins of the server: ServerDigest, the protocol
+// version the bundle was exported at, and the descriptors of the tools whose
+// digest the bundle recorded. Pass it to pinning.DigestCheck (package
+// github.com/mcpbind/mcpbind/composition/pinning) to compare the live
+// server's tools with it at Connect and whenever the server sends
+// notifications/tools/list_changed: with DigestFail a call of a tool that
 // changed since this package was generated fails with a
 // *composition.ToolChangedError while the other tools keep working; with
 // DigestWarn each change is a warning. In a session of the other protocol
 // era each tool is compared by meaning: the {"result": …} envelope a server
 // adds for sessions before 2026-07-28 is not a change.
-func DigestCheck(mode composition.DigestMode) composition.Option {
-	return composition.WithDigestCheckAt(ServerDigest, "2026-07-28", mode,
-		toolActionsGet, toolActionsList, toolActionsRunTrigger,
-		toolAddCommentToPendingReview, toolAddIssueComment, toolAddReplyToPullRequestComment,
-		toolAssignCopilotToIssue, toolAssignCopilotToIssueWithIntent, toolCreateBranch,
-		toolCreateGist, toolCreateOrUpdateFile, toolCreatePullRequest, toolCreateRepository,
-		toolDeleteFile, toolDiscussionCommentWrite, toolDismissNotification,
-		toolForkRepository, toolGetCodeQualityFinding, toolGetCodeScanningAlert,
-		toolGetCommit, toolGetDependabotAlert, toolGetDiscussion, toolGetDiscussionComments,
-		toolGetFileContents, toolGetGist, toolGetGlobalSecurityAdvisory, toolGetJobLogs,
-		toolGetLabel, toolGetLatestRelease, toolGetMe, toolGetNotificationDetails,
-		toolGetReleaseByTag, toolGetRepositoryTree, toolGetSecretScanningAlert, toolGetTag,
-		toolGetTeamMembers, toolGetTeams, toolIssueRead, toolIssueWrite, toolLabelWrite,
-		toolListBranches, toolListCodeScanningAlerts, toolListCommits,
-		toolListDependabotAlerts, toolListDiscussionCategories, toolListDiscussions,
-		toolListGists, toolListGlobalSecurityAdvisories, toolListIssueFields,
-		toolListIssueTypes, toolListIssues, toolListLabel, toolListNotifications,
-		toolListOrgRepositorySecurityAdvisories, toolListPullRequests, toolListReleases,
-		toolListRepositoryCollaborators, toolListRepositorySecurityAdvisories,
-		toolListSecretScanningAlerts, toolListStarredRepositories, toolListTags,
-		toolManageNotificationSubscription, toolManageRepositoryNotificationSubscription,
-		toolMarkAllNotificationsRead, toolMergePullRequest, toolProjectsGet,
-		toolProjectsList, toolProjectsWrite, toolPullRequestRead, toolPullRequestReviewWrite,
-		toolPushFiles, toolRequestCopilotReview, toolSearchCode, toolSearchCommits,
-		toolSearchIssues, toolSearchOrgs, toolSearchPullRequests, toolSearchRepositories,
-		toolSearchUsers, toolStarRepository, toolSubIssueWrite, toolUnstarRepository,
-		toolUpdateGist, toolUpdatePullRequest, toolUpdatePullRequestBranch)
+var Pins = composition.Pins{
+	Digest:          ServerDigest,
+	ProtocolVersion: "2026-07-28",
+	Tools: []*bindimpl.Tool{
+		&toolActionsGet, &toolActionsList, &toolActionsRunTrigger,
+		&toolAddCommentToPendingReview, &toolAddIssueComment,
+		&toolAddReplyToPullRequestComment, &toolAssignCopilotToIssue,
+		&toolAssignCopilotToIssueWithIntent, &toolCreateBranch, &toolCreateGist,
+		&toolCreateOrUpdateFile, &toolCreatePullRequest, &toolCreateRepository,
+		&toolDeleteFile, &toolDiscussionCommentWrite, &toolDismissNotification,
+		&toolForkRepository, &toolGetCodeQualityFinding, &toolGetCodeScanningAlert,
+		&toolGetCommit, &toolGetDependabotAlert, &toolGetDiscussion,
+		&toolGetDiscussionComments, &toolGetFileContents, &toolGetGist,
+		&toolGetGlobalSecurityAdvisory, &toolGetJobLogs, &toolGetLabel,
+		&toolGetLatestRelease, &toolGetMe, &toolGetNotificationDetails,
+		&toolGetReleaseByTag, &toolGetRepositoryTree, &toolGetSecretScanningAlert,
+		&toolGetTag, &toolGetTeamMembers, &toolGetTeams, &toolIssueRead, &toolIssueWrite,
+		&toolLabelWrite, &toolListBranches, &toolListCodeScanningAlerts, &toolListCommits,
+		&toolListDependabotAlerts, &toolListDiscussionCategories, &toolListDiscussions,
+		&toolListGists, &toolListGlobalSecurityAdvisories, &toolListIssueFields,
+		&toolListIssueTypes, &toolListIssues, &toolListLabel, &toolListNotifications,
+		&toolListOrgRepositorySecurityAdvisories, &toolListPullRequests, &toolListReleases,
+		&toolListRepositoryCollaborators, &toolListRepositorySecurityAdvisories,
+		&toolListSecretScanningAlerts, &toolListStarredRepositories, &toolListTags,
+		&toolManageNotificationSubscription, &toolManageRepositoryNotificationSubscription,
+		&toolMarkAllNotificationsRead, &toolMergePullRequest, &toolProjectsGet,
+		&toolProjectsList, &toolProjectsWrite, &toolPullRequestRead,
+		&toolPullRequestReviewWrite, &toolPushFiles, &toolRequestCopilotReview,
+		&toolSearchCode, &toolSearchCommits, &toolSearchIssues, &toolSearchOrgs,
+		&toolSearchPullRequests, &toolSearchRepositories, &toolSearchUsers,
+		&toolStarRepository, &toolSubIssueWrite, &toolUnstarRepository, &toolUpdateGist,
+		&toolUpdatePullRequest, &toolUpdatePullRequestBranch,
+	},
 }
 
 // NewClient returns a Client that calls tools through c: a

@@ -29,18 +29,23 @@ type Client struct {
 // version 2026-07-28.
 const ServerDigest = "sha256:4f5c5646d381b27fa8f5c5bd80d8aa180b8f75b48341026682c00d7ebba15a9f"
 
-// DigestCheck returns a composition.Connect option that compares the live
-// server's tools with ServerDigest and each tool with the digest its
-// descriptor pins, at Connect and whenever the server sends
-// notifications/tools/list_changed. With DigestFail a call of a tool that
+// Pins is what this package pins of the server: ServerDigest, the protocol
+// version the bundle was exported at, and the descriptors of the tools whose
+// digest the bundle recorded. Pass it to pinning.DigestCheck (package
+// github.com/mcpbind/mcpbind/composition/pinning) to compare the live
+// server's tools with it at Connect and whenever the server sends
+// notifications/tools/list_changed: with DigestFail a call of a tool that
 // changed since this package was generated fails with a
 // *composition.ToolChangedError while the other tools keep working; with
 // DigestWarn each change is a warning. In a session of the other protocol
 // era each tool is compared by meaning: the {"result": …} envelope a server
 // adds for sessions before 2026-07-28 is not a change.
-func DigestCheck(mode composition.DigestMode) composition.Option {
-	return composition.WithDigestCheckAt(ServerDigest, "2026-07-28", mode,
-		toolCount, toolEchoArgs, toolFail, toolFindRow, toolListTags, toolStats)
+var Pins = composition.Pins{
+	Digest:          ServerDigest,
+	ProtocolVersion: "2026-07-28",
+	Tools: []*bindimpl.Tool{
+		&toolCount, &toolEchoArgs, &toolFail, &toolFindRow, &toolListTags, &toolStats,
+	},
 }
 
 // NewClient returns a Client that calls tools through c: a

@@ -100,8 +100,9 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 // Forward adds the tools of "typing" named in tools (all of them when
 // none is named) to s, listed as the bundle holds them, and answers each call
 // by forwarding it to c, the server itself (a *composition.Session, or
-// r.Server(id) of a composition.Registry, connected with DigestCheck where
-// the package has one, to keep the live tools equal to the listed ones):
+// r.Server(id) of a composition.Registry, connected with
+// pinning.DigestCheck(Pins, …) where the package has Pins, to keep the live
+// tools equal to the listed ones):
 // the client's arguments as sent once they match the inputSchema, and the
 // server's result or JSON-RPC error as sent.
 // composition.Forwarding states the rules.
