@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/gosdk"
+	"github.com/mcpbind/mcpbind/composition/pinning"
 	explorer "github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 )
 
@@ -28,7 +29,7 @@ func ExampleNewSession() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	s, err := gosdk.NewSession(ctx, cs, explorer.DigestCheck(composition.DigestFail), composition.WithArgsValidation())
+	s, err := gosdk.NewSession(ctx, cs, pinning.DigestCheck(explorer.Pins, composition.DigestFail), composition.WithArgsValidation())
 	if err != nil {
 		log.Fatal(err)
 	}

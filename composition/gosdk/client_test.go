@@ -212,7 +212,7 @@ func TestNoToolListChangedHandler(t *testing.T) {
 	defer cancel()
 	for version, want := range map[string]int{composition.ModernProtocolVersion: 1, "2025-11-25": 0} {
 		cs := newGoSDKExplorer(t).connectWith(ctx, t, version, gosdk.Transport, nil)
-		s, err := gosdk.NewSession(ctx, cs, explorer.DigestCheck(composition.DigestFail))
+		s, err := gosdk.NewSession(ctx, cs, pinning.DigestCheck(explorer.Pins, composition.DigestFail))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,7 +383,7 @@ func TestSQLiteExplorerHTTP(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := make(warnings, 64)
-			s, err := gosdk.NewSession(ctx, cs, explorer.DigestCheck(composition.DigestFail), w.option())
+			s, err := gosdk.NewSession(ctx, cs, pinning.DigestCheck(explorer.Pins, composition.DigestFail), w.option())
 			if err != nil {
 				_ = cs.Close()
 				t.Fatal(err)
