@@ -375,7 +375,9 @@ func WithDiscoverTimeout(d time.Duration) Option {
 // again when retried is not warned about: its start-up failure is Connect's
 // error.
 func WithWarnings(warn func(msg string)) Option {
-	return connOption(mcpconn.WithWarnings(warn))
+	o := connOption(mcpconn.WithWarnings(warn))
+	o.apply = func(c *config) { c.warn = warn } // for NewSession
+	return o
 }
 
 // WithMaxResponseBytes bounds the size of each message a server sends (a

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
@@ -73,7 +74,7 @@ func startFlood(ctx context.Context, t testing.TB, s *Session) {
 	t.Helper()
 	flooding := make(chan struct{})
 	var n atomic.Int64
-	s.c.Client().OnNotification(func(m mcp.JSONRPCNotification) {
+	s.c.(*mcpconn.Conn).Client().OnNotification(func(m mcp.JSONRPCNotification) {
 		if m.Method == string(mcp.MethodNotificationToolsListChanged) && n.Add(1) == 200 {
 			close(flooding)
 		}

@@ -14,8 +14,6 @@ import (
 
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcpbind/mcpbind/internal/digest"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
 	"github.com/mcpbind/mcpbind/internal/tooldiff"
@@ -571,38 +569,18 @@ func (s *Session) checkPin(ctx context.Context, name string) error {
 }
 
 // watchToolList re-checks the pinned tools whenever the server sends
-// notifications/tools/list_changed. For a 2026-07-28 session, whose
-// notifications are opt-in (SEP-2575), it opens a subscriptions/listen
-// stream for them when the server advertises tools.listChanged.
+// notifications/tools/list_changed (see ClientConn.OnToolsListChanged;
+// for mcp-go, Conn.OnToolsListChanged in internal/mcpconn).
 func (s *Session) watchToolList() {
-	s.c.Client().OnNotification(func(n mcp.JSONRPCNotification) {
-		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
-			s.recheckPins()
-		}
-	})
-	if s.ProtocolVersion() < ModernProtocolVersion || !advertisesToolsListChanged(s.Capabilities()) {
-		return
-	}
-	_, err := s.c.Client().ListenAsync(s.pins.life, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
+	err := s.c.OnToolsListChanged(s.pins.life, s.recheckPins, func(err error) {
 		if s.Err() != nil {
 			return // closed or lost: nothing more to watch
 		}
-		s.pins.report(fmt.Sprintf("server %s: the subscriptions/listen stream for notifications/tools/list_changed ended: %v", s.c.Server(), err), nil)
+		s.pins.report(fmt.Sprintf("server %s: notifications/tools/list_changed are no longer received: %v", s.c.Server(), err), nil)
 	})
 	if err != nil {
-		s.pins.report(fmt.Sprintf("server %s: cannot subscribe to notifications/tools/list_changed: %v", s.c.Server(), err), nil)
+		s.pins.report(fmt.Sprintf("server %s: cannot receive notifications/tools/list_changed: %v", s.c.Server(), err), nil)
 	}
-}
-
-// advertisesToolsListChanged reports whether server capabilities declare
-// tools.listChanged.
-func advertisesToolsListChanged(capabilities json.RawMessage) bool {
-	var c struct {
-		Tools *struct {
-			ListChanged bool `json:"listChanged"`
-		} `json:"tools"`
-	}
-	return json.Unmarshal(capabilities, &c) == nil && c.Tools != nil && c.Tools.ListChanged
 }
 
 // report records msg as a warning of the session and, with WithLogger,

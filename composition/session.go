@@ -3,6 +3,7 @@ package composition
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/mcpbind/mcpbind/internal/mcpconn"
@@ -45,6 +46,9 @@ type config struct {
 	backoff backoff
 	// pinRecheck is WithPinRecheck's interval (pin.go); 0: none.
 	pinRecheck time.Duration
+	// warn is WithWarnings's callback, for a session over a [ClientConn]
+	// ([NewSession]); Connect passes it to mcpconn instead.
+	warn func(string)
 }
 
 // newConfig splits opts into the session's config and the connection's
@@ -64,7 +68,7 @@ func newConfig(opts []Option) (config, []mcpconn.Option) {
 // Session is a connection to one MCP server, made by [Connect]. Its methods
 // may be called from several goroutines at once. Close it when done.
 type Session struct {
-	c *mcpconn.Conn
+	c conn
 	// validateArgs and validateResults are the validation options.
 	validateArgs, validateResults bool
 	// observe holds the logger and interceptors (observe.go).
@@ -101,9 +105,122 @@ func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{c: c, validateArgs: cfg.validateArgs, validateResults: cfg.validateResults, observe: cfg.observe}
-	return s.checkDigest(ctx, &cfg) // WithDigestCheck (digest.go)
+	return newSession(ctx, c, &cfg)
 }
+
+// newSession is the Session over c with the session options of cfg, once
+// the digest check of WithDigestCheck (digest.go) has passed.
+func newSession(ctx context.Context, c conn, cfg *config) (*Session, error) {
+	s := &Session{c: c, validateArgs: cfg.validateArgs, validateResults: cfg.validateResults, observe: cfg.observe}
+	return s.checkDigest(ctx, cfg)
+}
+
+// ClientConn is a connection to one MCP server made through another MCP
+// SDK than mcp-go, for SDK adapters such as composition/gosdk: [NewSession]
+// makes a [Session] of it, and the session's calls then go through the
+// same pipeline as over [Connect] (argument validation, pinning,
+// interceptors, envelope unwrapping by ProtocolVersion, decoding). It is
+// not meant for application code, which uses [Connect] or an adapter.
+//
+// Its methods may be called from several goroutines at once. Errors that
+// quote the server (JSON-RPC error messages) may hold its text raw: the
+// Session escapes them. A request that fails because the connection is gone
+// returns an error matching [ErrSessionLost], best a *[SessionLostError].
+type ClientConn interface {
+	// CallToolRaw sends tools/call for the tool name with args, a JSON
+	// object sent as is, and returns the result object exactly as the
+	// server sent it. isError: true is a result, not an error.
+	CallToolRaw(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
+	// ListToolsRaw lists every tool of the server (all pages, in the
+	// server's order), each tool object exactly as sent: pinning digests
+	// the RFC 8785 canonical form of these bytes.
+	ListToolsRaw(ctx context.Context) ([]json.RawMessage, error)
+	// OnToolsListChanged has changed called (from any goroutine) whenever
+	// the server sends notifications/tools/list_changed, until life ends;
+	// pinning re-checks the tools then. ended, if the notifications stop
+	// while life has not ended, says why (a warning of the session). An
+	// error means the notifications cannot be received at all: the pinned
+	// tools are then checked only when the session starts and by
+	// [WithPinRecheck].
+	OnToolsListChanged(life context.Context, changed func(), ended func(error)) error
+	// ProtocolVersion is the negotiated MCP protocol version, such as
+	// "2025-06-18" or "2026-07-28"; it decides the envelope rules.
+	ProtocolVersion() string
+	// Server names the server in messages (no secrets in it).
+	Server() string
+	// Transport names the transport, such as [TransportStdio].
+	Transport() string
+	// ServerInfo and Capabilities are the server's Implementation and
+	// capabilities objects (nil when unknown); Instructions is its
+	// instructions text.
+	ServerInfo() json.RawMessage
+	Capabilities() json.RawMessage
+	Instructions() string
+	// Done is closed when the connection is lost or closed; Err then says
+	// which (an error matching [ErrSessionLost], or [ErrSessionClosed]).
+	Done() <-chan struct{}
+	Err() error
+	// Close ends the connection; calling it again returns the first
+	// result.
+	Close() error
+}
+
+// NewSession makes a [Session] of a connection made through another MCP
+// SDK; it is for SDK adapters (composition/gosdk's NewSession calls it),
+// not for application code. The Session owns c: [Session.Close] closes it.
+//
+// The options of the session apply: [WithArgsValidation],
+// [WithResultValidation], [WithInterceptor], [WithLogger], [WithWarnings],
+// [WithDigestCheck], [WithDigestCheckAt] and [WithPinRecheck] (the digest
+// checks run here, as in Connect: under [DigestFail] a server whose tools
+// changed makes NewSession close c and fail). The options of a transport
+// or handshake ([WithEnv], [WithHeader], [WithProtocolVersion],
+// [WithMaxPages], [WithMaxResponseBytes], …) are the SDK's business and are
+// ignored.
+func NewSession(ctx context.Context, c ClientConn, opts ...Option) (*Session, error) {
+	cfg, _ := newConfig(opts)
+	return newSession(ctx, &sdkConn{ClientConn: c, warn: cfg.warn}, &cfg)
+}
+
+// conn is what a Session needs of its connection: a *mcpconn.Conn, or an
+// SDK adapter's ClientConn in an sdkConn.
+type conn interface {
+	ClientConn
+	// Warn records a warning of the session (Session.Warnings) and passes
+	// it to WithWarnings's callback.
+	Warn(msg string)
+	Warnings() []string
+	// StderrTail is the end of a stdio server's stderr, "" when none.
+	StderrTail() string
+}
+
+// sdkConn is a ClientConn with the warnings of its Session.
+type sdkConn struct {
+	ClientConn
+	warn     func(string) // WithWarnings's callback, or nil
+	mu       sync.Mutex
+	warnings []string
+}
+
+// Warn records msg and passes it to the WithWarnings callback.
+func (c *sdkConn) Warn(msg string) {
+	c.mu.Lock()
+	c.warnings = append(c.warnings, msg)
+	c.mu.Unlock()
+	if c.warn != nil {
+		c.warn(msg)
+	}
+}
+
+// Warnings returns the warnings recorded so far, nil when none.
+func (c *sdkConn) Warnings() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.warnings...)
+}
+
+// StderrTail is "": the SDK runs the server process, if any.
+func (c *sdkConn) StderrTail() string { return "" }
 
 // ProtocolVersion is the negotiated MCP protocol version, such as
 // "2025-11-25" or "2026-07-28".

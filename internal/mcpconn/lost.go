@@ -226,3 +226,38 @@ func (s *Conn) Warn(msg string) {
 		warn(msg)
 	}
 }
+
+// OnToolsListChanged has changed called whenever the server sends
+// notifications/tools/list_changed, until life ends. For a 2026-07-28
+// session, whose notifications are opt-in (SEP-2575), it opens a
+// subscriptions/listen stream for them when the server advertises
+// tools.listChanged; ended is called with why that stream ended, and the
+// error is why it could not be opened.
+func (s *Conn) OnToolsListChanged(life context.Context, changed func(), ended func(error)) error {
+	s.client.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationToolsListChanged) && life.Err() == nil {
+			changed()
+		}
+	})
+	if s.ProtocolVersion() < mcp.ProtocolVersion20260728 || !advertisesToolsListChanged(s.Capabilities()) {
+		return nil
+	}
+	_, err := s.client.ListenAsync(life, mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
+		ended(fmt.Errorf("the subscriptions/listen stream ended: %w", err))
+	})
+	if err != nil {
+		return fmt.Errorf("subscriptions/listen: %w", err)
+	}
+	return nil
+}
+
+// advertisesToolsListChanged reports whether server capabilities declare
+// tools.listChanged.
+func advertisesToolsListChanged(capabilities json.RawMessage) bool {
+	var c struct {
+		Tools *struct {
+			ListChanged bool `json:"listChanged"`
+		} `json:"tools"`
+	}
+	return json.Unmarshal(capabilities, &c) == nil && c.Tools != nil && c.Tools.ListChanged
+}
