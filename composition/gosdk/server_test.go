@@ -212,3 +212,62 @@ func TestServeRefusesBadTools(t *testing.T) {
 		})
 	}
 }
+
+// TestPlainResults: a tool without outputSchema whose handler returns a
+// *composition.Result is answered with its content blocks as they are
+// (members go-sdk's content types do not model kept), its
+// structuredContent and its _meta (keys MCP reserves dropped); a
+// *composition.ToolError carrying a Result is answered with that result
+// and isError; a plain error with its text.
+func TestPlainResults(t *testing.T) {
+	block := `{"type":"image","data":"aGk=","mimeType":"image/png","x-extra":{"kept":true}}`
+	plain := &composition.Result{
+		Content:           []composition.Content{{Raw: json.RawMessage(block)}, {Type: "text", Text: "two"}},
+		StructuredContent: json.RawMessage(`{"n":9007199254740993}`),
+		Meta:              json.RawMessage(`{"app/trace":"t1","io.modelcontextprotocol/related":"x"}`),
+	}
+	failing := &composition.ToolError{Tool: "fails", Text: "ignored", Result: &composition.Result{
+		Content: []composition.Content{{Raw: json.RawMessage(`{"type":"text","text":"from the result","x-why":1}`)}},
+	}}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "0"}, nil)
+	err := gosdk.Serve(srv, []bindimpl.ServedTool{
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "plain"}, `{"name":"plain","inputSchema":{"type":"object"}}`,
+			func(context.Context) (*composition.Result, error) { return plain, nil }),
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "fails"}, `{"name":"fails","inputSchema":{"type":"object"}}`,
+			func(context.Context) (*composition.Result, error) { return nil, failing }),
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "errs"}, `{"name":"errs","inputSchema":{"type":"object"}}`,
+			func(context.Context) (*composition.Result, error) { return nil, errors.New("plain failure") }),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		s := serveInMemory(ctx, t, srv, version)
+		res, err := s.CallTool(ctx, bindimpl.Tool{Name: "plain"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Content) != 2 || string(res.Content[0].Raw) != block || res.Content[1].Text != "two" {
+			t.Errorf("%s: plain content %s", version, res.Content)
+		}
+		if string(res.StructuredContent) != `{"n":9007199254740993}` {
+			t.Errorf("%s: plain structuredContent %s", version, res.StructuredContent)
+		}
+		var meta map[string]any
+		_ = json.Unmarshal(res.Meta, &meta)
+		if meta["app/trace"] != "t1" || meta["io.modelcontextprotocol/related"] != nil {
+			t.Errorf("%s: plain _meta %s; want app/trace kept, the reserved key dropped", version, res.Meta)
+		}
+		_, err = s.CallTool(ctx, bindimpl.Tool{Name: "fails"}, nil)
+		var te *composition.ToolError
+		if !errors.As(err, &te) || te.Text != "from the result" || te.Result == nil || string(te.Result.Content[0].Raw) != `{"type":"text","text":"from the result","x-why":1}` {
+			t.Errorf("%s: fails: %v; want the ToolError's own result", version, err)
+		}
+		_, err = s.CallTool(ctx, bindimpl.Tool{Name: "errs"}, nil)
+		if !errors.As(err, &te) || te.Text != "plain failure" {
+			t.Errorf("%s: errs: %v; want the error's text", version, err)
+		}
+		cancel()
+	}
+}
