@@ -271,3 +271,49 @@ func TestPlainResults(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestTypedProxyAcrossEras: the generated *Client is a Handler, so
+// Register(srv, NewClient(s)) is a typed proxy in one line: a go-sdk
+// server in front of the real sqlite-explorer (reached over a go-sdk
+// client session at one era) answers a client of the other era with the
+// real server's values, wrapped or natural by the client's era, an int64
+// above 2^53 exact, and the real server's tool error text.
+func TestTypedProxyAcrossEras(t *testing.T) {
+	for _, tc := range []struct{ downstream, client string }{
+		{"2025-06-18", composition.ModernProtocolVersion},
+		{composition.ModernProtocolVersion, "2025-06-18"},
+	} {
+		t.Run(tc.downstream+" to "+tc.client, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			down, _ := explorerSession(ctx, t, tc.downstream)
+			srv := mcp.NewServer(&mcp.Implementation{Name: "proxy", Version: "0"}, nil)
+			if err := stub.Register(srv, stub.NewClient(down)); err != nil {
+				t.Fatal(err)
+			}
+			s := serveInMemory(ctx, t, srv, tc.client)
+			res, err := s.CallTool(ctx, bindimpl.Tool{Name: "count_rows"}, map[string]any{"table": "authors"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `10`
+			if tc.client < composition.ModernProtocolVersion {
+				want = `{"result":10}`
+			}
+			if string(res.StructuredContent) != want {
+				t.Errorf("count_rows through the proxy: structuredContent %s, want %s", res.StructuredContent, want)
+			}
+			c := stub.NewClient(s)
+			ins, err := c.InsertRow(ctx, stub.InsertRowArgs{Table: "authors", Values: map[string]json.RawMessage{
+				"id": json.RawMessage("9007199254740993"), "name": json.RawMessage(`"Big"`)}})
+			if err != nil || ins.ID != big {
+				t.Fatalf("InsertRow through the proxy = %+v, %v; want id %d exact", ins, err, big)
+			}
+			_, err = c.CountRows(ctx, stub.CountRowsArgs{Table: "no_such_table"})
+			var te *composition.ToolError
+			if !errors.As(err, &te) || !strings.Contains(te.Text, "no_such_table") {
+				t.Fatalf("CountRows(no_such_table) through the proxy: %v; want the real server's tool error", err)
+			}
+		})
+	}
+}
