@@ -68,6 +68,30 @@ func cases(t *testing.T) []goldenCase {
 	return append(cs, goldenCase{name: "examples-composer", bundle: filepath.Join(composer, "sqlite-explorer.json"), dir: composer})
 }
 
+// TestGoSDKBundlesAreCopies: the bundle of a golden case generated with
+// --sdk go-sdk is the bundle of the case without the suffix, byte for byte,
+// so it stays what that server exports (TestBundlesMatchLiveServers
+// re-exports the original).
+func TestGoSDKBundlesAreCopies(t *testing.T) {
+	for _, c := range cases(t) {
+		if c.sdk != gen.SDKGoSDK {
+			continue
+		}
+		orig := strings.TrimSuffix(c.name, goSDKSuffix)
+		got, err := os.ReadFile(c.bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join(orig, "bundle.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is not golden/%s/bundle.json (copy it again, then go test ./golden -update):\n%s", c.bundle, orig, firstDiff(want, got))
+		}
+	}
+}
+
 func TestGolden(t *testing.T) {
 	g, err := gen.New()
 	if err != nil {
