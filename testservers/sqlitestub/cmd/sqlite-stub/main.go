@@ -7,7 +7,7 @@
 // with the real sqlite-explorer from other clients (the TypeScript SDKs),
 // and to call omitted tools of a server in another process. --sdk go-sdk
 // serves the same Handler through the package generated with --sdk go-sdk
-// on a server of the official Go SDK (sqlitestub.GoSDK).
+// on a server of the official Go SDK (gosdkstub.GoSDK).
 package main
 
 import (
@@ -26,6 +26,7 @@ import (
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	"github.com/mcpbind/mcpbind/golden/sqlite-explorer/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/testservers/sqlitestub"
+	"github.com/mcpbind/mcpbind/testservers/sqlitestub/gosdkstub"
 )
 
 func main() {
@@ -81,7 +82,7 @@ func serveGoSDK(ctx context.Context, h sqliteexplorer.Handler, validate bool) er
 	if validate {
 		opts = append(opts, gosdk.WithServerArgsValidation())
 	}
-	s, err := sqlitestub.NewGoSDKServer(sqlitestub.GoSDK{H: h}, opts...)
+	s, err := gosdkstub.NewServer(gosdkstub.GoSDK{H: h}, opts...)
 	if err != nil {
 		return err
 	}

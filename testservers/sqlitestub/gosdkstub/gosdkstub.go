@@ -1,4 +1,9 @@
-package sqlitestub
+// Package gosdkstub serves sqlite-explorer's contract on a go-sdk server
+// from the code `mcpbind generate --server --sdk go-sdk` generated
+// (golden/sqlite-explorer-gosdk), answered by a Handler of package
+// sqlitestub over the example's store. It is a package of its own so that
+// the tests importing sqlitestub do not link go-sdk.
+package gosdkstub
 
 import (
 	"context"
@@ -14,8 +19,8 @@ import (
 
 // GoSDK answers the Handler that `mcpbind generate --server --sdk go-sdk`
 // generates from the same bundle (golden/sqlite-explorer-gosdk) with H, a
-// Handler of the mcp-go package above (a Handler over the store, or a
-// TablesOnly): both packages are generated from one bundle, so each
+// Handler of the mcp-go package (a sqlitestub.Handler over the store, or a
+// sqlitestub.TablesOnly): both packages are generated from one bundle, so each
 // argument and result is re-encoded from one package's type to the other's
 // through JSON, and H's errors are returned as they are.
 type GoSDK struct {
@@ -24,10 +29,10 @@ type GoSDK struct {
 
 var _ gosdkexplorer.Handler = GoSDK{}
 
-// NewGoSDKServer returns a go-sdk server named and versioned like
+// NewServer returns a go-sdk server named and versioned like
 // sqlite-explorer whose tools are registered by the go-sdk package's
 // generated Register with h and opts.
-func NewGoSDKServer(h gosdkexplorer.Handler, opts ...gosdk.ServerOption) (*mcp.Server, error) {
+func NewServer(h gosdkexplorer.Handler, opts ...gosdk.ServerOption) (*mcp.Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: explorer.Name, Version: explorer.Version}, nil)
 	if err := gosdkexplorer.Register(s, h, opts...); err != nil {
 		return nil, err
