@@ -159,8 +159,8 @@ func jsonText(v any) string {
 // uses a protocol version before 2026-07-28: true unless meta names a
 // version at or after it (see [Serve]).
 func legacyMeta(meta mcp.Meta) bool {
-	v, ok := meta[mcp.MetaKeyProtocolVersion].(string)
-	return !ok || v < bindimpl.ModernProtocolVersion
+	v, _ := meta[mcp.MetaKeyProtocolVersion].(string) // "" when absent or not a string: legacy
+	return v < bindimpl.ModernProtocolVersion
 }
 
 // handler returns the go-sdk handler of the prepared tool p.
