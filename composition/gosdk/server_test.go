@@ -317,3 +317,44 @@ func TestTypedProxyAcrossEras(t *testing.T) {
 		})
 	}
 }
+
+// TestServerValidationOptions: WithServerArgsValidation refuses arguments
+// that the handler would take but the inputSchema does not allow (as an
+// invalid-arguments tool error naming the JSON pointer), and
+// WithServerResultValidation refuses a result outside the outputSchema (a
+// tool error naming the tool); without the options both calls succeed.
+func TestServerValidationOptions(t *testing.T) {
+	tool := bindimpl.Tool{Name: "n", InputDoc: "in", OutputDoc: "out", Schemas: bindimpl.NewSchemaSet(map[string]string{
+		"in":  `{"type":"object","properties":{"x":{"type":"string"}}}`,
+		"out": `{"type":"integer","minimum":0}`,
+	})}
+	served := []bindimpl.ServedTool{bindimpl.HandleNoArgs(tool, `{"name":"n"}`, func(context.Context) (int, error) { return -1, nil })}
+	for _, tc := range []struct {
+		name          string
+		opts          []gosdk.ServerOption
+		args          any
+		wantErrPrefix string
+	}{
+		{"no options, bad args", nil, map[string]any{"x": 5}, ""},
+		{"args validation", []gosdk.ServerOption{gosdk.WithServerArgsValidation()}, map[string]any{"x": 5}, `invalid arguments for tool "n" at /x`},
+		{"args validation, good args", []gosdk.ServerOption{gosdk.WithServerArgsValidation()}, map[string]any{"x": "s"}, ""},
+		{"result validation", []gosdk.ServerOption{gosdk.WithServerResultValidation()}, nil, `tool "n": the handler's result does not match the outputSchema`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "0"}, nil)
+			if err := gosdk.Serve(srv, served, tc.opts...); err != nil {
+				t.Fatal(err)
+			}
+			res, err := serveInMemory(ctx, t, srv, composition.ModernProtocolVersion).CallTool(ctx, bindimpl.Tool{Name: "n"}, tc.args)
+			var te *composition.ToolError
+			switch {
+			case tc.wantErrPrefix == "" && (err != nil || string(res.StructuredContent) != "-1"):
+				t.Fatalf("call = %+v, %v; want -1", res, err)
+			case tc.wantErrPrefix != "" && (!errors.As(err, &te) || !strings.HasPrefix(te.Text, tc.wantErrPrefix)):
+				t.Fatalf("call: %v; want a tool error starting %q", err, tc.wantErrPrefix)
+			}
+		})
+	}
+}
