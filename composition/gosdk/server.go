@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
+	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
 
 // Server side: a package generated with `mcpbind generate --server --sdk
@@ -117,7 +118,7 @@ func Serve(s *mcp.Server, tools []bindimpl.ServedTool, opts ...ServerOption) (er
 	defer func() {
 		if p := recover(); p != nil {
 			s.RemoveTools(added...)
-			err = fmt.Errorf("gosdk: go-sdk refused the tools: %v", p)
+			err = fmt.Errorf("gosdk: go-sdk refused the tools: %s", textsafe.Escape(fmt.Sprint(p)))
 		}
 	}()
 	for _, e := range entries {
@@ -145,14 +146,15 @@ func objectSchema(l bindimpl.Listing) error {
 	return nil
 }
 
-// jsonText is v as JSON, for an error message (strings quoted, so peer
-// text cannot break the message's line).
+// jsonText is v as JSON for an error message: strings quoted, and control,
+// bidirectional and line-breaking characters escaped (textsafe), so the
+// bundle's text cannot rewrite the message's line.
 func jsonText(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "(not JSON)"
 	}
-	return string(b)
+	return textsafe.Escape(string(b))
 }
 
 // legacyMeta reports whether a request whose params carry meta (its _meta)

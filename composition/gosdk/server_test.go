@@ -192,6 +192,9 @@ func TestServeRefusesBadTools(t *testing.T) {
 			bindimpl.HandleNoArgs(bindimpl.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"}}`, run),
 			bindimpl.HandleNoArgs(bindimpl.Tool{Name: "c"}, `{"name":"c","inputSchema":{"type":["object","null"]}}`, run),
 		}, `gosdk: serving tool "c": its inputSchema's "type" is ["object","null"]`},
+		{"hostile type", []bindimpl.ServedTool{
+			bindimpl.HandleNoArgs(bindimpl.Tool{Name: "d"}, `{"name":"d","inputSchema":{"type":"x\u202e\u001b[2J"}}`, run),
+		}, `gosdk: serving tool "d": its inputSchema's "type" is "x\u202e\u001b[2J", not "object"`},
 		{"named twice", []bindimpl.ServedTool{
 			bindimpl.HandleNoArgs(bindimpl.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"}}`, run),
 			bindimpl.HandleNoArgs(bindimpl.Tool{Name: "a"}, `{"name":"a"}`, run),
