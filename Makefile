@@ -97,4 +97,7 @@ mutate:
 		-run 'TestMaxResponseBytes|TestBearerToken|TestOAuth|TestRedactHTTP|TestSSE|TestHTTPFallbackErrors|TestLostHTTP'
 	$(MUTATE) -file composition/registry.go -func '^CallTool$$' -run 'TestRegistry'
 	$(MUTATE) -file composition/serve.go -func 'handler|legacyListing|legacyRequest' -run 'TestServe'
+	$(MUTATE) -file composition/bindimpl/served.go -func '^(Answer|Wraps)$$' -pkg ./composition -run 'TestServe'
+	$(MUTATE) -file composition/gosdk/server.go -func 'legacyMeta|handler|callResult|objectSchema' \
+		-run 'TestTypedFakeInMemory|TestPlainResults|TestServeRefusesBadTools|TestOwnToolsBesideRegister|TestServerValidationOptions'
 	$(MUTATE) -file composition/pin.go -func 'comparePins|liveRoot' -run 'TestPinning'

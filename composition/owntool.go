@@ -219,8 +219,7 @@ func NewTool[In, Out any](name, description string, opts ...ToolOption) *OwnTool
 // adds nothing: an own tool's arguments are always validated). A
 // declaration that failed makes Serve fail with its error.
 func (t *OwnTool[In, Out]) Serve(f func(ctx context.Context, args In) (Out, error)) ServedTool {
-	st := ServedTool{tool: t.tool, toolJSON: t.toolJSON, legacyOutput: t.legacyOutput, err: t.err}
-	st.run = func(ctx context.Context, raw json.RawMessage) (any, error) {
+	run := func(ctx context.Context, raw json.RawMessage) (any, error) {
 		if err := t.tool.ValidateArgs(ctx, raw); err != nil {
 			return nil, err
 		}
@@ -243,7 +242,7 @@ func (t *OwnTool[In, Out]) Serve(f func(ctx context.Context, args In) (Out, erro
 		}
 		return v, nil
 	}
-	return st
+	return bindimpl.ServeRaw(t.tool, t.toolJSON, run, t.err).WithLegacyOutputSchema(t.legacyOutput)
 }
 
 // Call calls the tool through c — a [*Session] (in a test, one connected

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
+
 	"github.com/mcpbind/mcpbind/internal/digest"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
 )

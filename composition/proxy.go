@@ -95,9 +95,9 @@ func (f *forwarding) selectTools(tools []ServedTool) ([]ServedTool, error) {
 	}
 	var out []ServedTool
 	for _, st := range tools {
-		if wanted[st.tool.Name] {
+		if name := st.Tool().Name; wanted[name] {
 			out = append(out, st)
-			delete(wanted, st.tool.Name)
+			delete(wanted, name)
 		}
 	}
 	for _, name := range f.only {
@@ -108,12 +108,13 @@ func (f *forwarding) selectTools(tools []ServedTool) ([]ServedTool, error) {
 	return out, nil
 }
 
-// handler returns the mcp-go handler that forwards calls of st.
-func (f *forwarding) handler(st ServedTool, l listing) server.ToolHandlerFunc {
+// handler returns the mcp-go handler that forwards calls of the tool l
+// lists.
+func (f *forwarding) handler(l listing) server.ToolHandlerFunc {
 	// The arguments go out as the client's raw JSON: without Types, which
 	// would encode them as an Args value, but with the schemas, for a
 	// session's WithArgsValidation.
-	tool := st.tool
+	tool := l.Tool()
 	tool.Schemas, tool.Types = tool.SchemaDocs(), nil
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := requestArgs(req)
@@ -147,7 +148,7 @@ func (f *forwarding) handler(st ServedTool, l listing) server.ToolHandlerFunc {
 // differs from the client's (clientLegacy) and l says the tool's results
 // are wrapped before 2026-07-28; otherwise res.
 func reEnvelope(res *Result, o bindimpl.Output, l listing, clientLegacy bool) *Result {
-	if l.legacySchema == nil || l.alwaysWraps || len(res.StructuredContent) == 0 {
+	if l.Listing.LegacyOutputSchema == nil || l.Listing.AlwaysWraps || len(res.StructuredContent) == 0 {
 		return res
 	}
 	downstreamLegacy := res.version != "" && res.version < ModernProtocolVersion

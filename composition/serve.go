@@ -25,21 +25,9 @@ import (
 
 // ServedTool is one tool a generated Register adds to an mcp-go server: the
 // tool object as exported and the handler method that answers it. Make one
-// with [Handle] or [HandleNoArgs]; [Serve] registers them.
-type ServedTool struct {
-	tool     bindimpl.Tool
-	toolJSON string
-	// legacyOutput is the outputSchema listed toward sessions before
-	// 2026-07-28 ("" when the tool is listed alike in both eras).
-	legacyOutput string
-	// run decodes the arguments (raw JSON, "{}" when absent) and calls the
-	// handler; it returns the handler's value (a natural result, or a
-	// *Result for a tool without outputSchema), or an *ArgsError.
-	run func(ctx context.Context, args json.RawMessage) (any, error)
-	// err is why the tool cannot be served (an own tool whose declaration
-	// failed: NewTool); Serve reports it.
-	err error
-}
+// with [Handle] or [HandleNoArgs]; [Serve] registers them. It is
+// bindimpl's, shared with the go-sdk binding (composition/gosdk).
+type ServedTool = bindimpl.ServedTool
 
 // Handle serves the tool described by tool, whose tools/list object is
 // toolJSON (the tool exactly as the bundle holds it), with f: arguments are
@@ -48,13 +36,7 @@ type ServedTool struct {
 // functions call it with a Handler method value: Handle(toolQuery, "…",
 // h.Query).
 func Handle[A, R any](tool bindimpl.Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool {
-	return ServedTool{tool: tool, toolJSON: toolJSON, run: func(ctx context.Context, raw json.RawMessage) (any, error) {
-		var args A
-		if err := tool.DecodeArgs(raw, &args); err != nil {
-			return nil, err
-		}
-		return f(ctx, args)
-	}}
+	return bindimpl.Handle(tool, toolJSON, f)
 }
 
 // HandleNoArgs is Handle for a tool without input properties, whose
@@ -62,22 +44,7 @@ func Handle[A, R any](tool bindimpl.Tool, toolJSON string, f func(context.Contex
 // sends none). Arguments a client sends anyway are ignored unless
 // [WithServerArgsValidation] rejects them.
 func HandleNoArgs[R any](tool bindimpl.Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool {
-	return ServedTool{tool: tool, toolJSON: toolJSON, run: func(ctx context.Context, _ json.RawMessage) (any, error) {
-		return f(ctx)
-	}}
-}
-
-// WithLegacyOutputSchema returns st listed with outputSchema (JSON text)
-// toward sessions before protocol version 2026-07-28, and answering them
-// {"result": v} (SEP-2106; DESIGN §8): generate decides it, for a tool
-// whose natural output schema root is not a plain "type":"object" schema
-// (the envelope the bundle holds, or one built around the natural schema
-// with its $refs re-pointed under #/properties/result), and a generated
-// Register passes it here, so the runtime never decides it again. Without
-// it a tool is listed and answered alike in both eras.
-func (st ServedTool) WithLegacyOutputSchema(outputSchema string) ServedTool {
-	st.legacyOutput = outputSchema
-	return st
+	return bindimpl.HandleNoArgs(tool, toolJSON, f)
 }
 
 // ServerOption configures [Serve] (and so a generated Register).
@@ -87,7 +54,7 @@ type ServerOption struct {
 
 // serveConfig is what the ServerOptions set.
 type serveConfig struct {
-	validateArgs, validateResults bool
+	checks bindimpl.ServeOptions
 	// forward, when set, answers the tools by forwarding (see Forwarding).
 	forward *forwarding
 }
@@ -100,7 +67,7 @@ type serveConfig struct {
 // default: the Args types already enforce required and closed properties.
 // It is the server-side counterpart of [WithArgsValidation].
 func WithServerArgsValidation() ServerOption {
-	return ServerOption{apply: func(c *serveConfig) { c.validateArgs = true }}
+	return ServerOption{apply: func(c *serveConfig) { c.checks.ValidateArgs = true }}
 }
 
 // WithServerResultValidation makes the served tools validate each natural
@@ -109,7 +76,7 @@ func WithServerArgsValidation() ServerOption {
 // tool error (isError: true) naming the JSON pointer, so a handler cannot
 // break the contract silently. Off by default.
 func WithServerResultValidation() ServerOption {
-	return ServerOption{apply: func(c *serveConfig) { c.validateResults = true }}
+	return ServerOption{apply: func(c *serveConfig) { c.checks.ValidateResults = true }}
 }
 
 // Serve adds tools to s, as a generated Register does. Each tool is listed
@@ -171,19 +138,19 @@ func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) (err e
 	entries := make([]server.ServerTool, 0, len(tools))
 	legacy := map[string]json.RawMessage{}
 	for _, st := range tools {
-		l, err := st.listing()
+		l, err := newListing(st)
 		if err != nil {
 			return err
 		}
 		if err := checkNewName(s, l.tool.Name, entries); err != nil {
 			return err
 		}
-		if l.legacySchema != nil {
-			legacy[st.tool.Name] = l.legacySchema
+		if l.Listing.LegacyOutputSchema != nil {
+			legacy[l.tool.Name] = l.Listing.LegacyOutputSchema
 		}
-		h := st.handler(cfg, l)
+		h := l.handler(cfg)
 		if cfg.forward != nil {
-			h = cfg.forward.handler(st, l)
+			h = cfg.forward.handler(l)
 		}
 		entries = append(entries, server.ServerTool{Tool: l.tool, Handler: h})
 	}
@@ -240,48 +207,50 @@ func legacyRequest(ctx context.Context) bool {
 	return server.RequestProtocolVersion(ctx) < ModernProtocolVersion
 }
 
-// handler returns the mcp-go handler of st.
-func (st ServedTool) handler(cfg serveConfig, l listing) server.ToolHandlerFunc {
+// handler returns the mcp-go handler of the tool l lists.
+func (l listing) handler(cfg serveConfig) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := requestArgs(req)
-		if err == nil && cfg.validateArgs {
-			err = st.tool.ValidateArgs(ctx, raw)
-		}
 		if err != nil {
-			return mcp.NewToolResultError(bindimpl.ArgsErrorText(st.tool.Name, err)), nil
+			return mcp.NewToolResultError(bindimpl.ArgsErrorText(l.tool.Name, err)), nil
 		}
-		v, err := st.run(ctx, raw)
+		a, err := l.Answer(ctx, raw, legacyRequest(ctx), cfg.checks)
 		if err != nil {
-			if ae, ok := errors.AsType[*bindimpl.ArgsError](err); ok {
-				return mcp.NewToolResultError(bindimpl.ArgsErrorText(st.tool.Name, ae)), nil
-			}
-			return holdResult(ctx, req, toolErrorResult(err))
+			return nil, err
 		}
-		if st.tool.OutputDoc == "" {
-			if r, ok := v.(*Result); ok {
-				res, err := plainResult(r)
-				if err != nil {
-					return nil, err
-				}
-				return holdResult(ctx, req, res)
-			}
+		res, err := answerResult(a)
+		if err != nil || a.Blocks == nil {
+			return res, err // nothing held: no raw bytes
 		}
-		value, err := st.tool.EncodeResult(v)
-		if err == nil && cfg.validateResults {
-			err = st.tool.ValidateResult(ctx, value)
-		}
-		if err != nil {
-			return mcp.NewToolResultError(fmt.Sprintf("tool %q: %v", st.tool.Name, err)), nil
-		}
-		if l.alwaysWraps || (l.legacySchema != nil && legacyRequest(ctx)) {
-			value = bindimpl.WrapResult(value)
-		}
-		return &mcp.CallToolResult{
-			Content:              []mcp.Content{mcp.NewTextContent(string(value))},
-			StructuredContent:    json.RawMessage(value),
-			RawStructuredContent: value,
-		}, nil
+		return holdResult(ctx, req, res)
 	}
+}
+
+// answerResult converts a served tool's answer into mcp-go's result: a
+// natural result's JSON as structuredContent (kept raw) and the text block;
+// a plain result's blocks and structuredContent as the bytes received
+// (rawContent), not marshalled and parsed again, so a large result is not
+// copied here.
+func answerResult(a bindimpl.Answer) (*mcp.CallToolResult, error) {
+	if a.Blocks == nil {
+		out := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(a.Text)}, IsError: a.IsError}
+		if a.Structured != nil {
+			out.StructuredContent, out.RawStructuredContent = a.Structured, a.Structured
+		}
+		return out, nil
+	}
+	out := &mcp.CallToolResult{Content: make([]mcp.Content, len(a.Blocks)), IsError: a.IsError, RawStructuredContent: a.Structured}
+	for i, b := range a.Blocks {
+		out.Content[i] = rawContent{raw: b}
+	}
+	if a.Meta != nil {
+		var m mcp.Meta
+		if err := json.Unmarshal(a.Meta, &m); err != nil {
+			return nil, fmt.Errorf("composition: encoding the handler's result: _meta: %w", err)
+		}
+		out.Meta = &m
+	}
+	return out, nil
 }
 
 // requestArgs returns the call's arguments as raw JSON ({} when absent or
@@ -301,46 +270,53 @@ func requestArgs(req mcp.CallToolRequest) (json.RawMessage, error) {
 }
 
 // plainResult converts a *Result (a tool without outputSchema, or a
-// *ToolError's) into mcp-go's result, keeping its content blocks as they
-// are. Reserved _meta keys (see withoutReservedMeta) are dropped: a Result
-// that a proxy got from its own downstream session carries that session's
-// protocol facts, which are not the tool's to forward.
+// *ToolError's, or a forwarded one) into mcp-go's result (see
+// [Result.PlainAnswer]).
 func plainResult(r *Result) (*mcp.CallToolResult, error) {
-	if r == nil {
-		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+	a, err := r.PlainAnswer()
+	if err != nil {
+		return nil, err
 	}
-	// The blocks and structuredContent are passed to mcp-go as the bytes
-	// received (made valid UTF-8), not marshalled and parsed again: a large
-	// result is not copied here.
-	out := &mcp.CallToolResult{Content: make([]mcp.Content, len(r.Content)), IsError: r.IsError}
+	return answerResult(a)
+}
+
+// PlainAnswer is r as a served tool's whole answer (bindimpl.PlainResult):
+// a handler of a tool without outputSchema returns a *Result, which is sent
+// with its content blocks and structuredContent as the bytes it holds (made
+// valid UTF-8), and its _meta without the keys MCP reserves (a Result that
+// a proxy got from its own downstream session carries that session's
+// protocol facts, which are not the tool's to forward). A nil r is a result
+// without content. It fails when a block or structuredContent is not
+// valid JSON. Served tools call it; a program has no need to.
+func (r *Result) PlainAnswer() (bindimpl.Answer, error) {
+	if r == nil {
+		return bindimpl.Answer{Blocks: []json.RawMessage{}}, nil
+	}
+	a := bindimpl.Answer{Blocks: make([]json.RawMessage, len(r.Content)), IsError: r.IsError}
 	for i, c := range r.Content {
 		raw := c.Raw
 		if len(raw) == 0 {
 			b, err := c.MarshalJSON()
 			if err != nil {
-				return nil, fmt.Errorf("composition: encoding the handler's result: %w", err)
+				return bindimpl.Answer{}, fmt.Errorf("composition: encoding the handler's result: %w", err)
 			}
 			raw = b
 		}
 		if !json.Valid(raw) {
-			return nil, fmt.Errorf("composition: encoding the handler's result: content block %d is not valid JSON", i)
+			return bindimpl.Answer{}, fmt.Errorf("composition: encoding the handler's result: content block %d is not valid JSON", i)
 		}
-		out.Content[i] = rawContent{raw: rawjson.ValidUTF8(raw)}
+		a.Blocks[i] = rawjson.ValidUTF8(raw)
 	}
 	if r.StructuredContent != nil {
 		if !json.Valid(r.StructuredContent) {
-			return nil, errors.New("composition: encoding the handler's result: structuredContent is not valid JSON")
+			return bindimpl.Answer{}, errors.New("composition: encoding the handler's result: structuredContent is not valid JSON")
 		}
-		out.RawStructuredContent = rawjson.ValidUTF8(r.StructuredContent)
+		a.Structured = rawjson.ValidUTF8(r.StructuredContent)
 	}
 	if meta := withoutReservedMeta(r.Meta); meta != nil {
-		var m mcp.Meta
-		if err := json.Unmarshal(rawjson.ValidUTF8(meta), &m); err != nil {
-			return nil, fmt.Errorf("composition: encoding the handler's result: _meta: %w", err)
-		}
-		out.Meta = &m
+		a.Meta = rawjson.ValidUTF8(meta)
 	}
-	return out, nil
+	return a, nil
 }
 
 // rawContent is a content block forwarded as the bytes received. It embeds
@@ -353,18 +329,18 @@ type rawContent struct {
 // MarshalJSON returns the block as received.
 func (c rawContent) MarshalJSON() ([]byte, error) { return c.raw, nil }
 
-// toolErrorResult is the isError result for a handler's error.
-func toolErrorResult(err error) *mcp.CallToolResult {
-	if te, ok := errors.AsType[*ToolError](err); ok {
-		if te.Result != nil {
-			if r, perr := plainResult(te.Result); perr == nil {
-				r.IsError = true
-				return r
-			}
+// ErrorAnswer is the answer a served tool sends when its handler returns
+// e (bindimpl.ErrorResult): e.Result with isError: true when e carries a
+// Result that can be sent, else one text block e.Text. Served tools call
+// it; a program has no need to.
+func (e *ToolError) ErrorAnswer() bindimpl.Answer {
+	if e.Result != nil {
+		if a, err := e.Result.PlainAnswer(); err == nil {
+			a.IsError = true
+			return a
 		}
-		return mcp.NewToolResultError(te.Text)
 	}
-	return mcp.NewToolResultError(err.Error())
+	return bindimpl.ErrorAnswer(e.Text)
 }
 
 // withoutReservedMeta returns the _meta object meta without the keys MCP

@@ -17,8 +17,11 @@ type Options struct {
 	// Config is the IR configuration (naming); zero means ir.DefaultConfig.
 	Config ir.Config
 	// Server adds server.go to each package (generate --server): a Handler
-	// interface and a Register function serving the tools on mcp-go.
+	// interface and a Register function serving the tools on SDK's server.
 	Server bool
+	// SDK is the MCP SDK server.go serves on (generate --sdk); the zero
+	// value is mcp-go.
+	SDK SDK
 }
 
 // Output is the generated package of one server.
@@ -93,11 +96,10 @@ func (g *Generator) Bundle(b *bundle.Bundle, opts Options) ([]Output, error) {
 		if err != nil {
 			return nil, err
 		}
-		render := g.Package
+		files, err := g.Package(p)
 		if opts.Server {
-			render = g.PackageWithServer
+			files, err = g.PackageWithServerOn(p, opts.SDK)
 		}
-		files, err := render(p)
 		if err != nil {
 			return nil, g.locate(srv, name, cfg, err)
 		}

@@ -71,6 +71,25 @@ func (t *Types) Validate(v any) error { return nil }
 type Nullable[T any] struct { Value T; Set, Null bool }
 type Invoker interface { Invoke(ctx context.Context, tool *Tool, args any, out any) error }
 func CallAs[T any](ctx context.Context, c Invoker, tool *Tool, args any) (T, error) { var zero T; return zero, nil }
+type ServedTool struct{}
+func (st ServedTool) WithLegacyOutputSchema(outputSchema string) ServedTool { return st }
+func Handle[A, R any](tool Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool { return ServedTool{} }
+func HandleNoArgs[R any](tool Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool { return ServedTool{} }
+`
+
+// goSDKStub and goSDKMCPStub are the parts of composition/gosdk and of
+// go-sdk's mcp package that server.go uses with --sdk go-sdk.
+const goSDKStub = `package gosdk
+import (
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+type ServerOption struct{}
+func Serve(s *mcp.Server, tools []bindimpl.ServedTool, opts ...ServerOption) error { return nil }
+`
+
+const goSDKMCPStub = `package mcp
+type Server struct{}
 `
 
 // mcpServerStub is the part of mcp-go's server package that server.go
@@ -87,6 +106,8 @@ type checker struct {
 	comp *types.Package
 	bind *types.Package
 	srv  *types.Package
+	// gosdk and mcp are composition/gosdk and go-sdk's mcp package.
+	gosdk, mcp *types.Package
 }
 
 func newChecker(t testing.TB) *checker {
@@ -105,6 +126,22 @@ func newChecker(t testing.TB) *checker {
 		t.Fatal(err)
 	}
 	c.bind, err = (&types.Config{Importer: c.std}).Check("github.com/mcpbind/mcpbind/composition/bindimpl", fset, []*ast.File{bf}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, err := parser.ParseFile(fset, "mcp.go", goSDKMCPStub, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.mcp, err = (&types.Config{Importer: c.std}).Check("github.com/modelcontextprotocol/go-sdk/mcp", fset, []*ast.File{mf}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gf, err := parser.ParseFile(fset, "gosdk.go", goSDKStub, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.gosdk, err = (&types.Config{Importer: c}).Check("github.com/mcpbind/mcpbind/composition/gosdk", fset, []*ast.File{gf}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,6 +165,10 @@ func (c *checker) Import(path string) (*types.Package, error) {
 		return c.bind, nil
 	case "github.com/mark3labs/mcp-go/server":
 		return c.srv, nil
+	case "github.com/mcpbind/mcpbind/composition/gosdk":
+		return c.gosdk, nil
+	case "github.com/modelcontextprotocol/go-sdk/mcp":
+		return c.mcp, nil
 	}
 	return c.std.ImportFrom(path, "", 0)
 }
@@ -216,6 +257,17 @@ func FuzzGenerate(f *testing.F) {
 		for _, err := range servecheck.CheckListing(t.Context(), &b.Servers[0], servecheck.Era(&b.Servers[0]), served) {
 			t.Errorf("tool %s: %v", raw, err)
 		}
+		// server.go for go-sdk type-checks too.
+		outs, err = g.Bundle(b, Options{Server: true, SDK: SDKGoSDK})
+		if err != nil {
+			t.Fatalf("tool %s: generated for mcp-go, not for go-sdk: %v", raw, err)
+		}
+		if err := c.check(outs[0].Files); err != nil {
+			t.Fatalf("tool %s: generated code for go-sdk does not type-check: %v\n%s", raw, err, fileContent(outs[0].Files, "server.go"))
+		}
+		if err := checkOnlyPlanned(outs[0].IR, outs[0].Files); err != nil {
+			t.Fatalf("tool %s: go-sdk: %v", raw, err)
+		}
 	})
 }
 
@@ -271,12 +323,14 @@ func TestStubMatchesGolden(t *testing.T) {
 	}
 	c := newChecker(t)
 	for _, name := range []string{"hostile", "everything", "sqlite-explorer"} {
-		outs, err := g.Bundle(loadGolden(t, name), Options{Server: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.check(outs[0].Files); err != nil {
-			t.Errorf("%s: %v", name, err)
+		for _, sdk := range []SDK{SDKMCPGo, SDKGoSDK} {
+			outs, err := g.Bundle(loadGolden(t, name), Options{Server: true, SDK: sdk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.check(outs[0].Files); err != nil {
+				t.Errorf("%s, %s: %v", name, sdk, err)
+			}
 		}
 	}
 }

@@ -75,17 +75,57 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // Package renders p into formatted Go files, in a fixed order. The output is
 // a pure function of p: the same IR gives the same bytes.
 func (g *Generator) Package(p *ir.Package) ([]File, error) {
-	return g.packageFiles(p, false)
+	return g.packageFiles(p, false, SDKMCPGo)
 }
 
 // PackageWithServer is Package plus server.go (generate --server): the
 // Handler interface and the Register function that serves the package's
 // tools on an mcp-go server through composition.Serve.
 func (g *Generator) PackageWithServer(p *ir.Package) ([]File, error) {
-	return g.packageFiles(p, true)
+	return g.packageFiles(p, true, SDKMCPGo)
 }
 
-func (g *Generator) packageFiles(p *ir.Package, withServer bool) ([]File, error) {
+// PackageWithServerOn is PackageWithServer with server.go for sdk: on
+// go-sdk, Register takes a *mcp.Server and serves through gosdk.Serve.
+func (g *Generator) PackageWithServerOn(p *ir.Package, sdk SDK) ([]File, error) {
+	return g.packageFiles(p, true, sdk)
+}
+
+// SDK is an MCP SDK a generated server.go serves on (generate --sdk).
+type SDK uint8
+
+const (
+	// SDKMCPGo is github.com/mark3labs/mcp-go: Register(s
+	// *server.MCPServer, …) through composition.Serve (the default).
+	SDKMCPGo SDK = iota
+	// SDKGoSDK is the official github.com/modelcontextprotocol/go-sdk:
+	// Register(s *mcp.Server, …) through composition/gosdk.Serve.
+	SDKGoSDK
+)
+
+// String is the SDK's name as --sdk takes it.
+func (s SDK) String() string {
+	switch s {
+	case SDKMCPGo:
+		return "mcp-go"
+	case SDKGoSDK:
+		return "go-sdk"
+	}
+	return "SDK(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ParseSDK returns the SDK named name ("mcp-go" or "go-sdk", as
+// SDK.String writes them); the error names the choices for any other.
+func ParseSDK(name string) (SDK, error) {
+	for _, s := range []SDK{SDKMCPGo, SDKGoSDK} {
+		if s.String() == name {
+			return s, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown SDK %s: want %q or %q", strconv.Quote(name), SDKMCPGo.String(), SDKGoSDK.String())
+}
+
+func (g *Generator) packageFiles(p *ir.Package, withServer bool, sdk SDK) ([]File, error) {
 	// Each generated file, the template block that renders it and the
 	// packages it imports.
 	type file struct {
@@ -97,7 +137,10 @@ func (g *Generator) packageFiles(p *ir.Package, withServer bool) ([]File, error)
 		{"types.go", "file/types", typesImports(p)},
 		{"schemas.go", "file/schemas", []string{importBindimpl}},
 	}
-	if withServer {
+	switch {
+	case withServer && sdk == SDKGoSDK:
+		files = append(files, file{"server.go", "file/server-gosdk", serverImportsGoSDK(p)})
+	case withServer:
 		files = append(files, file{"server.go", "file/server", serverImports(p)})
 	}
 	// Render and format the files concurrently; each goroutine writes only
@@ -107,7 +150,7 @@ func (g *Generator) packageFiles(p *ir.Package, withServer bool) ([]File, error)
 	var wg sync.WaitGroup
 	for i, f := range files {
 		wg.Go(func() {
-			out[i], errs[i] = g.render(p, f.name, f.block, f.imports)
+			out[i], errs[i] = g.render(p, f.name, f.block, f.imports, sdk)
 		})
 	}
 	wg.Wait()
@@ -132,10 +175,10 @@ func (g *Generator) packageFiles(p *ir.Package, withServer bool) ([]File, error)
 // orders them (standard library, then the rest, a blank line between),
 // and formatFile formats the file once (twice when wrapLiterals splits a
 // long literal).
-func (g *Generator) render(p *ir.Package, name, block string, imps []string) (File, error) {
+func (g *Generator) render(p *ir.Package, name, block string, imps []string, sdk SDK) (File, error) {
 	imps = goimportsOrder(imps)
 	var buf bytes.Buffer
-	data := fileData{Package: p, Imports: imps}
+	data := fileData{Package: p, Imports: imps, GoSDK: sdk == SDKGoSDK}
 	if err := g.tmpl.ExecuteTemplate(&buf, block, data); err != nil {
 		return File{}, fmt.Errorf("render %s: %w", name, err)
 	}
@@ -201,6 +244,8 @@ func separateImportGroups(src []byte, imps []string) []byte {
 type fileData struct {
 	*ir.Package
 	Imports []string
+	// GoSDK: server.go serves on go-sdk (generate --server --sdk go-sdk).
+	GoSDK bool
 }
 
 // RuntimeVersion is the version of the mcpbind runtime (composition/bindimpl) that generated
@@ -224,6 +269,8 @@ const (
 	importComposition = "github.com/mcpbind/mcpbind/composition"
 	importBindimpl    = "github.com/mcpbind/mcpbind/composition/bindimpl"
 	importMCPServer   = "github.com/mark3labs/mcp-go/server"
+	importGoSDKMCP    = "github.com/modelcontextprotocol/go-sdk/mcp"
+	importGoSDK       = "github.com/mcpbind/mcpbind/composition/gosdk"
 )
 
 // clientImports lists what client.go needs. Imports are decided here, in
@@ -249,6 +296,13 @@ func clientImports(p *ir.Package) []string {
 func serverImports(p *ir.Package) []string {
 	imps := slices.DeleteFunc(clientImports(p), func(path string) bool { return path == importBindimpl })
 	return sortedUnique(append(imps, importMCPServer))
+}
+
+// serverImportsGoSDK lists what server.go needs on go-sdk: what the
+// Handler's method signatures need (as client.go), bindimpl for the served
+// tools, go-sdk's mcp package and composition/gosdk.
+func serverImportsGoSDK(p *ir.Package) []string {
+	return sortedUnique(append(clientImports(p), importGoSDKMCP, importGoSDK))
 }
 
 // serverTool renders t's tool object, as the bundle holds it, as a Go

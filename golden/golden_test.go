@@ -27,14 +27,24 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden packages from the bundles")
 
 // goldenCase is a bundle and the folder its packages are generated into;
-// server says whether they include server.go (generate --server).
+// server says whether they include server.go (generate --server), sdk
+// which SDK server.go serves on (generate --sdk).
 type goldenCase struct {
 	name, bundle, dir string
 	server            bool
+	sdk               gen.SDK
 }
 
+// options are the generate options of c.
+func (c goldenCase) options() gen.Options { return gen.Options{Server: c.server, SDK: c.sdk} }
+
+// goSDKSuffix ends the name of a golden case generated with --sdk go-sdk
+// (golden/sqlite-explorer-gosdk).
+const goSDKSuffix = "-gosdk"
+
 // cases returns the golden cases: every golden/<case>/bundle.json,
-// generated with --server, and the composer example's checked-in client
+// generated with --server (and --sdk go-sdk when <case> ends in
+// goSDKSuffix), and the composer example's checked-in client
 // package (refreshed by go generate), which must be just as current.
 func cases(t *testing.T) []goldenCase {
 	t.Helper()
@@ -48,10 +58,38 @@ func cases(t *testing.T) []goldenCase {
 	slices.Sort(matches)
 	var cs []goldenCase
 	for _, m := range matches {
-		cs = append(cs, goldenCase{name: filepath.Dir(m), bundle: m, dir: filepath.Dir(m), server: true})
+		c := goldenCase{name: filepath.Dir(m), bundle: m, dir: filepath.Dir(m), server: true}
+		if strings.HasSuffix(c.name, goSDKSuffix) {
+			c.sdk = gen.SDKGoSDK
+		}
+		cs = append(cs, c)
 	}
 	composer := filepath.Join("..", "examples", "composer")
 	return append(cs, goldenCase{name: "examples-composer", bundle: filepath.Join(composer, "sqlite-explorer.json"), dir: composer})
+}
+
+// TestGoSDKBundlesAreCopies: the bundle of a golden case generated with
+// --sdk go-sdk is the bundle of the case without the suffix, byte for byte,
+// so it stays what that server exports (TestBundlesMatchLiveServers
+// re-exports the original).
+func TestGoSDKBundlesAreCopies(t *testing.T) {
+	for _, c := range cases(t) {
+		if c.sdk != gen.SDKGoSDK {
+			continue
+		}
+		orig := strings.TrimSuffix(c.name, goSDKSuffix)
+		got, err := os.ReadFile(c.bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join(orig, "bundle.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is not golden/%s/bundle.json (copy it again, then go test ./golden -update):\n%s", c.bundle, orig, firstDiff(want, got))
+		}
+	}
 }
 
 func TestGolden(t *testing.T) {
@@ -65,7 +103,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			outs, err := g.Bundle(b, gen.Options{Server: c.server})
+			outs, err := g.Bundle(b, c.options())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +159,7 @@ func TestDeterministic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if runs[i], err = g.Bundle(b, gen.Options{Server: c.server}); err != nil {
+			if runs[i], err = g.Bundle(b, c.options()); err != nil {
 				t.Fatal(err)
 			}
 		}

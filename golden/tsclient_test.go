@@ -46,13 +46,27 @@ func runTSClient(t *testing.T, sdk string, command ...string) tsClientRun {
 // @modelcontextprotocol/client 2.x at its newest version, 2026-07-28, with
 // natural values (SEP-2106).
 func TestServerStubThroughTypeScriptSDKs(t *testing.T) {
+	stubThroughTypeScriptSDKs(t)
+}
+
+// TestGoSDKStubThroughTypeScriptSDKs is TestServerStubThroughTypeScriptSDKs
+// for the stub generated with --sdk go-sdk (golden/sqlite-explorer-gosdk),
+// served on a go-sdk server over the same store (sqlite-stub --sdk go-sdk):
+// the same listings and results as the real server in both eras.
+func TestGoSDKStubThroughTypeScriptSDKs(t *testing.T) {
+	stubThroughTypeScriptSDKs(t, "--sdk", "go-sdk")
+}
+
+// stubThroughTypeScriptSDKs compares sqlite-stub, started with stubArgs,
+// with the real sqlite-explorer through both TypeScript SDKs.
+func stubThroughTypeScriptSDKs(t *testing.T, stubArgs ...string) {
 	real := testenv.Build(t, "./examples/sqlite-explorer")
 	stub := testenv.Build(t, "./testservers/sqlitestub/cmd/sqlite-stub")
 	wrappedTools := map[string]bool{"list_tables": true, "count_rows": true, "find_row": true}
 	for _, tc := range []struct{ sdk, version string }{{"v1", "2025-06-18"}, {"v2", "2026-07-28"}} {
 		t.Run(tc.sdk+" at "+tc.version, func(t *testing.T) {
 			want := runTSClient(t, tc.sdk, real, "--dir", t.TempDir())
-			got := runTSClient(t, tc.sdk, stub, "--dir", t.TempDir())
+			got := runTSClient(t, tc.sdk, append([]string{stub, "--dir", t.TempDir()}, stubArgs...)...)
 			if got.ProtocolVersion != tc.version || want.ProtocolVersion != tc.version {
 				t.Fatalf("negotiated %q with the stub and %q with the real server, want %s", got.ProtocolVersion, want.ProtocolVersion, tc.version)
 			}

@@ -308,7 +308,7 @@ func GeneratedFunctions() []string {
 // imports; a package-level declaration of the same name would conflict
 // with the import in its file.
 func generatedImportNames() []string {
-	return []string{"context", "json", "errors", "fmt", "composition", "bindimpl", "server"}
+	return []string{"context", "json", "errors", "fmt", "composition", "bindimpl", "server", "mcp", "gosdk"}
 }
 
 // predeclaredNames are Go's predeclared identifiers (The Go Programming

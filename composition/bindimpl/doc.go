@@ -9,8 +9,11 @@
 // [Tool] and [Output] (a tool's name, schemas, pin and the facts the
 // envelope rules of SEP-2106 need), [Types] (the codec that encodes
 // arguments and decodes results by the package's JSON Schema rules),
-// [SchemaSet] (the schema documents, for validation), and [Unwrap], the one
-// place the {"result": v} envelope rule is written. It imports no MCP SDK,
+// [SchemaSet] (the schema documents, for validation), [Unwrap], the one
+// place the {"result": v} envelope rule is written, and the core of a
+// served tool ([ServedTool], [Handle], [Prepared.Answer]: listing per era,
+// arguments decoded, results encoded by era) that composition.Serve and
+// gosdk.Serve turn into their SDK's types. It imports no MCP SDK,
 // so it is the same for packages served or called over
 // github.com/mark3labs/mcp-go and over github.com/modelcontextprotocol/go-sdk.
 package bindimpl
