@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -50,6 +51,16 @@ func BenchmarkTypedCall(b *testing.B) {
 			defer s.Close()
 			describeBooks(b, sqliteexplorer.NewClient(s))
 		})
+		// The same with WithArgsValidation: the arguments, encoded once,
+		// are validated and sent.
+		b.Run("typed+argsvalidation/"+version, func(b *testing.B) {
+			s, err := composition.Connect(ctx, composition.InProcess(srv), composition.WithProtocolVersion(version), composition.WithArgsValidation())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			describeBooks(b, sqliteexplorer.NewClient(s))
+		})
 		// The same typed call through a Registry's binding (lookup, live
 		// session check, retry bookkeeping), bare and with a pass-through
 		// interceptor and a logger whose level drops the call records.
@@ -70,5 +81,35 @@ func BenchmarkTypedCall(b *testing.B) {
 				describeBooks(b, sqliteexplorer.FromRegistry(reg))
 			})
 		}
+	}
+}
+
+// BenchmarkCallLargeArgs calls query through the generated client with a
+// 64 KiB statement (a SELECT and a long comment), with and without
+// WithArgsValidation, so that the cost of encoding the arguments shows in
+// B/op: they are encoded once, and those bytes are validated and sent.
+func BenchmarkCallLargeArgs(b *testing.B) {
+	ctx := context.Background()
+	srv := explorerServer(b)
+	args := sqliteexplorer.QueryArgs{SQL: "SELECT 1 -- " + strings.Repeat("x", 64<<10)}
+	for name, opts := range map[string][]composition.Option{
+		"plain":          nil,
+		"argsvalidation": {composition.WithArgsValidation()},
+	} {
+		b.Run(name, func(b *testing.B) {
+			s, err := composition.Connect(ctx, composition.InProcess(srv), opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			db := sqliteexplorer.NewClient(s)
+			b.SetBytes(int64(len(args.SQL)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if res, err := db.Query(ctx, args); err != nil || res.RowCount != 1 {
+					b.Fatal(err, res)
+				}
+			}
+		})
 	}
 }

@@ -283,15 +283,15 @@ const DefaultDiscoverTimeout = mcpconn.DefaultDiscoverTimeout
 // [ResultBudget].
 const DefaultMaxResponseBytes = mcpconn.DefaultMaxResponseBytes
 
+// DefaultMaxPages is how many tools/list pages [Session.ListToolsRaw] follows
+// before giving up (composition/gosdk's sessions follow as many).
+const DefaultMaxPages = mcpconn.DefaultMaxPages
+
 // MaxResponseDepth is the deepest nesting of arrays and objects a message
 // may have: encoding/json, which mcp-go decodes messages with, refuses
 // deeper values ("exceeded max depth"), so a deeper message fails at once
 // with a *LimitError instead of being skipped.
 const MaxResponseDepth = mcpconn.MaxResponseDepth
-
-// DefaultMaxPages is how many tools/list pages [Session.ListToolsRaw] follows
-// before giving up, unless [WithMaxPages] says otherwise.
-const DefaultMaxPages = mcpconn.DefaultMaxPages
 
 // WithEnv adds environment variables, each "KEY=VALUE", to a stdio server's
 // environment (which otherwise is this process's). Later values win.
@@ -324,24 +324,12 @@ func WithProtocolVersion(v string) Option {
 	return connOption(mcpconn.WithProtocolVersion(v))
 }
 
-// WithClientInfo sets the clientInfo sent to the server (default name
-// "mcpbind" and this module's version).
-func WithClientInfo(name, version string) Option {
-	return connOption(mcpconn.WithClientInfo(name, version))
-}
-
 // WithStderr copies a stdio server's stderr to w (by default it is
 // discarded). w is written from one goroutine; a w that blocks holds up the
 // server once the pipe fills. Whatever w is, the last 4 KiB are kept for
 // [ConnectError].
 func WithStderr(w io.Writer) Option {
 	return connOption(mcpconn.WithStderr(w))
-}
-
-// WithMaxPages bounds how many tools/list pages [Session.ListToolsRaw]
-// follows (default [DefaultMaxPages]); n <= 0 restores the default.
-func WithMaxPages(n int) Option {
-	return connOption(mcpconn.WithMaxPages(n))
 }
 
 // WithDiscoverTimeout bounds how long [Connect] waits for the answer to its

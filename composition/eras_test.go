@@ -78,7 +78,7 @@ func TestMCPGoEras(t *testing.T) {
 				t.Fatalf("ListToolsRaw: %d tools, %v", len(tools), err)
 			}
 			var n int64
-			if err := s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
+			if err := s.Invoke(ctx, &bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
 				t.Errorf("integer = %d, %v", n, err)
 			}
 			// nullable_row wraps for legacy sessions only; Call gives the
@@ -88,7 +88,7 @@ func TestMCPGoEras(t *testing.T) {
 				Name string `json:"name"`
 			}
 			var row *Row
-			if err := s.Call(ctx, bindimpl.Tool{Name: "nullable_row", Output: bindimpl.Output{CanBeObject: true}}, nil, &row); err != nil || row == nil || row.Name != "row" {
+			if err := s.Invoke(ctx, &bindimpl.Tool{Name: "nullable_row", Output: bindimpl.Output{CanBeObject: true}}, nil, &row); err != nil || row == nil || row.Name != "row" {
 				t.Errorf("nullable_row = %+v, %v", row, err)
 			}
 		})
@@ -194,23 +194,23 @@ func TestTSSDKv2(t *testing.T) {
 			}
 
 			var tags []string
-			if err := s.Call(ctx, listTags, nil, &tags); err != nil || !reflect.DeepEqual(tags, []string{"alpha", "beta", "gamma"}) {
+			if err := s.Invoke(ctx, &listTags, nil, &tags); err != nil || !reflect.DeepEqual(tags, []string{"alpha", "beta", "gamma"}) {
 				t.Errorf("list_tags = %q, %v", tags, err)
 			}
 			var n int64
-			if err := s.Call(ctx, count, map[string]int64{"n": 7}, &n); err != nil || n != 7 {
+			if err := s.Invoke(ctx, &count, map[string]int64{"n": 7}, &n); err != nil || n != 7 {
 				t.Errorf("count = %d, %v", n, err)
 			}
 			var row *Row
-			if err := s.Call(ctx, findRow, nil, &row); err != nil || row == nil || *row != (Row{ID: 7, Name: "row"}) {
+			if err := s.Invoke(ctx, &findRow, nil, &row); err != nil || row == nil || *row != (Row{ID: 7, Name: "row"}) {
 				t.Errorf("find_row = %+v, %v", row, err)
 			}
 			row = &Row{}
-			if err := s.Call(ctx, findRow, map[string]bool{"missing": true}, &row); err != nil || row != nil {
+			if err := s.Invoke(ctx, &findRow, map[string]bool{"missing": true}, &row); err != nil || row != nil {
 				t.Errorf("find_row missing = %+v, %v; want nil", row, err)
 			}
 			var st Stats
-			if err := s.Call(ctx, stats, nil, &st); err != nil || st != (Stats{Tables: 3, Rows: 120}) {
+			if err := s.Invoke(ctx, &stats, nil, &st); err != nil || st != (Stats{Tables: 3, Rows: 120}) {
 				t.Errorf("stats = %+v, %v", st, err)
 			}
 			if err := s.Close(); err != nil {
@@ -319,7 +319,7 @@ func TestDiscoverProbeFaults(t *testing.T) {
 				t.Errorf("Warnings() = %q, the callback got %q", s.Warnings(), got)
 			}
 			var n int64
-			if err := s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
+			if err := s.Invoke(ctx, &bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
 				t.Errorf("integer = %d, %v", n, err)
 			}
 		})

@@ -46,7 +46,7 @@ func BenchmarkPinnedCallFlood(b *testing.B) {
 					startFlood(ctx, b, s)
 				}
 				c := reg.Server("flooder")
-				call = func() error { _, err := c.CallTool(ctx, bindimpl.Tool{Name: "pinned"}, nil); return err }
+				call = func() error { _, err := CallRaw(ctx, c, bindimpl.Tool{Name: "pinned"}, nil); return err }
 			} else {
 				s, err := Connect(ctx, tr, opts...)
 				if err != nil {

@@ -33,7 +33,7 @@ func slowServer(reg *Registry, started chan<- struct{}, release <-chan struct{})
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		r, err := reg.Server("pins").CallTool(ctx, bindimpl.Tool{Name: "add"}, map[string]int{"a": 1, "b": 2})
+		r, err := CallRaw(ctx, reg.Server("pins"), bindimpl.Tool{Name: "add"}, map[string]int{"a": 1, "b": 2})
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +105,7 @@ func TestHTTPHostShutdown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	reg := pinsRegistry(t, bin)
-	if _, err := reg.Server("pins").CallTool(ctx, bindimpl.Tool{Name: "add"}, map[string]int{"a": 1, "b": 1}); err != nil {
+	if _, err := CallRaw(ctx, reg.Server("pins"), bindimpl.Tool{Name: "add"}, map[string]int{"a": 1, "b": 1}); err != nil {
 		t.Fatal(err)
 	}
 	pid := childProcess(t, bin)
@@ -123,7 +123,7 @@ func TestHTTPHostShutdown(t *testing.T) {
 	}
 	answered := make(chan answer, 1)
 	go func() {
-		r, err := sess.CallTool(ctx, bindimpl.Tool{Name: "slow"}, map[string]any{})
+		r, err := CallRaw(ctx, sess, bindimpl.Tool{Name: "slow"}, map[string]any{})
 		answered <- answer{r, err}
 	}()
 	<-started
@@ -165,7 +165,7 @@ func TestHTTPHostShutdownBound(t *testing.T) {
 	defer sess.Close()
 	failed := make(chan error, 1)
 	go func() {
-		_, err := sess.CallTool(ctx, bindimpl.Tool{Name: "slow"}, map[string]any{})
+		_, err := CallRaw(ctx, sess, bindimpl.Tool{Name: "slow"}, map[string]any{})
 		failed <- err
 	}()
 	<-started
@@ -334,7 +334,7 @@ func TestHTTPHostReadiness(t *testing.T) {
 	if resp, body := getJSON(t, http.MethodGet, base+ReadinessPath, nil, &ready); resp.StatusCode != http.StatusOK || !ready.Ready {
 		t.Fatalf("readiness before any call: %d %s", resp.StatusCode, body)
 	}
-	if _, err := reg.Server("pins").CallTool(ctx, bindimpl.Tool{Name: "mutate"}, map[string]string{"change": "description"}); err != nil {
+	if _, err := CallRaw(ctx, reg.Server("pins"), bindimpl.Tool{Name: "mutate"}, map[string]string{"change": "description"}); err != nil {
 		t.Fatal(err)
 	}
 	warned.waitFor(ctx, t, `tool "greet" changed`)
@@ -474,7 +474,7 @@ func TestHTTPHostBearer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	r, err := sess.CallTool(ctx, bindimpl.Tool{Name: "whoami"}, map[string]any{})
+	r, err := CallRaw(ctx, sess, bindimpl.Tool{Name: "whoami"}, map[string]any{})
 	if err != nil || len(r.Content) != 1 || r.Content[0].Text != "ada" {
 		t.Fatalf("whoami with the good token: %+v %v", r, err)
 	}
@@ -506,7 +506,7 @@ func TestHTTPHostStreamableOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	if r, err := sess.CallTool(ctx, bindimpl.Tool{Name: "tenant"}, map[string]any{}); err != nil || len(r.Content) != 1 || r.Content[0].Text != "t1" {
+	if r, err := CallRaw(ctx, sess, bindimpl.Tool{Name: "tenant"}, map[string]any{}); err != nil || len(r.Content) != 1 || r.Content[0].Text != "t1" {
 		t.Fatalf("tenant: %+v %v", r, err)
 	}
 }

@@ -117,7 +117,7 @@ func TestChildStderrStaysOutOfErrors(t *testing.T) {
 	if err := reg.Add("crasher", tr, env); err != nil {
 		t.Fatal(err)
 	}
-	_, err = reg.Server("crasher").CallTool(ctx, bindimpl.Tool{Name: "crash"}, nil)
+	_, err = CallRaw(ctx, reg.Server("crasher"), bindimpl.Tool{Name: "crash"}, nil)
 	if err == nil {
 		t.Fatal("the crash call succeeded")
 	}

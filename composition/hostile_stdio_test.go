@@ -47,7 +47,7 @@ func hostileB(t testing.TB, tools ...map[string]any) (composition.Transport, com
 // callPID calls the hostile server's "pid" tool.
 func callPID(ctx context.Context, t *testing.T, c composition.Caller) int {
 	t.Helper()
-	res, err := c.CallTool(ctx, bindimpl.Tool{Name: "pid", ReadOnly: true}, nil)
+	res, err := composition.CallRaw(ctx, c, bindimpl.Tool{Name: "pid", ReadOnly: true}, nil)
 	if err != nil {
 		t.Fatalf("pid: %v", err)
 	}
@@ -129,7 +129,7 @@ func TestRegistryReconnectsAfterBadMessage(t *testing.T) {
 	defer cancel()
 	srv := reg.Server("h")
 	pid := callPID(ctx, t, srv)
-	_, err := srv.CallTool(ctx, bindimpl.Tool{Name: "bad", ReadOnly: true}, nil)
+	_, err := composition.CallRaw(ctx, srv, bindimpl.Tool{Name: "bad", ReadOnly: true}, nil)
 	t.Logf("the bad call: %v", err)
 	var cl *composition.CallLostError
 	var le *composition.LimitError

@@ -47,7 +47,7 @@ func TestInProcess(t *testing.T) {
 			if s.ProtocolVersion() != want || s.Transport() != composition.TransportInProcess {
 				t.Errorf("protocol %s over %s, want %s over %s", s.ProtocolVersion(), s.Transport(), want, composition.TransportInProcess)
 			}
-			n, err := composition.CallAs[int64](ctx, s, desc, map[string]int{"a": 2, "b": 40})
+			n, err := bindimpl.CallAs[int64](ctx, s, &desc, map[string]int{"a": 2, "b": 40})
 			if err != nil || n != 42 {
 				t.Errorf("add = %d, %v; want 42", n, err)
 			}

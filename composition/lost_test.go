@@ -27,12 +27,12 @@ func TestLostHTTP(t *testing.T) {
 			}
 			defer s.Close()
 			var n int64
-			if err := s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &n); err != nil {
+			if err := s.Invoke(ctx, &bindimpl.Tool{Name: "integer"}, nil, &n); err != nil {
 				t.Fatal(err)
 			}
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
-			err = s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &n)
+			err = s.Invoke(ctx, &bindimpl.Tool{Name: "integer"}, nil, &n)
 			t.Logf("call after the server stopped: %v", err)
 			var lost *SessionLostError
 			if !errors.Is(err, ErrSessionLost) || !errors.As(err, &lost) {
@@ -46,7 +46,7 @@ func TestLostHTTP(t *testing.T) {
 			if !errors.Is(s.Err(), ErrSessionLost) {
 				t.Errorf("Err() = %v", s.Err())
 			}
-			err = s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &n)
+			err = s.Invoke(ctx, &bindimpl.Tool{Name: "integer"}, nil, &n)
 			if !errors.As(err, &lost) || lost.Sent {
 				t.Errorf("a call on the lost session: err = %v, want a SessionLostError that was not sent", err)
 			}

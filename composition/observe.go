@@ -17,14 +17,19 @@ type Call struct {
 	// Tool is the tool's name as the server lists it.
 	Tool string
 	// Args are the arguments as the caller gave them (a generated Args
-	// value, a map, or nil), before encoding. An interceptor may read them;
+	// value, a map, a json.RawMessage, or nil), before encoding. An
+	// interceptor may read them, or call next with other Args: those are
+	// what is encoded and sent, since encoding is at the end of the chain.
 	// mcpbind never logs them.
 	Args any
 }
 
 // Invoker carries out a call: the next interceptor, or at the end of the
-// chain the tools/call request itself (with argument encoding and
-// WithArgsValidation). Its result and error are those of [Session.CallTool].
+// chain the tools/call request itself (argument encoding, WithArgsValidation,
+// the pin check, the request, isError). Its result and error are those of
+// [Session.CallResult]; envelope unwrapping, WithResultValidation and
+// decoding into the caller's value come after the chain, so an interceptor
+// that replaces the result replaces what is decoded.
 type Invoker func(ctx context.Context, call Call) (*Result, error)
 
 // Interceptor wraps every tool call of a session, like a gRPC unary client
@@ -54,9 +59,9 @@ func WithLogger(l *slog.Logger) Option {
 	return Option{apply: func(c *config) { c.observe.logger = l }}
 }
 
-// WithInterceptor adds an interceptor to every tool call ([Session.CallTool],
-// [Session.CallResult], [Session.Call], generated clients, and calls through
-// a [Registry], once per attempt when a registry retries). Interceptors run in
+// WithInterceptor adds an interceptor to every tool call ([Session.Invoke],
+// [Session.CallResult], generated clients, and calls through a [Registry],
+// once per attempt when a registry retries). Interceptors run in
 // the order given: the first one added is the outermost, and its next runs
 // the second, as with grpc.WithChainUnaryInterceptor. The call records of
 // [WithLogger] enclose the whole chain.

@@ -207,13 +207,6 @@ func NewTool[In, Out any](name, description string, opts ...ToolOption) *OwnTool
 	return t
 }
 
-// Name returns the tool's name.
-func (t *OwnTool[In, Out]) Name() string { return t.tool.Name }
-
-// Tool returns the tool's descriptor, for [Session.Call] or [CallAs] (its
-// Types is nil: arguments and results are coded with encoding/json).
-func (t *OwnTool[In, Out]) Tool() bindimpl.Tool { return t.tool }
-
 // Serve returns the tool answered by f, for [Serve] (composition.Serve).
 // Each call's arguments are first validated against the inputSchema (an
 // unknown property, a wrong type, a missing required property is refused,
@@ -255,7 +248,7 @@ func (t *OwnTool[In, Out]) Serve(f func(ctx context.Context, args In) (Out, erro
 // Call calls the tool through c — a [*Session] (in a test, one connected
 // to the server with [InProcess]) or a [Registry]'s server — and returns
 // its result decoded into an Out, with the rules of a generated client's
-// method ([CallAs]): the result unwrapped by the era of the session that
+// method (bindimpl.CallAs): the result unwrapped by the era of the session that
 // answered, a tool error as a [*ToolError], and the session's validation
 // options applied. A nil slice or map in args that the inputSchema
 // requires is sent as [] or {}, as the tool sends its results.
@@ -270,7 +263,7 @@ func (t *OwnTool[In, Out]) Call(ctx context.Context, c Caller, args In) (Out, er
 			send = filled.Interface()
 		}
 	}
-	return CallAs[Out](ctx, c, t.tool, send)
+	return bindimpl.CallAs[Out](ctx, c, &t.tool, send)
 }
 
 // InferSchema returns the JSON Schema [NewTool] infers for values of the Go

@@ -146,7 +146,7 @@ func TestOwnToolsExport(t *testing.T) {
 		}
 		call := func(name string, in, out any) {
 			t.Helper()
-			if err := s.Call(ctx, bindimpl.Tool{Name: name, Output: bindimpl.Output(tools[name].Output)}, in, out); err != nil {
+			if err := s.Invoke(ctx, &bindimpl.Tool{Name: name, Output: bindimpl.Output(tools[name].Output)}, in, out); err != nil {
 				t.Fatalf("%s at %s: %v", name, version, err)
 			}
 		}

@@ -34,15 +34,15 @@ func TestPinningRegistry(t *testing.T) {
 	}
 	c := reg.Server("pins")
 	greet := func() error {
-		_, err := c.CallTool(ctx, pins.tools["greet"], map[string]string{"name": "Ada"})
+		_, err := CallRaw(ctx, c, pins.tools["greet"], map[string]string{"name": "Ada"})
 		return err
 	}
 	add := func() error {
-		_, err := c.CallTool(ctx, pins.tools["add"], map[string]int{"a": 1, "b": 2})
+		_, err := CallRaw(ctx, c, pins.tools["add"], map[string]int{"a": 1, "b": 2})
 		return err
 	}
 	call := func(name string, args any) error {
-		_, err := c.CallTool(ctx, bindimpl.Tool{Name: name}, args)
+		_, err := CallRaw(ctx, c, bindimpl.Tool{Name: name}, args)
 		return err
 	}
 	if err := greet(); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpbind/mcpbind/bundle"
 	"github.com/mcpbind/mcpbind/internal/digest"
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 	"github.com/mcpbind/mcpbind/internal/schema"
 	"github.com/mcpbind/mcpbind/testservers/pinserver"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
@@ -203,7 +204,7 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 	}
 	greet := func() error {
 		var out struct{ Greeting string }
-		err := s.Call(ctx, pins.tools["greet"], map[string]string{"name": "Ada"}, &out)
+		err := s.Invoke(ctx, new(pins.tools["greet"]), map[string]string{"name": "Ada"}, &out)
 		if err == nil && out.Greeting != "hello, Ada" {
 			t.Errorf("greet: %+v", out)
 		}
@@ -211,7 +212,7 @@ func testPinning(t *testing.T, tr Transport, version string, mode DigestMode) {
 	}
 	add := func() error {
 		var out struct{ Sum int64 }
-		err := s.Call(ctx, pins.tools["add"], map[string]int{"a": 2, "b": 3}, &out)
+		err := s.Invoke(ctx, new(pins.tools["add"]), map[string]int{"a": 2, "b": 3}, &out)
 		if err == nil && out.Sum != 5 {
 			t.Errorf("add: %+v", out)
 		}
@@ -389,7 +390,7 @@ func TestPinningReconnect(t *testing.T) {
 // TestPinningUnlistable: a tool no digest can be computed for concerns only
 // itself (the pinned tools are still compared), and when the server says
 // its tools changed but they can no longer be listed (here: more pages than
-// WithMaxPages allows), DigestFail fails the pinned tools' calls — each
+// the session allows), DigestFail fails the pinned tools' calls — each
 // call first tries the listing again — until the list can be read, while
 // DigestWarn warns once and goes on.
 func TestPinningUnlistable(t *testing.T) {
@@ -400,7 +401,7 @@ func TestPinningUnlistable(t *testing.T) {
 			srv := pinserver.New(nil)
 			pins := exportPins(ctx, t, InProcess(srv))
 			warned := make(pinWarnings, 64)
-			s, err := Connect(ctx, InProcess(srv), WithMaxPages(3), warned.option(),
+			s, err := Connect(ctx, InProcess(srv), connOption(mcpconn.WithMaxPages(3)), warned.option(),
 				pins.check("", mode, "greet", "add"))
 			if err != nil {
 				t.Fatal(err)

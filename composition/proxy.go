@@ -124,7 +124,8 @@ func (f *forwarding) handler(l listing) server.ToolHandlerFunc {
 		if err != nil {
 			return mcp.NewToolResultError(bindimpl.ArgsErrorText(tool.Name, err)), nil
 		}
-		res, err := f.to.CallTool(ctx, tool, raw)
+		var res *Result
+		err = f.to.Invoke(ctx, &tool, raw, &res)
 		if te, ok := errors.AsType[*ToolError](err); ok && te.Result != nil {
 			res, err = te.Result, nil
 		}

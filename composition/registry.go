@@ -606,13 +606,14 @@ func (s *regServer) redactErr(err error) error { return redact.Error(err, s.secr
 
 // Server returns the [Caller] of the server id, for a generated client's
 // FromRegistry. Its calls connect the server when needed and wait for a
-// connect in flight. When a call fails because its session was lost (a
-// *[SessionLostError]), the registry reconnects and sends the call once more
-// on the new session if that is safe: the request was not sent (Sent is
-// false), or tool.ReadOnly or tool.Idempotent says that running it twice is
-// harmless. Otherwise, or when reconnecting fails, the call fails with a
-// *[CallLostError] saying whether it may have run. An unknown id fails at
-// call time.
+// connect in flight, then run [Session.Invoke] on the server's session
+// (its interceptors, validation and pins apply). When a call fails because
+// its session was lost (a *[SessionLostError]), the registry reconnects and
+// sends the call once more on the new session if that is safe: the request
+// was not sent (Sent is false), or tool.ReadOnly or tool.Idempotent says
+// that running it twice is harmless. Otherwise, or when reconnecting fails,
+// the call fails with a *[CallLostError] saying whether it may have run. An
+// unknown id fails at call time.
 func (r *Registry) Server(id string) Caller {
 	return &serverCaller{r: r, id: id}
 }
@@ -623,40 +624,41 @@ type serverCaller struct {
 	id string
 }
 
-// CallTool implements Caller.
-func (c *serverCaller) CallTool(ctx context.Context, tool bindimpl.Tool, args any) (*Result, error) {
+// Invoke implements Caller: Session.Invoke on the server's session, sent
+// again once on a new session when that is safe.
+func (c *serverCaller) Invoke(ctx context.Context, tool *bindimpl.Tool, args any, out any) error {
 	s, err := c.r.lookup(c.id)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sess, err := s.session(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	res, err := sess.CallTool(ctx, tool, args)
+	err = sess.Invoke(ctx, tool, args, out)
 	var le *SessionLostError
 	if !errors.As(err, &le) {
-		return res, err
+		return err
 	}
 	s.lost(sess, err)
 	lostErr := &CallLostError{Server: c.id, Tool: tool.Name, MayHaveRun: le.Sent, Err: err}
 	if le.Sent && !tool.ReadOnly && !tool.Idempotent {
-		return nil, lostErr
+		return lostErr
 	}
 	if sess, err = s.session(ctx); err != nil {
 		lostErr.Reconnect = err
-		return nil, lostErr
+		return lostErr
 	}
 	if log := s.logger(); log != nil {
 		log.LogAttrs(ctx, slog.LevelInfo, "mcp call sent again after reconnect", slog.String("server", c.id), slog.String("tool", tool.Name), slog.Bool("mayHaveRun", le.Sent))
 	}
-	res, err = sess.CallTool(ctx, tool, args)
+	err = sess.Invoke(ctx, tool, args, out)
 	if errors.As(err, &le) {
 		s.lost(sess, err)
 		lostErr.Retried, lostErr.MayHaveRun, lostErr.Err = true, lostErr.MayHaveRun || le.Sent, err
-		return nil, lostErr
+		return lostErr
 	}
-	return res, err
+	return err
 }
 
 // CallLostError is returned by a call through a [Registry] whose session was

@@ -57,7 +57,7 @@ func TestRegistryErrors(t *testing.T) {
 	if err := r.Use("nope"); err == nil || !strings.Contains(err.Error(), `no server "nope" (servers: a, web)`) {
 		t.Errorf("Use unknown: %v", err)
 	}
-	if _, err := r.Server("nope").CallTool(ctx, bindimpl.Tool{Name: "t"}, nil); err == nil || !strings.Contains(err.Error(), `no server "nope"`) {
+	if _, err := CallRaw(ctx, r.Server("nope"), bindimpl.Tool{Name: "t"}, nil); err == nil || !strings.Contains(err.Error(), `no server "nope"`) {
 		t.Errorf("call unknown: %v", err)
 	}
 	err := r.Connect(ctx)

@@ -102,7 +102,7 @@ func TestRegistryRetryRule(t *testing.T) {
 // callInteger calls the test server's tool "integer" (which answers 42)
 // through caller, with the annotations of tool.
 func callInteger(ctx context.Context, caller composition.Caller, tool bindimpl.Tool) error {
-	res, err := caller.CallTool(ctx, tool, nil)
+	res, err := composition.CallRaw(ctx, caller, tool, nil)
 	if err != nil {
 		return err
 	}

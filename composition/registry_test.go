@@ -167,11 +167,11 @@ func TestRegistryServers(t *testing.T) {
 		check(fmt.Sprintf("memory #%d", i), func() error {
 			if i == 0 { // one writer: server-memory rewrites its file per call
 				args := map[string]any{"entities": []map[string]any{{"name": "registry-test", "entityType": "test", "observations": []string{"written through a registry"}}}}
-				if _, err := mem.CallTool(ctx, bindimpl.Tool{Name: "create_entities"}, args); err != nil {
+				if _, err := composition.CallRaw(ctx, mem, bindimpl.Tool{Name: "create_entities"}, args); err != nil {
 					return err
 				}
 			}
-			_, err := mem.CallTool(ctx, bindimpl.Tool{Name: "read_graph", ReadOnly: true}, nil)
+			_, err := composition.CallRaw(ctx, mem, bindimpl.Tool{Name: "read_graph", ReadOnly: true}, nil)
 			return err
 		})
 	}
@@ -180,7 +180,7 @@ func TestRegistryServers(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	res, err := mem.CallTool(ctx, bindimpl.Tool{Name: "read_graph", ReadOnly: true}, nil)
+	res, err := composition.CallRaw(ctx, mem, bindimpl.Tool{Name: "read_graph", ReadOnly: true}, nil)
 	if err != nil || !strings.Contains(res.Text(), "written through a registry") {
 		t.Errorf("read_graph after the writes: %v, %v", res, err)
 	}

@@ -125,7 +125,7 @@ func TestServeAlwaysWraps(t *testing.T) {
 		if string(res.StructuredContent) != `{"result":7}` || res.Text() != `{"result":7}` {
 			t.Errorf("session %q: %s / %q, want {\"result\":7} in both", version, res.StructuredContent, res.Text())
 		}
-		n, err := composition.CallAs[int64](ctx, s, tool, nil)
+		n, err := bindimpl.CallAs[int64](ctx, s, &tool, nil)
 		if err != nil || n != 7 {
 			t.Errorf("session %q: typed call = %d, %v", version, n, err)
 		}

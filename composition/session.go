@@ -275,7 +275,7 @@ func (s *Session) Close() error { return s.c.Close() }
 // It fails, naming the server, the page and its cursor, when a request
 // fails, a page is not an object with a "tools" array, a nextCursor is not a
 // string, the server repeats a cursor it already gave, or there are more
-// pages than [WithMaxPages] allows (default [DefaultMaxPages]).
+// than [DefaultMaxPages] pages.
 func (s *Session) ListToolsRaw(ctx context.Context) ([]json.RawMessage, error) {
 	tools, err := s.c.ListToolsRaw(ctx)
 	return tools, textsafe.Error(err) // a JSON-RPC error's message is the server's text

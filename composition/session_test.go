@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 )
 
 // testServerTools are the test server's tools, in the order tools/list gives
@@ -135,7 +136,7 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 			Count int    `json:"count"`
 			ID    int64  `json:"id"`
 		}
-		if err := s.Call(ctx, bindimpl.Tool{Name: "object", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}}, nil, &got); err != nil {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "object", Output: bindimpl.Output{PlainObject: true, CanBeObject: true}}, nil, &got); err != nil {
 			t.Fatal(err)
 		}
 		if got.Name != "widget" || got.Count != 3 || got.ID != 9007199254740993 {
@@ -145,21 +146,21 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 
 	t.Run("integer", func(t *testing.T) {
 		var got int64
-		if err := s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &got); err != nil || got != 42 {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "integer"}, nil, &got); err != nil || got != 42 {
 			t.Errorf("got %d, %v", got, err)
 		}
 	})
 
 	t.Run("array", func(t *testing.T) {
 		var got []string
-		if err := s.Call(ctx, bindimpl.Tool{Name: "array"}, nil, &got); err != nil || !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "array"}, nil, &got); err != nil || !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
 			t.Errorf("got %q, %v", got, err)
 		}
 	})
 
 	t.Run("null", func(t *testing.T) {
 		got := &struct{ A int }{A: 1}
-		if err := s.Call(ctx, bindimpl.Tool{Name: "null_value"}, nil, &got); err != nil || got != nil {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "null_value"}, nil, &got); err != nil || got != nil {
 			t.Errorf("got %+v, %v", got, err)
 		}
 		res, err := s.CallResult(ctx, "null_value", nil)
@@ -170,14 +171,14 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 
 	t.Run("big int64", func(t *testing.T) {
 		var got int64
-		if err := s.Call(ctx, bindimpl.Tool{Name: "big_int"}, nil, &got); err != nil || got != 9007199254740993 {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "big_int"}, nil, &got); err != nil || got != 9007199254740993 {
 			t.Errorf("got %d, %v", got, err)
 		}
 	})
 
 	t.Run("always wrapped", func(t *testing.T) {
 		var got int64
-		if err := s.Call(ctx, bindimpl.Tool{Name: "always_wrapped", Output: bindimpl.Output{AlwaysWraps: true}}, nil, &got); err != nil || got != 7 {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "always_wrapped", Output: bindimpl.Output{AlwaysWraps: true}}, nil, &got); err != nil || got != 7 {
 			t.Errorf("got %d, %v", got, err)
 		}
 	})
@@ -191,20 +192,20 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 		}
 		nullable := bindimpl.Tool{Name: "nullable_row", Output: bindimpl.Output{CanBeObject: true}}
 		var row *Row
-		if err := s.Call(ctx, nullable, nil, &row); err != nil {
+		if err := s.Invoke(ctx, &nullable, nil, &row); err != nil {
 			t.Fatal(err)
 		}
 		if row == nil || *row != (Row{ID: 9007199254740993, Name: "row"}) {
 			t.Errorf("row = %+v", row)
 		}
 		row = &Row{ID: 1}
-		if err := s.Call(ctx, nullable, map[string]any{"missing": true}, &row); err != nil || row != nil {
+		if err := s.Invoke(ctx, &nullable, map[string]any{"missing": true}, &row); err != nil || row != nil {
 			t.Errorf("missing row = %+v, %v; want nil", row, err)
 		}
 	})
 
 	t.Run("isError", func(t *testing.T) {
-		err := s.Call(ctx, bindimpl.Tool{Name: "fails"}, nil, new(any))
+		err := s.Invoke(ctx, &bindimpl.Tool{Name: "fails"}, nil, new(any))
 		var te *ToolError
 		if !errors.As(err, &te) {
 			t.Fatalf("err = %v, want a *ToolError", err)
@@ -225,14 +226,14 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 			A   int   `json:"a"`
 			Big int64 `json:"big"`
 		}
-		if err := s.Call(ctx, bindimpl.Tool{Name: "text_json"}, nil, &got); err != nil || got.A != 1 || got.Big != 9007199254740993 {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "text_json"}, nil, &got); err != nil || got.A != 1 || got.Big != 9007199254740993 {
 			t.Errorf("got %+v, %v", got, err)
 		}
 	})
 
 	t.Run("plain text", func(t *testing.T) {
 		var got any
-		err := s.Call(ctx, bindimpl.Tool{Name: "text_plain"}, nil, &got)
+		err := s.Invoke(ctx, &bindimpl.Tool{Name: "text_plain"}, nil, &got)
 		if err == nil || !strings.Contains(err.Error(), `tool "text_plain"`) || !strings.Contains(err.Error(), "just words") {
 			t.Errorf("err = %v", err)
 		}
@@ -253,7 +254,7 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 
 	t.Run("decode error", func(t *testing.T) {
 		var got string
-		err := s.Call(ctx, bindimpl.Tool{Name: "array"}, nil, &got)
+		err := s.Invoke(ctx, &bindimpl.Tool{Name: "array"}, nil, &got)
 		if err == nil || !strings.Contains(err.Error(), `tool "array"`) || !strings.Contains(err.Error(), `["a","b","c"]`) {
 			t.Errorf("err = %v", err)
 		}
@@ -276,7 +277,7 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 
 	t.Run("arguments", func(t *testing.T) {
 		var got map[string]any
-		if err := s.Call(ctx, bindimpl.Tool{Name: "echo"}, nil, &got); err != nil || len(got) != 0 || got == nil {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "echo"}, nil, &got); err != nil || len(got) != 0 || got == nil {
 			t.Errorf("nil args: got %v, %v; want {}", got, err)
 		}
 		type args struct {
@@ -285,10 +286,10 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 		}
 		var back args
 		in := args{N: 9007199254740993, Tags: map[string]string{"k": "v"}}
-		if err := s.Call(ctx, bindimpl.Tool{Name: "echo"}, in, &back); err != nil || !reflect.DeepEqual(back, in) {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "echo"}, in, &back); err != nil || !reflect.DeepEqual(back, in) {
 			t.Errorf("got %+v, %v; want %+v", back, err, in)
 		}
-		if err := s.Call(ctx, bindimpl.Tool{Name: "echo"}, []int{1}, nil); err == nil || !strings.Contains(err.Error(), "JSON object") {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "echo"}, []int{1}, nil); err == nil || !strings.Contains(err.Error(), "JSON object") {
 			t.Errorf("array args: err = %v", err)
 		}
 	})
@@ -311,14 +312,14 @@ func exerciseSession(ctx context.Context, t *testing.T, s *Session) {
 		defer cancel()
 		var err error
 		returnsOnceDone(t, callCtx, "a call of a tool that sleeps a minute", func() {
-			err = s.Call(callCtx, bindimpl.Tool{Name: "sleep"}, map[string]any{"ms": 60000}, nil)
+			err = s.Invoke(callCtx, &bindimpl.Tool{Name: "sleep"}, map[string]any{"ms": 60000}, nil)
 		})
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("err = %v, want context.DeadlineExceeded", err)
 		}
 		// The session still works.
 		var got int64
-		if err := s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &got); err != nil || got != 42 {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "integer"}, nil, &got); err != nil || got != 42 {
 			t.Errorf("after cancellation: %d, %v", got, err)
 		}
 	})
@@ -333,7 +334,7 @@ func testOptions(t *testing.T, bin string) {
 		WithEnv("MCPBIND_TEST_GREETING=hello there"),
 		WithDir(dir),
 		WithStderr(&stderr),
-		WithClientInfo("composition-test", "0.0.1"))
+		connOption(mcpconn.WithClientInfo("composition-test", "0.0.1")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +381,7 @@ func testLifetime(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	var n int64
-	if err := s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
+	if err := s.Invoke(ctx, &bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
 		t.Fatalf("after the connect context ended: %d, %v", n, err)
 	}
 	_, err = s.CallResult(ctx, "exit", nil)
@@ -399,7 +400,7 @@ func testLifetime(t *testing.T, bin string) {
 	case <-time.After(hangBound):
 		t.Fatalf("Done not closed %v after the server exited", hangBound)
 	}
-	err = s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &n)
+	err = s.Invoke(ctx, &bindimpl.Tool{Name: "integer"}, nil, &n)
 	t.Logf("call after the server exited: %v", err)
 	if !errors.As(err, &lost) || lost.Sent {
 		t.Errorf("call after the server exited: err = %v, want a SessionLostError (not sent)", err)
@@ -421,19 +422,19 @@ func testConcurrent(ctx context.Context, t *testing.T, s *Session) {
 			switch i % 4 {
 			case 0:
 				var n int64
-				if err := s.Call(ctx, bindimpl.Tool{Name: "big_int"}, nil, &n); err != nil || n != 9007199254740993 {
+				if err := s.Invoke(ctx, &bindimpl.Tool{Name: "big_int"}, nil, &n); err != nil || n != 9007199254740993 {
 					errs <- fmt.Errorf("big_int: %d, %v", n, err)
 					return
 				}
 			case 1:
 				var back map[string]int64
-				if err := s.Call(ctx, bindimpl.Tool{Name: "echo"}, map[string]int64{"i": int64(i)}, &back); err != nil || back["i"] != int64(i) {
+				if err := s.Invoke(ctx, &bindimpl.Tool{Name: "echo"}, map[string]int64{"i": int64(i)}, &back); err != nil || back["i"] != int64(i) {
 					errs <- fmt.Errorf("echo %d: %v, %v", i, back, err)
 					return
 				}
 			case 2:
 				var a []string
-				if err := s.Call(ctx, bindimpl.Tool{Name: "array"}, nil, &a); err != nil || len(a) != 3 {
+				if err := s.Invoke(ctx, &bindimpl.Tool{Name: "array"}, nil, &a); err != nil || len(a) != 3 {
 					errs <- fmt.Errorf("array: %v, %v", a, err)
 					return
 				}
@@ -458,7 +459,7 @@ func testPaging(t *testing.T, bin string) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 
-	s, err := Connect(ctx, Stdio(bin, "-page", "4"), WithMaxPages(2))
+	s, err := Connect(ctx, Stdio(bin, "-page", "4"), connOption(mcpconn.WithMaxPages(2)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -500,7 +501,7 @@ func testHeaders(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 	var n int64
-	if err := s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
+	if err := s.Invoke(ctx, &bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
 		t.Errorf("call with header: %d, %v", n, err)
 	}
 	s.Close()

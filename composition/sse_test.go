@@ -94,7 +94,7 @@ func TestSSE(t *testing.T) {
 			Name string `json:"name"`
 		}
 		var row *Row
-		if err := s.Call(ctx, bindimpl.Tool{Name: "nullable_row", Output: bindimpl.Output{CanBeObject: true}}, nil, &row); err != nil || row == nil || row.ID != 9007199254740993 {
+		if err := s.Invoke(ctx, &bindimpl.Tool{Name: "nullable_row", Output: bindimpl.Output{CanBeObject: true}}, nil, &row); err != nil || row == nil || row.ID != 9007199254740993 {
 			t.Errorf("nullable_row = %+v, %v", row, err)
 		}
 	})
@@ -115,7 +115,7 @@ func TestSSE(t *testing.T) {
 				t.Fatalf("%s: %v", tc.pin, err)
 			}
 			var n int64
-			if err := s.Call(ctx, bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
+			if err := s.Invoke(ctx, &bindimpl.Tool{Name: "integer"}, nil, &n); err != nil || n != 42 {
 				t.Errorf("%s: integer = %d, %v", tc.pin, n, err)
 			}
 			if s.ProtocolVersion() != tc.want {
@@ -142,7 +142,7 @@ func TestSSEStreamEnds(t *testing.T) {
 	defer s.Close()
 
 	errc := make(chan error, 1)
-	go func() { errc <- s.Call(ctx, bindimpl.Tool{Name: "sleep"}, map[string]any{"ms": 60000}, nil) }()
+	go func() { errc <- s.Invoke(ctx, &bindimpl.Tool{Name: "sleep"}, map[string]any{"ms": 60000}, nil) }()
 	// The server writes "sleeping" to stderr once the call has reached it.
 	select {
 	case <-stderr.seen("testserver: sleeping"):
@@ -176,7 +176,7 @@ func TestSSEStreamEnds(t *testing.T) {
 	}
 	ended, cancelEnded := context.WithCancel(ctx)
 	cancelEnded()
-	err = s.Call(ended, bindimpl.Tool{Name: "integer"}, nil, new(int64))
+	err = s.Invoke(ended, &bindimpl.Tool{Name: "integer"}, nil, new(int64))
 	t.Logf("later call: %v", err)
 	if err == nil || !strings.Contains(err.Error(), "event stream has ended") {
 		t.Errorf("later call: err = %v, want it to say the event stream has ended", err)

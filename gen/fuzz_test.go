@@ -32,12 +32,10 @@ import (
 )
 type Session struct{}
 type Result struct{}
-func (s *Session) Call(ctx context.Context, tool bindimpl.Tool, args any, out any) error { return nil }
-func (s *Session) CallTool(ctx context.Context, tool bindimpl.Tool, args any) (*Result, error) { return nil, nil }
-type Caller interface { CallTool(ctx context.Context, tool bindimpl.Tool, args any) (*Result, error) }
+func (s *Session) Invoke(ctx context.Context, tool *bindimpl.Tool, args any, out any) error { return nil }
+type Caller interface { Invoke(ctx context.Context, tool *bindimpl.Tool, args any, out any) error }
 type Registry struct{}
 func (r *Registry) Server(id string) Caller { return nil }
-func CallAs[T any](ctx context.Context, c Caller, tool bindimpl.Tool, args any) (T, error) { var zero T; return zero, nil }
 type Nullable[T any] = bindimpl.Nullable[T]
 type Pins struct { Digest, ProtocolVersion string; Tools []*bindimpl.Tool }
 type ServedTool struct{}
@@ -62,7 +60,7 @@ func NewSchemaSet(docs map[string]string) *SchemaSet { return nil }
 type Tool struct { Name string; Output Output; Schemas *SchemaSet; Types *Types; InputDoc, OutputDoc string; ResultPointer string; ReadOnly, Idempotent bool; Digest string }
 type TypeInfo struct { Doc, Pointer string; Base reflect.Type; Required []string; Closed bool; Extra string; Defaults map[string]string; Tag, TagValue string; Union UnionBy; UnionTag string; Cases []string; Tuple, MinItems int; Raw bool }
 type UnionBy uint8
-const ( NotUnion UnionBy = iota; UnionByTag; UnionByKind; UnionByRequired )
+const ( _ UnionBy = iota; UnionByTag; UnionByKind; UnionByRequired )
 func Describe[T any](info TypeInfo) TypeInfo { return info }
 func TypeOf[T any]() reflect.Type { return nil }
 type Types struct{}
@@ -71,6 +69,8 @@ func (t *Types) Marshal(v any) ([]byte, error) { return nil, nil }
 func (t *Types) Unmarshal(data []byte, v any) error { return nil }
 func (t *Types) Validate(v any) error { return nil }
 type Nullable[T any] struct { Value T; Set, Null bool }
+type Invoker interface { Invoke(ctx context.Context, tool *Tool, args any, out any) error }
+func CallAs[T any](ctx context.Context, c Invoker, tool *Tool, args any) (T, error) { var zero T; return zero, nil }
 type ServedTool struct{}
 func (st ServedTool) WithLegacyOutputSchema(outputSchema string) ServedTool { return st }
 func Handle[A, R any](tool Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool { return ServedTool{} }

@@ -73,7 +73,7 @@ func TestTypeScriptSDKv2Eras(t *testing.T) {
 			call := func(name string, in, out any) {
 				t.Helper()
 				tool := bindimpl.Tool{Name: name, Output: bindimpl.Output(results[name].Output)}
-				if err := s.Call(ctx, tool, in, out); err != nil {
+				if err := s.Invoke(ctx, &tool, in, out); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 			}

@@ -74,7 +74,7 @@ func (t *Types) codecFor(rt reflect.Type) *codec {
 func (t *Types) build(rt reflect.Type) *codec {
 	c := &codec{kind: codecPlain, name: rt.Name(), extra: -1, rest: -1}
 	info := t.info[rt]
-	if info == nil || (!info.Raw && info.Union == NotUnion && info.Tuple == 0 && rt.Kind() != reflect.Struct) {
+	if info == nil || (!info.Raw && info.Union == notUnion && info.Tuple == 0 && rt.Kind() != reflect.Struct) {
 		if !t.elemsDescribed(rt, map[reflect.Type]bool{}) {
 			switch k := fastKind(rt); {
 			case k != codecPlain:
@@ -100,7 +100,7 @@ func (t *Types) build(rt reflect.Type) *codec {
 	switch {
 	case info.Raw:
 		c.kind = codecRaw
-	case info.Union != NotUnion:
+	case info.Union != notUnion:
 		c.kind = codecUnion
 	case info.Tuple > 0:
 		c.kind = codecTuple
@@ -397,7 +397,7 @@ func (c *codec) decodeUnion(t *Types, data []byte, rv reflect.Value, x *spans) e
 			return fmt.Errorf("%s: no variant has %s = %s", c.name, c.info.UnionTag, buf.String())
 		}
 	case UnionByKind:
-		kind := JSONKind(data)
+		kind := jsonKind(data)
 		if pick = slices.Index(c.info.Cases, kind); pick < 0 {
 			if pick = slices.Index(c.info.Cases, ""); pick < 0 {
 				return fmt.Errorf("%s: a JSON %s matches no variant", c.name, kind)

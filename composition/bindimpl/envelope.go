@@ -24,7 +24,8 @@ import (
 // envelope. Otherwise raw is returned as it is. Protocol versions are
 // YYYY-MM-DD strings and compare as strings ("" counts as legacy).
 //
-// Unwrap is pure; [Session.Call] applies it to every result.
+// Unwrap is pure; composition.Session.Invoke applies it to every result it
+// decodes.
 func Unwrap(version string, o Output, raw json.RawMessage) (json.RawMessage, bool) {
 	if o.HasResultProperty {
 		return raw, false

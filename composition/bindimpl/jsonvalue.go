@@ -6,10 +6,10 @@ import (
 	"errors"
 )
 
-// JSONKind returns the kind of the JSON value in data: "object", "array",
+// jsonKind returns the kind of the JSON value in data: "object", "array",
 // "string", "number", "boolean" or "null", or "" when data is not JSON.
 // Unions described by UnionByKind pick their variant with it.
-func JSONKind(data []byte) string {
+func jsonKind(data []byte) string {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return ""
@@ -31,11 +31,11 @@ func JSONKind(data []byte) string {
 	return ""
 }
 
-// MarshalTagged encodes v, which must encode as a JSON object, with the
+// marshalTagged encodes v, which must encode as a JSON object, with the
 // property tag set to tagValue (compact JSON) as its first member.
 // Tagged unions (UnionByTag) use it: their variant structs leave the tag
 // out, so a caller cannot set a wrong one.
-func MarshalTagged(tag, tagValue string, v any) ([]byte, error) {
+func marshalTagged(tag, tagValue string, v any) ([]byte, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package bindimpl
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -156,26 +155,17 @@ func (s *SchemaSet) schema(l *schemaLane, doc, pointer string) (*jsonschema.Sche
 	return sch, nil
 }
 
-// Validate encodes v as JSON and validates it against the sub-schema at
-// pointer of document doc. It returns nil, a *ValidationError naming the
-// failing value's JSON pointer, or an error when v cannot be encoded or the
-// schema cannot be compiled.
-func (s *SchemaSet) Validate(doc, pointer string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return s.ValidateJSON(doc, pointer, data)
-}
-
-// ValidateJSON is Validate for a value that is already JSON.
-func (s *SchemaSet) ValidateJSON(doc, pointer string, data []byte) error {
+// validateJSON is ValidateJSONContext without a context.
+func (s *SchemaSet) validateJSON(doc, pointer string, data []byte) error {
 	return s.ValidateJSONContext(context.Background(), doc, pointer, data)
 }
 
-// ValidateJSONContext is ValidateJSON bounded by ctx: no "pattern" match
-// starts after ctx ends, and all the matches together may take at most
-// [DefaultPatternBudget] (and no longer than ctx's deadline). When ctx
+// ValidateJSONContext validates the JSON value data against the sub-schema
+// at pointer (a JSON pointer, "" for the root) of document doc. It returns
+// nil, a *ValidationError naming the failing value's JSON pointer, or an
+// error when the schema cannot be compiled. It is bounded by ctx: no
+// "pattern" match starts after ctx ends, and all the matches together may
+// take at most [DefaultPatternBudget] (and no longer than ctx's deadline). When ctx
 // ends first the error wraps ctx.Err(); when the budget runs out it wraps
 // [ErrPatternBudget]. Other keywords are checked in time linear in the
 // value and schema.
@@ -211,16 +201,6 @@ func (s *SchemaSet) ValidateJSONContext(ctx context.Context, doc, pointer string
 		return leafError(ve)
 	}
 	return err
-}
-
-// ValidateTagged validates a tagged union's variant struct v: it is encoded
-// with its tag property (as the union encodes it) before validation.
-func (s *SchemaSet) ValidateTagged(doc, pointer, tag, tagValue string, v any) error {
-	data, err := MarshalTagged(tag, tagValue, v)
-	if err != nil {
-		return err
-	}
-	return s.ValidateJSON(doc, pointer, data)
 }
 
 // leafError reduces a validator error tree to its first, deepest cause,

@@ -12,23 +12,23 @@ func TestSchemaSetValidatesSubSchemasWithPointers(t *testing.T) {
 	s := NewSchemaSet(map[string]string{
 		"t#outputSchema": `{"type":"object","properties":{"rows":{"type":"array","items":{"$ref":"#/$defs/row"}}},"$defs":{"row":{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}}}`,
 	})
-	if err := s.ValidateJSON("t#outputSchema", "", []byte(`{"rows":[{"n":1},{"n":2}]}`)); err != nil {
+	if err := s.validateJSON("t#outputSchema", "", []byte(`{"rows":[{"n":1},{"n":2}]}`)); err != nil {
 		t.Fatalf("valid value: %v", err)
 	}
-	err := s.ValidateJSON("t#outputSchema", "", []byte(`{"rows":[{"n":1},{"n":0}]}`))
+	err := s.validateJSON("t#outputSchema", "", []byte(`{"rows":[{"n":1},{"n":0}]}`))
 	var ve *ValidationError
 	if !errors.As(err, &ve) || ve.Pointer != "/rows/1/n" || !strings.Contains(ve.Message, "minimum") {
 		t.Fatalf("err = %#v", err)
 	}
 	// A sub-schema is addressed by its pointer; its $ref still resolves.
-	if err := s.Validate("t#outputSchema", "/properties/rows", []map[string]int{{"n": 0}}); !errors.As(err, &ve) || ve.Pointer != "/0/n" {
+	if err := s.validateJSON("t#outputSchema", "/properties/rows", []byte(`[{"n":0}]`)); !errors.As(err, &ve) || ve.Pointer != "/0/n" {
 		t.Fatalf("sub-schema err = %v", err)
 	}
 }
 
 func TestSchemaSetNeverFetches(t *testing.T) {
 	s := NewSchemaSet(map[string]string{"t#inputSchema": `{"$ref":"https://example.com/schema.json"}`})
-	err := s.ValidateJSON("t#inputSchema", "", []byte(`{}`))
+	err := s.validateJSON("t#inputSchema", "", []byte(`{}`))
 	if err == nil || !strings.Contains(err.Error(), "never fetches") {
 		t.Fatalf("err = %v", err)
 	}
@@ -36,14 +36,24 @@ func TestSchemaSetNeverFetches(t *testing.T) {
 
 func TestSchemaSetTagged(t *testing.T) {
 	s := NewSchemaSet(map[string]string{"t#inputSchema": `{"type":"object","properties":{"kind":{"const":"circle"},"r":{"type":"number","minimum":0}},"required":["kind","r"]}`})
-	if err := s.ValidateTagged("t#inputSchema", "", "kind", `"circle"`, struct {
-		R float64 `json:"r"`
-	}{R: 1}); err != nil {
+	// A tagged union's variant struct leaves the tag out; marshalTagged
+	// puts it back first, as the union encodes it.
+	validate := func(r float64) error {
+		data, err := marshalTagged("kind", `"circle"`, struct {
+			R float64 `json:"r"`
+		}{R: r})
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(string(data), `{"kind":"circle",`) {
+			t.Errorf("marshalTagged = %s, want the tag first", data)
+		}
+		return s.validateJSON("t#inputSchema", "", data)
+	}
+	if err := validate(1); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ValidateTagged("t#inputSchema", "", "kind", `"circle"`, struct {
-		R float64 `json:"r"`
-	}{R: -1}); err == nil {
+	if err := validate(-1); err == nil {
 		t.Fatal("negative radius accepted")
 	}
 }
@@ -52,11 +62,11 @@ func TestSchemaSetTagged(t *testing.T) {
 // Go's regexp cannot compile (a lookahead) still validates.
 func TestSchemaSetECMAPatterns(t *testing.T) {
 	s := NewSchemaSet(map[string]string{"t#inputSchema": `{"type":"string","pattern":"^(?!admin$)[a-z]+$"}`})
-	if err := s.ValidateJSON("t#inputSchema", "", []byte(`"alice"`)); err != nil {
+	if err := s.validateJSON("t#inputSchema", "", []byte(`"alice"`)); err != nil {
 		t.Fatalf("alice: %v", err)
 	}
 	var ve *ValidationError
-	if err := s.ValidateJSON("t#inputSchema", "", []byte(`"admin"`)); !errors.As(err, &ve) {
+	if err := s.validateJSON("t#inputSchema", "", []byte(`"admin"`)); !errors.As(err, &ve) {
 		t.Fatalf("admin: %v, want a ValidationError", err)
 	}
 }
@@ -93,7 +103,7 @@ func TestSchemaSetPatternBudget(t *testing.T) {
 		t.Errorf("valid value: %v", err)
 	}
 	var ve *ValidationError
-	if err := s.ValidateJSON("t#inputSchema", "", []byte(`["aaa","b"]`)); !errors.As(err, &ve) || ve.Pointer != "/1" {
+	if err := s.validateJSON("t#inputSchema", "", []byte(`["aaa","b"]`)); !errors.As(err, &ve) || ve.Pointer != "/1" {
 		t.Errorf("invalid value: %v", err)
 	}
 }

@@ -82,7 +82,7 @@ func (tool Tool) DecodeArgs(raw json.RawMessage, out any) error {
 		return nil
 	}
 	if set := tool.SchemaDocs(); set != nil && tool.InputDoc != "" {
-		if verr := set.ValidateJSON(tool.InputDoc, "", raw); verr != nil {
+		if verr := set.validateJSON(tool.InputDoc, "", raw); verr != nil {
 			if ae := locatedArgsError(verr); ae.located {
 				return ae
 			}

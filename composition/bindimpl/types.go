@@ -68,8 +68,8 @@ type UnionBy uint8
 
 // The union strategies of TypeInfo.Union.
 const (
-	// NotUnion: the type is not a union.
-	NotUnion UnionBy = iota
+	// notUnion: the type is not a union.
+	notUnion UnionBy = iota
 	// UnionByTag: a property (UnionTag) whose value names the variant.
 	UnionByTag
 	// UnionByKind: the JSON kind of the value.
@@ -172,12 +172,12 @@ func (t *Types) Validate(v any) error {
 			return err
 		}
 	}
-	return t.schemas.ValidateJSON(info.Doc, info.Pointer, data)
+	return t.schemas.validateJSON(info.Doc, info.Pointer, data)
 }
 
 // withTag inserts the property tag = tagValue first into the JSON object body.
 func withTag(tag, tagValue string, body []byte) ([]byte, error) {
-	return MarshalTagged(tag, tagValue, json.RawMessage(body))
+	return marshalTagged(tag, tagValue, json.RawMessage(body))
 }
 
 // EncodeArgs encodes generated arguments with the tool's Types, so the

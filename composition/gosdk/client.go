@@ -71,7 +71,7 @@ const maxPages = composition.DefaultMaxPages
 // server whose tool list cannot be read, or (without pinned tools) whose
 // digest differs, makes NewSession close cs and fail. The options of a
 // transport or handshake (WithEnv, WithHeader, WithProtocolVersion,
-// WithMaxPages, WithMaxResponseBytes, WithBearerToken, …) are go-sdk's
+// WithMaxResponseBytes, WithBearerToken, …) are go-sdk's
 // business and are ignored: set them on the mcp.Transport and
 // mcp.ClientSessionOptions.
 //

@@ -101,7 +101,8 @@ func BenchmarkTypedCallNoTransport(b *testing.B) { benchTyped(b, noWrap) }
 //   - DecodeByHand: that, plus the step go-sdk users write to get a typed
 //     value (marshal StructuredContent again, unmarshal it);
 //   - DecodeTyped: what TypedCall adds to DecodeGoSDK: the result's bytes
-//     into a composition.Result, then CallAs's unwrap and typed decode.
+//     into a composition.Result, then Session.Invoke's unwrap and typed
+//     decode.
 
 func decodeInput(b *testing.B) []byte {
 	b.Helper()
@@ -135,13 +136,20 @@ func BenchmarkDecodeByHand(b *testing.B) {
 	}
 }
 
-// rawCaller answers every call with its result bytes, decoded.
+// rawCaller answers every call with its result bytes, decoded as
+// Session.Invoke decodes a result after the wire: into a
+// composition.Result, then unwrapped (at 2026-07-28) and decoded into out
+// with the tool's Types.
 type rawCaller []byte
 
-func (r rawCaller) CallTool(context.Context, bindimpl.Tool, any) (*composition.Result, error) {
+func (r rawCaller) Invoke(_ context.Context, tool *bindimpl.Tool, _ any, out any) error {
 	var res composition.Result
-	err := json.Unmarshal(r, &res)
-	return &res, err
+	if err := json.Unmarshal(r, &res); err != nil {
+		return err
+	}
+	raw, _ := res.JSON()
+	value, _ := bindimpl.Unwrap(composition.ModernProtocolVersion, tool.Output, raw)
+	return tool.Decode(value, out)
 }
 
 func BenchmarkDecodeTyped(b *testing.B) {

@@ -80,7 +80,7 @@ func TestTypedFakeInMemory(t *testing.T) {
 			if tables, err := c.ListTables(ctx); err != nil || len(tables) != 1 || tables[0] != "notes" {
 				t.Fatalf("ListTables = %q, %v", tables, err)
 			}
-			res, err := s.CallTool(ctx, bindimpl.Tool{Name: "list_tables"}, nil)
+			res, err := s.CallResult(ctx, "list_tables", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func TestTypedFakeInMemory(t *testing.T) {
 			if !errors.As(err, &te) || te.Text != `tool "query" is not implemented` {
 				t.Fatalf("Query: %v; want the tool error `tool \"query\" is not implemented`", err)
 			}
-			res, err = s.CallTool(ctx, bindimpl.Tool{Name: "count_rows"}, map[string]any{"table": "notes", "extra": 1})
+			res, err = s.CallResult(ctx, "count_rows", map[string]any{"table": "notes", "extra": 1})
 			if !errors.As(err, &te) || !strings.HasPrefix(te.Text, `invalid arguments for tool "count_rows"`) {
 				t.Fatalf("count_rows with an unknown argument: %v, %+v; want an invalid-arguments tool error", err, res)
 			}
@@ -159,7 +159,7 @@ func TestOwnToolsBesideRegister(t *testing.T) {
 		if string(count.OutputSchema) != want {
 			t.Errorf("%s: count_rows listed with outputSchema %s, want %s", version, count.OutputSchema, want)
 		}
-		res, err := s.CallTool(ctx, bindimpl.Tool{Name: "greet"}, map[string]any{"name": "Ada"})
+		res, err := s.CallResult(ctx, "greet", map[string]any{"name": "Ada"})
 		if err != nil || string(res.StructuredContent) != `{"text":"hello Ada"}` {
 			t.Fatalf("%s: greet = %+v, %v", version, res, err)
 		}
@@ -247,7 +247,7 @@ func TestPlainResults(t *testing.T) {
 	for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		s := serveInMemory(ctx, t, srv, version)
-		res, err := s.CallTool(ctx, bindimpl.Tool{Name: "plain"}, nil)
+		res, err := s.CallResult(ctx, "plain", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,12 +262,12 @@ func TestPlainResults(t *testing.T) {
 		if meta["app/trace"] != "t1" || meta["io.modelcontextprotocol/related"] != nil {
 			t.Errorf("%s: plain _meta %s; want app/trace kept, the reserved key dropped", version, res.Meta)
 		}
-		_, err = s.CallTool(ctx, bindimpl.Tool{Name: "fails"}, nil)
+		_, err = s.CallResult(ctx, "fails", nil)
 		var te *composition.ToolError
 		if !errors.As(err, &te) || te.Text != "from the result" || te.Result == nil || string(te.Result.Content[0].Raw) != `{"type":"text","text":"from the result","x-why":1}` {
 			t.Errorf("%s: fails: %v; want the ToolError's own result", version, err)
 		}
-		_, err = s.CallTool(ctx, bindimpl.Tool{Name: "errs"}, nil)
+		_, err = s.CallResult(ctx, "errs", nil)
 		if !errors.As(err, &te) || te.Text != "plain failure" {
 			t.Errorf("%s: errs: %v; want the error's text", version, err)
 		}
@@ -295,7 +295,7 @@ func TestTypedProxyAcrossEras(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := serveInMemory(ctx, t, srv, tc.client)
-			res, err := s.CallTool(ctx, bindimpl.Tool{Name: "count_rows"}, map[string]any{"table": "authors"})
+			res, err := s.CallResult(ctx, "count_rows", map[string]any{"table": "authors"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -350,7 +350,7 @@ func TestServerValidationOptions(t *testing.T) {
 			if err := gosdk.Serve(srv, served, tc.opts...); err != nil {
 				t.Fatal(err)
 			}
-			res, err := serveInMemory(ctx, t, srv, composition.ModernProtocolVersion).CallTool(ctx, bindimpl.Tool{Name: "n"}, tc.args)
+			res, err := serveInMemory(ctx, t, srv, composition.ModernProtocolVersion).CallResult(ctx, "n", tc.args)
 			var te *composition.ToolError
 			switch {
 			case tc.wantErrPrefix == "" && (err != nil || string(res.StructuredContent) != "-1"):

@@ -239,7 +239,7 @@ var (
 // sanitizeCallResult is what mcp-go decodes of a tools/call result: the
 // fields its multi round-trip loop needs (resultType, inputRequests,
 // requestState), with empty content. The content and
-// structuredContent are read raw by Session.Call, so mcp-go's decode of them
+// structuredContent are read raw by composition.Session, so mcp-go's decode of them
 // (which fails on content types it does not know) is skipped. A result that
 // is not an object is passed on unchanged for mcp-go to reject.
 func sanitizeCallResult(raw json.RawMessage) json.RawMessage {

@@ -126,7 +126,8 @@ type Option struct {
 	apply func(*config)
 }
 
-// DefaultMaxPages: see composition.DefaultMaxPages, which documents it for users.
+// DefaultMaxPages: see composition.DefaultMaxPages, which documents it for
+// users; WithMaxPages changes it (tests only).
 const DefaultMaxPages = 1000
 
 // stderrTailSize is how much of a stdio server's most recent stderr output
@@ -215,7 +216,8 @@ func WithToolListStream() Option {
 	return Option{func(c *config) { c.toolListStream = true }}
 }
 
-// WithClientInfo: see composition.WithClientInfo, which documents it for users.
+// WithClientInfo sets the clientInfo sent to the server (default name
+// "mcpbind" and this module's version).
 func WithClientInfo(name, version string) Option {
 	return Option{func(c *config) { c.clientName, c.clientVersion = name, version }}
 }
@@ -225,7 +227,8 @@ func WithStderr(w io.Writer) Option {
 	return Option{func(c *config) { c.stderr = w }}
 }
 
-// WithMaxPages: see composition.WithMaxPages, which documents it for users.
+// WithMaxPages bounds how many tools/list pages ListToolsRaw follows
+// (default DefaultMaxPages); n <= 0 restores the default.
 func WithMaxPages(n int) Option {
 	return Option{func(c *config) {
 		if n <= 0 {

@@ -77,7 +77,7 @@ var (
 //
 // List the remembered observations about tables, joined with each table's live row count.
 func (c *Client) Findings(ctx context.Context, args FindingsArgs) (*FindingsResult, error) {
-	return composition.CallAs[*FindingsResult](ctx, c.c, toolFindings, args)
+	return bindimpl.CallAs[*FindingsResult](ctx, c.c, &toolFindings, args)
 }
 
 // RememberFinding calls the tool "remember_finding".
@@ -86,7 +86,7 @@ func (c *Client) Findings(ctx context.Context, args FindingsArgs) (*FindingsResu
 //
 // Remember an observation about a table in the knowledge graph and return everything remembered about it.
 func (c *Client) RememberFinding(ctx context.Context, args RememberFindingArgs) (*RememberFindingResult, error) {
-	return composition.CallAs[*RememberFindingResult](ctx, c.c, toolRememberFinding, args)
+	return bindimpl.CallAs[*RememberFindingResult](ctx, c.c, &toolRememberFinding, args)
 }
 
 // TableReport calls the tool "table_report".
@@ -95,5 +95,5 @@ func (c *Client) RememberFinding(ctx context.Context, args RememberFindingArgs) 
 //
 // Report the tables of the database: row count, columns and the first rows of each.
 func (c *Client) TableReport(ctx context.Context, args TableReportArgs) (*TableReportResult, error) {
-	return composition.CallAs[*TableReportResult](ctx, c.c, toolTableReport, args)
+	return bindimpl.CallAs[*TableReportResult](ctx, c.c, &toolTableReport, args)
 }

@@ -85,7 +85,7 @@ var (
 //
 // Add new observations to existing entities in the knowledge graph
 func (c *Client) AddObservations(ctx context.Context, args AddObservationsArgs) (*AddObservationsResult, error) {
-	return composition.CallAs[*AddObservationsResult](ctx, c.c, toolAddObservations, args)
+	return bindimpl.CallAs[*AddObservationsResult](ctx, c.c, &toolAddObservations, args)
 }
 
 // CreateEntities calls the tool "create_entities".
@@ -94,7 +94,7 @@ func (c *Client) AddObservations(ctx context.Context, args AddObservationsArgs) 
 //
 // Create multiple new entities in the knowledge graph
 func (c *Client) CreateEntities(ctx context.Context, args CreateEntitiesArgs) (*CreateEntitiesResult, error) {
-	return composition.CallAs[*CreateEntitiesResult](ctx, c.c, toolCreateEntities, args)
+	return bindimpl.CallAs[*CreateEntitiesResult](ctx, c.c, &toolCreateEntities, args)
 }
 
 // CreateRelations calls the tool "create_relations".
@@ -103,7 +103,7 @@ func (c *Client) CreateEntities(ctx context.Context, args CreateEntitiesArgs) (*
 //
 // Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
 func (c *Client) CreateRelations(ctx context.Context, args CreateRelationsArgs) (*CreateRelationsResult, error) {
-	return composition.CallAs[*CreateRelationsResult](ctx, c.c, toolCreateRelations, args)
+	return bindimpl.CallAs[*CreateRelationsResult](ctx, c.c, &toolCreateRelations, args)
 }
 
 // DeleteEntities calls the tool "delete_entities".
@@ -112,7 +112,7 @@ func (c *Client) CreateRelations(ctx context.Context, args CreateRelationsArgs) 
 //
 // Delete multiple entities and their associated relations from the knowledge graph
 func (c *Client) DeleteEntities(ctx context.Context, args DeleteEntitiesArgs) (*DeleteEntitiesResult, error) {
-	return composition.CallAs[*DeleteEntitiesResult](ctx, c.c, toolDeleteEntities, args)
+	return bindimpl.CallAs[*DeleteEntitiesResult](ctx, c.c, &toolDeleteEntities, args)
 }
 
 // DeleteObservations calls the tool "delete_observations".
@@ -121,7 +121,7 @@ func (c *Client) DeleteEntities(ctx context.Context, args DeleteEntitiesArgs) (*
 //
 // Delete specific observations from entities in the knowledge graph
 func (c *Client) DeleteObservations(ctx context.Context, args DeleteObservationsArgs) (*DeleteObservationsResult, error) {
-	return composition.CallAs[*DeleteObservationsResult](ctx, c.c, toolDeleteObservations, args)
+	return bindimpl.CallAs[*DeleteObservationsResult](ctx, c.c, &toolDeleteObservations, args)
 }
 
 // DeleteRelations calls the tool "delete_relations".
@@ -130,7 +130,7 @@ func (c *Client) DeleteObservations(ctx context.Context, args DeleteObservations
 //
 // Delete multiple relations from the knowledge graph
 func (c *Client) DeleteRelations(ctx context.Context, args DeleteRelationsArgs) (*DeleteRelationsResult, error) {
-	return composition.CallAs[*DeleteRelationsResult](ctx, c.c, toolDeleteRelations, args)
+	return bindimpl.CallAs[*DeleteRelationsResult](ctx, c.c, &toolDeleteRelations, args)
 }
 
 // OpenNodes calls the tool "open_nodes".
@@ -139,7 +139,7 @@ func (c *Client) DeleteRelations(ctx context.Context, args DeleteRelationsArgs) 
 //
 // Open specific nodes in the knowledge graph by their names
 func (c *Client) OpenNodes(ctx context.Context, args OpenNodesArgs) (*OpenNodesResult, error) {
-	return composition.CallAs[*OpenNodesResult](ctx, c.c, toolOpenNodes, args)
+	return bindimpl.CallAs[*OpenNodesResult](ctx, c.c, &toolOpenNodes, args)
 }
 
 // ReadGraph calls the tool "read_graph".
@@ -148,7 +148,7 @@ func (c *Client) OpenNodes(ctx context.Context, args OpenNodesArgs) (*OpenNodesR
 //
 // Read the entire knowledge graph
 func (c *Client) ReadGraph(ctx context.Context) (*ReadGraphResult, error) {
-	return composition.CallAs[*ReadGraphResult](ctx, c.c, toolReadGraph, nil)
+	return bindimpl.CallAs[*ReadGraphResult](ctx, c.c, &toolReadGraph, nil)
 }
 
 // SearchNodes calls the tool "search_nodes".
@@ -157,5 +157,5 @@ func (c *Client) ReadGraph(ctx context.Context) (*ReadGraphResult, error) {
 //
 // Search for nodes in the knowledge graph based on a query
 func (c *Client) SearchNodes(ctx context.Context, args SearchNodesArgs) (*SearchNodesResult, error) {
-	return composition.CallAs[*SearchNodesResult](ctx, c.c, toolSearchNodes, args)
+	return bindimpl.CallAs[*SearchNodesResult](ctx, c.c, &toolSearchNodes, args)
 }

@@ -84,7 +84,7 @@ var (
 //
 //	Performs an image search using the Brave Search API. Helpful for when you need pictures of people, places, things, graphic design ideas, art inspiration, and more. When relaying results in a markdown environment, it may be helpful to include images in the results (e.g., ![image.title](image.properties.url)).
 func (c *Client) BraveImageSearch(ctx context.Context, args BraveImageSearchArgs) (*BraveImageSearchResult, error) {
-	return composition.CallAs[*BraveImageSearchResult](ctx, c.c, toolBraveImageSearch, args)
+	return bindimpl.CallAs[*BraveImageSearchResult](ctx, c.c, &toolBraveImageSearch, args)
 }
 
 // BraveLlmContext calls the tool "brave_llm_context".
@@ -102,7 +102,7 @@ func (c *Client) BraveImageSearch(ctx context.Context, args BraveImageSearchArgs
 //
 //	When relaying results in markdown-supporting environments, cite the source URLs from the "sources" map.
 func (c *Client) BraveLlmContext(ctx context.Context, args BraveLlmContextArgs) (*BraveLlmContextResult, error) {
-	return composition.CallAs[*BraveLlmContextResult](ctx, c.c, toolBraveLlmContext, args)
+	return bindimpl.CallAs[*BraveLlmContextResult](ctx, c.c, &toolBraveLlmContext, args)
 }
 
 // BraveLocalSearch calls the tool "brave_local_search".
@@ -118,7 +118,7 @@ func (c *Client) BraveLlmContext(ctx context.Context, args BraveLlmContextArgs) 
 //
 //	Use this when the query implies 'near me', 'in my area', or mentions specific locations (e.g., 'in San Francisco'). This tool automatically falls back to brave_web_search if no local results are found.
 func (c *Client) BraveLocalSearch(ctx context.Context, args BraveLocalSearchArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolBraveLocalSearch, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolBraveLocalSearch, args)
 }
 
 // BraveNewsSearch calls the tool "brave_news_search".
@@ -142,7 +142,7 @@ func (c *Client) BraveLocalSearch(ctx context.Context, args BraveLocalSearchArgs
 //	    - "The [New York Times](https://www.nytimes.com/2025/06/27/us/technology/ev-sales.html) reports that Tesla's EV sales have increased by 20%".
 //	    - "According to [BBC News](https://www.bbc.com/news/world-europe-65910000), the UK government has announced a new policy to support renewable energy".
 func (c *Client) BraveNewsSearch(ctx context.Context, args BraveNewsSearchArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolBraveNewsSearch, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolBraveNewsSearch, args)
 }
 
 // BravePlaceSearch calls the tool "brave_place_search".
@@ -164,7 +164,7 @@ func (c *Client) BraveNewsSearch(ctx context.Context, args BraveNewsSearchArgs) 
 //	    - 'location' format: US -- '<city> <state> <country>' (e.g. 'san francisco ca united states'); non-US -- '<city> <country>' (e.g. 'tokyo japan'). Capitalization and commas don't matter.
 //	    - 'count' caps results (max 50, default 20). 'radius' (meters) biases toward closer results; it does NOT hard-limit the search area.
 func (c *Client) BravePlaceSearch(ctx context.Context, args BravePlaceSearchArgs) (*BravePlaceSearchResult, error) {
-	return composition.CallAs[*BravePlaceSearchResult](ctx, c.c, toolBravePlaceSearch, args)
+	return bindimpl.CallAs[*BravePlaceSearchResult](ctx, c.c, &toolBravePlaceSearch, args)
 }
 
 // BraveSummarizer calls the tool "brave_summarizer".
@@ -184,7 +184,7 @@ func (c *Client) BravePlaceSearch(ctx context.Context, args BravePlaceSearchArgs
 //
 //	Requirements: Must first perform a web search using brave_web_search with summary=true parameter. Requires a Pro AI subscription to access the summarizer functionality.
 func (c *Client) BraveSummarizer(ctx context.Context, args BraveSummarizerArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolBraveSummarizer, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolBraveSummarizer, args)
 }
 
 // BraveVideoSearch calls the tool "brave_video_search".
@@ -199,7 +199,7 @@ func (c *Client) BraveSummarizer(ctx context.Context, args BraveSummarizerArgs) 
 //
 //	Returns a JSON list of video-related results with title, url, description, duration, and thumbnail_url.
 func (c *Client) BraveVideoSearch(ctx context.Context, args BraveVideoSearchArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolBraveVideoSearch, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolBraveVideoSearch, args)
 }
 
 // BraveWebSearch calls the tool "brave_web_search".
@@ -219,5 +219,5 @@ func (c *Client) BraveVideoSearch(ctx context.Context, args BraveVideoSearchArgs
 //
 //	When the "results_filter" parameter is empty, JSON results may also contain FAQ, Discussions, News, and Video results.
 func (c *Client) BraveWebSearch(ctx context.Context, args BraveWebSearchArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolBraveWebSearch, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolBraveWebSearch, args)
 }

@@ -91,7 +91,7 @@ var (
 //
 // Echoes back the input string
 func (c *Client) Echo(ctx context.Context, args EchoArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolEcho, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolEcho, args)
 }
 
 // GetAnnotatedMessage calls the tool "get-annotated-message".
@@ -100,7 +100,7 @@ func (c *Client) Echo(ctx context.Context, args EchoArgs) (*composition.Result, 
 //
 // Demonstrates how annotations can be used to provide metadata about content.
 func (c *Client) GetAnnotatedMessage(ctx context.Context, args GetAnnotatedMessageArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetAnnotatedMessage, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetAnnotatedMessage, args)
 }
 
 // GetEnv calls the tool "get-env".
@@ -109,7 +109,7 @@ func (c *Client) GetAnnotatedMessage(ctx context.Context, args GetAnnotatedMessa
 //
 // Returns all environment variables, helpful for debugging MCP server configuration
 func (c *Client) GetEnv(ctx context.Context) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetEnv, nil)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetEnv, nil)
 }
 
 // GetResourceLinks calls the tool "get-resource-links".
@@ -118,7 +118,7 @@ func (c *Client) GetEnv(ctx context.Context) (*composition.Result, error) {
 //
 // Returns up to ten resource links that reference different types of resources
 func (c *Client) GetResourceLinks(ctx context.Context, args GetResourceLinksArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetResourceLinks, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetResourceLinks, args)
 }
 
 // GetResourceReference calls the tool "get-resource-reference".
@@ -127,7 +127,7 @@ func (c *Client) GetResourceLinks(ctx context.Context, args GetResourceLinksArgs
 //
 // Returns a resource reference that can be used by MCP clients
 func (c *Client) GetResourceReference(ctx context.Context, args GetResourceReferenceArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetResourceReference, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetResourceReference, args)
 }
 
 // GetStructuredContent calls the tool "get-structured-content".
@@ -136,7 +136,7 @@ func (c *Client) GetResourceReference(ctx context.Context, args GetResourceRefer
 //
 // Returns structured content along with an output schema for client data validation
 func (c *Client) GetStructuredContent(ctx context.Context, args GetStructuredContentArgs) (*GetStructuredContentResult, error) {
-	return composition.CallAs[*GetStructuredContentResult](ctx, c.c, toolGetStructuredContent, args)
+	return bindimpl.CallAs[*GetStructuredContentResult](ctx, c.c, &toolGetStructuredContent, args)
 }
 
 // GetSum calls the tool "get-sum".
@@ -145,7 +145,7 @@ func (c *Client) GetStructuredContent(ctx context.Context, args GetStructuredCon
 //
 // Returns the sum of two numbers
 func (c *Client) GetSum(ctx context.Context, args GetSumArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetSum, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetSum, args)
 }
 
 // GetTinyImage calls the tool "get-tiny-image".
@@ -154,7 +154,7 @@ func (c *Client) GetSum(ctx context.Context, args GetSumArgs) (*composition.Resu
 //
 // Returns a tiny MCP logo image.
 func (c *Client) GetTinyImage(ctx context.Context) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetTinyImage, nil)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetTinyImage, nil)
 }
 
 // GzipFileAsResource calls the tool "gzip-file-as-resource".
@@ -163,7 +163,7 @@ func (c *Client) GetTinyImage(ctx context.Context) (*composition.Result, error) 
 //
 // Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
 func (c *Client) GzipFileAsResource(ctx context.Context, args GzipFileAsResourceArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGzipFileAsResource, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGzipFileAsResource, args)
 }
 
 // SimulateResearchQuery calls the tool "simulate-research-query".
@@ -172,7 +172,7 @@ func (c *Client) GzipFileAsResource(ctx context.Context, args GzipFileAsResource
 //
 // Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
 func (c *Client) SimulateResearchQuery(ctx context.Context, args SimulateResearchQueryArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolSimulateResearchQuery, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolSimulateResearchQuery, args)
 }
 
 // ToggleSimulatedLogging calls the tool "toggle-simulated-logging".
@@ -181,7 +181,7 @@ func (c *Client) SimulateResearchQuery(ctx context.Context, args SimulateResearc
 //
 // Toggles simulated, random-leveled logging on or off.
 func (c *Client) ToggleSimulatedLogging(ctx context.Context) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolToggleSimulatedLogging, nil)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolToggleSimulatedLogging, nil)
 }
 
 // ToggleSubscriberUpdates calls the tool "toggle-subscriber-updates".
@@ -190,7 +190,7 @@ func (c *Client) ToggleSimulatedLogging(ctx context.Context) (*composition.Resul
 //
 // Toggles simulated resource subscription updates on or off.
 func (c *Client) ToggleSubscriberUpdates(ctx context.Context) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolToggleSubscriberUpdates, nil)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolToggleSubscriberUpdates, nil)
 }
 
 // TriggerLongRunningOperation calls the tool "trigger-long-running-operation".
@@ -199,5 +199,5 @@ func (c *Client) ToggleSubscriberUpdates(ctx context.Context) (*composition.Resu
 //
 // Demonstrates a long running operation with progress updates.
 func (c *Client) TriggerLongRunningOperation(ctx context.Context, args TriggerLongRunningOperationArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolTriggerLongRunningOperation, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolTriggerLongRunningOperation, args)
 }

@@ -185,7 +185,7 @@ var (
 // Get details about specific GitHub Actions resources.
 // Use this tool to get details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.
 func (c *Client) ActionsGet(ctx context.Context, args ActionsGetArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolActionsGet, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolActionsGet, args)
 }
 
 // ActionsList calls the tool "actions_list".
@@ -193,35 +193,35 @@ func (c *Client) ActionsGet(ctx context.Context, args ActionsGetArgs) (*composit
 // Tools for listing GitHub Actions resources.
 // Use this tool to list workflows in a repository, or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.
 func (c *Client) ActionsList(ctx context.Context, args ActionsListArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolActionsList, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolActionsList, args)
 }
 
 // ActionsRunTrigger calls the tool "actions_run_trigger".
 //
 // Trigger GitHub Actions workflow operations, including running, re-running, cancelling workflow runs, and deleting workflow run logs.
 func (c *Client) ActionsRunTrigger(ctx context.Context, args ActionsRunTriggerArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolActionsRunTrigger, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolActionsRunTrigger, args)
 }
 
 // AddCommentToPendingReview calls the tool "add_comment_to_pending_review".
 //
 // Add review comment to the requester's latest pending pull request review. A pending review needs to already exist to call this (check with the user if not sure).
 func (c *Client) AddCommentToPendingReview(ctx context.Context, args AddCommentToPendingReviewArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolAddCommentToPendingReview, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolAddCommentToPendingReview, args)
 }
 
 // AddIssueComment calls the tool "add_issue_comment".
 //
 // Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull requests as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comments. At least one of body or reaction is required.
 func (c *Client) AddIssueComment(ctx context.Context, args AddIssueCommentArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolAddIssueComment, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolAddIssueComment, args)
 }
 
 // AddReplyToPullRequestComment calls the tool "add_reply_to_pull_request_comment".
 //
 // Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.
 func (c *Client) AddReplyToPullRequestComment(ctx context.Context, args AddReplyToPullRequestCommentArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolAddReplyToPullRequestComment, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolAddReplyToPullRequestComment, args)
 }
 
 // AssignCopilotToIssue calls the tool "assign_copilot_to_issue".
@@ -234,7 +234,7 @@ func (c *Client) AddReplyToPullRequestComment(ctx context.Context, args AddReply
 // More information can be found at:
 // - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
 func (c *Client) AssignCopilotToIssue(ctx context.Context, args AssignCopilotToIssueArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolAssignCopilotToIssue, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolAssignCopilotToIssue, args)
 }
 
 // AssignCopilotToIssueWithIntent calls the tool "assign_copilot_to_issue_with_intent".
@@ -247,21 +247,21 @@ func (c *Client) AssignCopilotToIssue(ctx context.Context, args AssignCopilotToI
 // More information can be found at:
 // - https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent
 func (c *Client) AssignCopilotToIssueWithIntent(ctx context.Context, args AssignCopilotToIssueWithIntentArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolAssignCopilotToIssueWithIntent, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolAssignCopilotToIssueWithIntent, args)
 }
 
 // CreateBranch calls the tool "create_branch".
 //
 // Create a new branch in a GitHub repository
 func (c *Client) CreateBranch(ctx context.Context, args CreateBranchArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolCreateBranch, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolCreateBranch, args)
 }
 
 // CreateGist calls the tool "create_gist".
 //
 // Create a new gist
 func (c *Client) CreateGist(ctx context.Context, args CreateGistArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolCreateGist, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolCreateGist, args)
 }
 
 // CreateOrUpdateFile calls the tool "create_or_update_file".
@@ -274,28 +274,28 @@ func (c *Client) CreateGist(ctx context.Context, args CreateGistArgs) (*composit
 //
 // SHA MUST be provided for existing file updates.
 func (c *Client) CreateOrUpdateFile(ctx context.Context, args CreateOrUpdateFileArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolCreateOrUpdateFile, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolCreateOrUpdateFile, args)
 }
 
 // CreatePullRequest calls the tool "create_pull_request".
 //
 // Create a new pull request in a GitHub repository.
 func (c *Client) CreatePullRequest(ctx context.Context, args CreatePullRequestArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolCreatePullRequest, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolCreatePullRequest, args)
 }
 
 // CreateRepository calls the tool "create_repository".
 //
 // Create a new GitHub repository in your account or specified organization
 func (c *Client) CreateRepository(ctx context.Context, args CreateRepositoryArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolCreateRepository, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolCreateRepository, args)
 }
 
 // DeleteFile calls the tool "delete_file".
 //
 // Delete a file from a GitHub repository
 func (c *Client) DeleteFile(ctx context.Context, args DeleteFileArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolDeleteFile, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolDeleteFile, args)
 }
 
 // DiscussionCommentWrite calls the tool "discussion_comment_write".
@@ -303,84 +303,84 @@ func (c *Client) DeleteFile(ctx context.Context, args DeleteFileArgs) (*composit
 // Write operations for discussion comments.
 // Supports adding top-level comments, replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.
 func (c *Client) DiscussionCommentWrite(ctx context.Context, args DiscussionCommentWriteArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolDiscussionCommentWrite, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolDiscussionCommentWrite, args)
 }
 
 // DismissNotification calls the tool "dismiss_notification".
 //
 // Dismiss a notification by marking it as read or done
 func (c *Client) DismissNotification(ctx context.Context, args DismissNotificationArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolDismissNotification, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolDismissNotification, args)
 }
 
 // ForkRepository calls the tool "fork_repository".
 //
 // Fork a GitHub repository to your account or specified organization
 func (c *Client) ForkRepository(ctx context.Context, args ForkRepositoryArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolForkRepository, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolForkRepository, args)
 }
 
 // GetCodeQualityFinding calls the tool "get_code_quality_finding".
 //
 // Get details of a specific code quality finding in a GitHub repository.
 func (c *Client) GetCodeQualityFinding(ctx context.Context, args GetCodeQualityFindingArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetCodeQualityFinding, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetCodeQualityFinding, args)
 }
 
 // GetCodeScanningAlert calls the tool "get_code_scanning_alert".
 //
 // Get details of a specific code scanning alert in a GitHub repository.
 func (c *Client) GetCodeScanningAlert(ctx context.Context, args GetCodeScanningAlertArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetCodeScanningAlert, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetCodeScanningAlert, args)
 }
 
 // GetCommit calls the tool "get_commit".
 //
 // Get details for a commit from a GitHub repository
 func (c *Client) GetCommit(ctx context.Context, args GetCommitArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetCommit, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetCommit, args)
 }
 
 // GetDependabotAlert calls the tool "get_dependabot_alert".
 //
 // Get details of a specific dependabot alert in a GitHub repository.
 func (c *Client) GetDependabotAlert(ctx context.Context, args GetDependabotAlertArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetDependabotAlert, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetDependabotAlert, args)
 }
 
 // GetDiscussion calls the tool "get_discussion".
 //
 // Get a specific discussion by ID
 func (c *Client) GetDiscussion(ctx context.Context, args GetDiscussionArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetDiscussion, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetDiscussion, args)
 }
 
 // GetDiscussionComments calls the tool "get_discussion_comments".
 //
 // Get comments from a discussion
 func (c *Client) GetDiscussionComments(ctx context.Context, args GetDiscussionCommentsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetDiscussionComments, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetDiscussionComments, args)
 }
 
 // GetFileContents calls the tool "get_file_contents".
 //
 // Get the contents of a file or directory from a GitHub repository
 func (c *Client) GetFileContents(ctx context.Context, args GetFileContentsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetFileContents, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetFileContents, args)
 }
 
 // GetGist calls the tool "get_gist".
 //
 // Get gist content of a particular gist, by gist ID
 func (c *Client) GetGist(ctx context.Context, args GetGistArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetGist, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetGist, args)
 }
 
 // GetGlobalSecurityAdvisory calls the tool "get_global_security_advisory".
 //
 // Get a global security advisory
 func (c *Client) GetGlobalSecurityAdvisory(ctx context.Context, args GetGlobalSecurityAdvisoryArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetGlobalSecurityAdvisory, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetGlobalSecurityAdvisory, args)
 }
 
 // GetJobLogs calls the tool "get_job_logs".
@@ -389,273 +389,273 @@ func (c *Client) GetGlobalSecurityAdvisory(ctx context.Context, args GetGlobalSe
 // Use this tool to retrieve logs for a specific job or all failed jobs in a workflow run.
 // For single job logs, provide job_id. For all failed jobs in a run, provide run_id with failed_only=true.
 func (c *Client) GetJobLogs(ctx context.Context, args GetJobLogsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetJobLogs, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetJobLogs, args)
 }
 
 // GetLabel calls the tool "get_label".
 //
 // Get a specific label from a repository.
 func (c *Client) GetLabel(ctx context.Context, args GetLabelArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetLabel, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetLabel, args)
 }
 
 // GetLatestRelease calls the tool "get_latest_release".
 //
 // Get the latest release in a GitHub repository
 func (c *Client) GetLatestRelease(ctx context.Context, args GetLatestReleaseArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetLatestRelease, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetLatestRelease, args)
 }
 
 // GetMe calls the tool "get_me".
 //
 // Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when information is missing to build other tool calls.
 func (c *Client) GetMe(ctx context.Context) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetMe, nil)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetMe, nil)
 }
 
 // GetNotificationDetails calls the tool "get_notification_details".
 //
 // Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a specific notification, if you don't know the ID list notifications first.
 func (c *Client) GetNotificationDetails(ctx context.Context, args GetNotificationDetailsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetNotificationDetails, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetNotificationDetails, args)
 }
 
 // GetReleaseByTag calls the tool "get_release_by_tag".
 //
 // Get a specific release by its tag name in a GitHub repository
 func (c *Client) GetReleaseByTag(ctx context.Context, args GetReleaseByTagArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetReleaseByTag, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetReleaseByTag, args)
 }
 
 // GetRepositoryTree calls the tool "get_repository_tree".
 //
 // Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA
 func (c *Client) GetRepositoryTree(ctx context.Context, args GetRepositoryTreeArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetRepositoryTree, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetRepositoryTree, args)
 }
 
 // GetSecretScanningAlert calls the tool "get_secret_scanning_alert".
 //
 // Get details of a specific secret scanning alert in a GitHub repository.
 func (c *Client) GetSecretScanningAlert(ctx context.Context, args GetSecretScanningAlertArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetSecretScanningAlert, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetSecretScanningAlert, args)
 }
 
 // GetTag calls the tool "get_tag".
 //
 // Get details about a specific git tag in a GitHub repository
 func (c *Client) GetTag(ctx context.Context, args GetTagArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetTag, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetTag, args)
 }
 
 // GetTeamMembers calls the tool "get_team_members".
 //
 // Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials
 func (c *Client) GetTeamMembers(ctx context.Context, args GetTeamMembersArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetTeamMembers, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetTeamMembers, args)
 }
 
 // GetTeams calls the tool "get_teams".
 //
 // Get details of the teams the user is a member of. Limited to organizations accessible with current credentials
 func (c *Client) GetTeams(ctx context.Context, args GetTeamsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGetTeams, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGetTeams, args)
 }
 
 // IssueRead calls the tool "issue_read".
 //
 // Get information about a specific issue in a GitHub repository.
 func (c *Client) IssueRead(ctx context.Context, args IssueReadArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolIssueRead, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolIssueRead, args)
 }
 
 // IssueWrite calls the tool "issue_write".
 //
 // Create a new or update an existing issue in a GitHub repository.
 func (c *Client) IssueWrite(ctx context.Context, args IssueWriteArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolIssueWrite, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolIssueWrite, args)
 }
 
 // LabelWrite calls the tool "label_write".
 //
 // Perform write operations on repository labels. To set labels on issues, use the 'update_issue' tool.
 func (c *Client) LabelWrite(ctx context.Context, args LabelWriteArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolLabelWrite, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolLabelWrite, args)
 }
 
 // ListBranches calls the tool "list_branches".
 //
 // List branches in a GitHub repository
 func (c *Client) ListBranches(ctx context.Context, args ListBranchesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListBranches, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListBranches, args)
 }
 
 // ListCodeScanningAlerts calls the tool "list_code_scanning_alerts".
 //
 // List code scanning alerts in a GitHub repository.
 func (c *Client) ListCodeScanningAlerts(ctx context.Context, args ListCodeScanningAlertsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListCodeScanningAlerts, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListCodeScanningAlerts, args)
 }
 
 // ListCommits calls the tool "list_commits".
 //
 // Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default, but can return more if specified using the perPage parameter (up to 100).
 func (c *Client) ListCommits(ctx context.Context, args ListCommitsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListCommits, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListCommits, args)
 }
 
 // ListDependabotAlerts calls the tool "list_dependabot_alerts".
 //
 // List dependabot alerts in a GitHub repository.
 func (c *Client) ListDependabotAlerts(ctx context.Context, args ListDependabotAlertsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListDependabotAlerts, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListDependabotAlerts, args)
 }
 
 // ListDiscussionCategories calls the tool "list_discussion_categories".
 //
 // List discussion categories with their id and name, for a repository or organisation.
 func (c *Client) ListDiscussionCategories(ctx context.Context, args ListDiscussionCategoriesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListDiscussionCategories, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListDiscussionCategories, args)
 }
 
 // ListDiscussions calls the tool "list_discussions".
 //
 // List discussions for a repository or organisation.
 func (c *Client) ListDiscussions(ctx context.Context, args ListDiscussionsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListDiscussions, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListDiscussions, args)
 }
 
 // ListGists calls the tool "list_gists".
 //
 // List gists for a user
 func (c *Client) ListGists(ctx context.Context, args ListGistsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListGists, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListGists, args)
 }
 
 // ListGlobalSecurityAdvisories calls the tool "list_global_security_advisories".
 //
 // List global security advisories from GitHub.
 func (c *Client) ListGlobalSecurityAdvisories(ctx context.Context, args ListGlobalSecurityAdvisoriesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListGlobalSecurityAdvisories, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListGlobalSecurityAdvisories, args)
 }
 
 // ListIssueFields calls the tool "list_issue_fields".
 //
 // List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date, single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.
 func (c *Client) ListIssueFields(ctx context.Context, args ListIssueFieldsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListIssueFields, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListIssueFields, args)
 }
 
 // ListIssueTypes calls the tool "list_issue_types".
 //
 // List supported issue types for a repository or its owner organization. When repo is omitted, returns org-level issue types directly.
 func (c *Client) ListIssueTypes(ctx context.Context, args ListIssueTypesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListIssueTypes, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListIssueTypes, args)
 }
 
 // ListIssues calls the tool "list_issues".
 //
 // List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after' parameter.
 func (c *Client) ListIssues(ctx context.Context, args ListIssuesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListIssues, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListIssues, args)
 }
 
 // ListLabel calls the tool "list_label".
 //
 // List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first
 func (c *Client) ListLabel(ctx context.Context, args ListLabelArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListLabel, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListLabel, args)
 }
 
 // ListNotifications calls the tool "list_notifications".
 //
 // Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests, assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next, requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next, what is pending, or what needs attention in GitHub.
 func (c *Client) ListNotifications(ctx context.Context, args ListNotificationsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListNotifications, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListNotifications, args)
 }
 
 // ListOrgRepositorySecurityAdvisories calls the tool "list_org_repository_security_advisories".
 //
 // List repository security advisories for a GitHub organization.
 func (c *Client) ListOrgRepositorySecurityAdvisories(ctx context.Context, args ListOrgRepositorySecurityAdvisoriesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListOrgRepositorySecurityAdvisories, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListOrgRepositorySecurityAdvisories, args)
 }
 
 // ListPullRequests calls the tool "list_pull_requests".
 //
 // List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.
 func (c *Client) ListPullRequests(ctx context.Context, args ListPullRequestsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListPullRequests, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListPullRequests, args)
 }
 
 // ListReleases calls the tool "list_releases".
 //
 // List releases in a GitHub repository
 func (c *Client) ListReleases(ctx context.Context, args ListReleasesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListReleases, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListReleases, args)
 }
 
 // ListRepositoryCollaborators calls the tool "list_repository_collaborators".
 //
 // List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`, `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.
 func (c *Client) ListRepositoryCollaborators(ctx context.Context, args ListRepositoryCollaboratorsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListRepositoryCollaborators, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListRepositoryCollaborators, args)
 }
 
 // ListRepositorySecurityAdvisories calls the tool "list_repository_security_advisories".
 //
 // List repository security advisories for a GitHub repository.
 func (c *Client) ListRepositorySecurityAdvisories(ctx context.Context, args ListRepositorySecurityAdvisoriesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListRepositorySecurityAdvisories, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListRepositorySecurityAdvisories, args)
 }
 
 // ListSecretScanningAlerts calls the tool "list_secret_scanning_alerts".
 //
 // List secret scanning alerts in a GitHub repository.
 func (c *Client) ListSecretScanningAlerts(ctx context.Context, args ListSecretScanningAlertsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListSecretScanningAlerts, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListSecretScanningAlerts, args)
 }
 
 // ListStarredRepositories calls the tool "list_starred_repositories".
 //
 // List starred repositories
 func (c *Client) ListStarredRepositories(ctx context.Context, args ListStarredRepositoriesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListStarredRepositories, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListStarredRepositories, args)
 }
 
 // ListTags calls the tool "list_tags".
 //
 // List git tags in a GitHub repository
 func (c *Client) ListTags(ctx context.Context, args ListTagsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListTags, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListTags, args)
 }
 
 // ManageNotificationSubscription calls the tool "manage_notification_subscription".
 //
 // Manage a notification subscription: ignore, watch, or delete a notification thread subscription.
 func (c *Client) ManageNotificationSubscription(ctx context.Context, args ManageNotificationSubscriptionArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolManageNotificationSubscription, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolManageNotificationSubscription, args)
 }
 
 // ManageRepositoryNotificationSubscription calls the tool "manage_repository_notification_subscription".
 //
 // Manage a repository notification subscription: ignore, watch, or delete repository notifications subscription for the provided repository.
 func (c *Client) ManageRepositoryNotificationSubscription(ctx context.Context, args ManageRepositoryNotificationSubscriptionArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolManageRepositoryNotificationSubscription, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolManageRepositoryNotificationSubscription, args)
 }
 
 // MarkAllNotificationsRead calls the tool "mark_all_notifications_read".
 //
 // Mark all notifications as read
 func (c *Client) MarkAllNotificationsRead(ctx context.Context, args MarkAllNotificationsReadArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolMarkAllNotificationsRead, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolMarkAllNotificationsRead, args)
 }
 
 // MergePullRequest calls the tool "merge_pull_request".
 //
 // Merge a pull request in a GitHub repository.
 func (c *Client) MergePullRequest(ctx context.Context, args MergePullRequestArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolMergePullRequest, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolMergePullRequest, args)
 }
 
 // ProjectsGet calls the tool "projects_get".
@@ -663,7 +663,7 @@ func (c *Client) MergePullRequest(ctx context.Context, args MergePullRequestArgs
 // Get details about specific GitHub Projects resources.
 // Use this tool to get details about individual projects, project fields, and project items by their unique IDs.
 func (c *Client) ProjectsGet(ctx context.Context, args ProjectsGetArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolProjectsGet, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolProjectsGet, args)
 }
 
 // ProjectsList calls the tool "projects_list".
@@ -671,21 +671,21 @@ func (c *Client) ProjectsGet(ctx context.Context, args ProjectsGetArgs) (*compos
 // Tools for listing GitHub Projects resources.
 // Use this tool to list projects for a user or organization, or list project fields and items for a specific project.
 func (c *Client) ProjectsList(ctx context.Context, args ProjectsListArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolProjectsList, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolProjectsList, args)
 }
 
 // ProjectsWrite calls the tool "projects_write".
 //
 // Create and manage GitHub Projects: create projects, add/update/delete items, bulk-update many items at once, create status updates, and add iteration fields.
 func (c *Client) ProjectsWrite(ctx context.Context, args ProjectsWriteArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolProjectsWrite, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolProjectsWrite, args)
 }
 
 // PullRequestRead calls the tool "pull_request_read".
 //
 // Get information on a specific pull request in GitHub repository.
 func (c *Client) PullRequestRead(ctx context.Context, args PullRequestReadArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolPullRequestRead, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolPullRequestRead, args)
 }
 
 // PullRequestReviewWrite calls the tool "pull_request_review_write".
@@ -699,110 +699,110 @@ func (c *Client) PullRequestRead(ctx context.Context, args PullRequestReadArgs) 
 // - resolve_thread: Resolve a review thread. Requires only "threadId" parameter with the thread's node ID (e.g., PRRT_kwDOxxx). The owner, repo, and pullNumber parameters are not used for this method. Resolving an already-resolved thread is a no-op.
 // - unresolve_thread: Unresolve a previously resolved review thread. Requires only "threadId" parameter. The owner, repo, and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.
 func (c *Client) PullRequestReviewWrite(ctx context.Context, args PullRequestReviewWriteArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolPullRequestReviewWrite, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolPullRequestReviewWrite, args)
 }
 
 // PushFiles calls the tool "push_files".
 //
 // Push multiple files to a GitHub repository in a single commit
 func (c *Client) PushFiles(ctx context.Context, args PushFilesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolPushFiles, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolPushFiles, args)
 }
 
 // RequestCopilotReview calls the tool "request_copilot_review".
 //
 // Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests, usually before requesting a human reviewer.
 func (c *Client) RequestCopilotReview(ctx context.Context, args RequestCopilotReviewArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolRequestCopilotReview, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolRequestCopilotReview, args)
 }
 
 // SearchCode calls the tool "search_code".
 //
 // Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.
 func (c *Client) SearchCode(ctx context.Context, args SearchCodeArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolSearchCode, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolSearchCode, args)
 }
 
 // SearchCommits calls the tool "search_commits".
 //
 // Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes, authors, or messages across one or many repositories. Searches the default branch only.
 func (c *Client) SearchCommits(ctx context.Context, args SearchCommitsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolSearchCommits, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolSearchCommits, args)
 }
 
 // SearchIssues calls the tool "search_issues".
 //
 // Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. "login fails after password reset"). Already scoped to is:issue.
 func (c *Client) SearchIssues(ctx context.Context, args SearchIssuesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolSearchIssues, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolSearchIssues, args)
 }
 
 // SearchOrgs calls the tool "search_orgs".
 //
 // Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies, open source foundations, or teams.
 func (c *Client) SearchOrgs(ctx context.Context, args SearchOrgsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolSearchOrgs, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolSearchOrgs, args)
 }
 
 // SearchPullRequests calls the tool "search_pull_requests".
 //
 // Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr
 func (c *Client) SearchPullRequests(ctx context.Context, args SearchPullRequestsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolSearchPullRequests, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolSearchPullRequests, args)
 }
 
 // SearchRepositories calls the tool "search_repositories".
 //
 // Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects, finding examples, or locating specific repositories across GitHub.
 func (c *Client) SearchRepositories(ctx context.Context, args SearchRepositoriesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolSearchRepositories, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolSearchRepositories, args)
 }
 
 // SearchUsers calls the tool "search_users".
 //
 // Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors, or team members.
 func (c *Client) SearchUsers(ctx context.Context, args SearchUsersArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolSearchUsers, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolSearchUsers, args)
 }
 
 // StarRepository calls the tool "star_repository".
 //
 // Star a GitHub repository
 func (c *Client) StarRepository(ctx context.Context, args StarRepositoryArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolStarRepository, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolStarRepository, args)
 }
 
 // SubIssueWrite calls the tool "sub_issue_write".
 //
 // Add a sub-issue to a parent issue in a GitHub repository.
 func (c *Client) SubIssueWrite(ctx context.Context, args SubIssueWriteArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolSubIssueWrite, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolSubIssueWrite, args)
 }
 
 // UnstarRepository calls the tool "unstar_repository".
 //
 // Unstar a GitHub repository
 func (c *Client) UnstarRepository(ctx context.Context, args UnstarRepositoryArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolUnstarRepository, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolUnstarRepository, args)
 }
 
 // UpdateGist calls the tool "update_gist".
 //
 // Update an existing gist
 func (c *Client) UpdateGist(ctx context.Context, args UpdateGistArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolUpdateGist, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolUpdateGist, args)
 }
 
 // UpdatePullRequest calls the tool "update_pull_request".
 //
 // Update an existing pull request in a GitHub repository.
 func (c *Client) UpdatePullRequest(ctx context.Context, args UpdatePullRequestArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolUpdatePullRequest, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolUpdatePullRequest, args)
 }
 
 // UpdatePullRequestBranch calls the tool "update_pull_request_branch".
 //
 // Update the branch of a pull request with the latest changes from the base branch.
 func (c *Client) UpdatePullRequestBranch(ctx context.Context, args UpdatePullRequestBranchArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolUpdatePullRequestBranch, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolUpdatePullRequestBranch, args)
 }

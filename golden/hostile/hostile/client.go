@@ -54,31 +54,31 @@ var (
 
 // Count calls the tool "count".
 func (c *Client) Count(ctx context.Context) (int64, error) {
-	return composition.CallAs[int64](ctx, c.c, toolCount, nil)
+	return bindimpl.CallAs[int64](ctx, c.c, &toolCount, nil)
 }
 
 // Fetch calls the tool "fetch".
 //
 // A union told apart by which required property is present.
 func (c *Client) Fetch(ctx context.Context, args FetchArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolFetch, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolFetch, args)
 }
 
 // Find calls the tool "find".
 func (c *Client) Find(ctx context.Context, args FindArgs) (map[string]json.RawMessage, error) {
-	return composition.CallAs[map[string]json.RawMessage](ctx, c.c, toolFind, args)
+	return bindimpl.CallAs[map[string]json.RawMessage](ctx, c.c, &toolFind, args)
 }
 
 // Point calls the tool "point".
 //
 // A tuple in, a tuple out.
 func (c *Client) Point(ctx context.Context, args PointArgs) (*PointResult, error) {
-	return composition.CallAs[*PointResult](ctx, c.c, toolPoint, args)
+	return bindimpl.CallAs[*PointResult](ctx, c.c, &toolPoint, args)
 }
 
 // ReadNote calls the tool "read-note".
 func (c *Client) ReadNote(ctx context.Context) ([]string, error) {
-	return composition.CallAs[[]string](ctx, c.c, toolReadNote, nil)
+	return bindimpl.CallAs[[]string](ctx, c.c, &toolReadNote, nil)
 }
 
 // ReadNote2 calls the tool "read_note".
@@ -86,12 +86,12 @@ func (c *Client) ReadNote(ctx context.Context) ([]string, error) {
 // Reads a note.
 // Second line with */ and `backticks`.
 func (c *Client) ReadNote2(ctx context.Context, args ReadNote2Args) (*ReadNote2Result, error) {
-	return composition.CallAs[*ReadNote2Result](ctx, c.c, toolReadNote2, args)
+	return bindimpl.CallAs[*ReadNote2Result](ctx, c.c, &toolReadNote2, args)
 }
 
 // Strict calls the tool "strict".
 //
 // A closed object in, a constrained list out.
 func (c *Client) Strict(ctx context.Context, args StrictArgs) (StrictResult, error) {
-	return composition.CallAs[StrictResult](ctx, c.c, toolStrict, args)
+	return bindimpl.CallAs[StrictResult](ctx, c.c, &toolStrict, args)
 }

@@ -56,50 +56,50 @@ var (
 //
 // Memory server: an array of entities.
 func (c *Client) CreateEntities(ctx context.Context, args CreateEntitiesArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolCreateEntities, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolCreateEntities, args)
 }
 
 // CreateGroup calls the tool "create_group".
 //
 // gitlab: visibility and sort enums that differ only in their descriptions.
 func (c *Client) CreateGroup(ctx context.Context, args CreateGroupArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolCreateGroup, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolCreateGroup, args)
 }
 
 // CreateRepository calls the tool "create_repository".
 func (c *Client) CreateRepository(ctx context.Context, args CreateRepositoryArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolCreateRepository, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolCreateRepository, args)
 }
 
 // DescribeTable calls the tool "describe_table".
 //
 // An array of columns in a result.
 func (c *Client) DescribeTable(ctx context.Context, args DescribeTableArgs) (*DescribeTableResult, error) {
-	return composition.CallAs[*DescribeTableResult](ctx, c.c, toolDescribeTable, args)
+	return bindimpl.CallAs[*DescribeTableResult](ctx, c.c, &toolDescribeTable, args)
 }
 
 // GenerateFishboneDiagram calls the tool "generate_fishbone_diagram".
 //
 // Recursion written out level by level (zod).
 func (c *Client) GenerateFishboneDiagram(ctx context.Context, args GenerateFishboneDiagramArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGenerateFishboneDiagram, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGenerateFishboneDiagram, args)
 }
 
 // ListProjects calls the tool "list_projects".
 func (c *Client) ListProjects(ctx context.Context, args ListProjectsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolListProjects, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolListProjects, args)
 }
 
 // ReadGraph calls the tool "read_graph".
 //
 // Memory server: the same entities in a result.
 func (c *Client) ReadGraph(ctx context.Context) (*ReadGraphResult, error) {
-	return composition.CallAs[*ReadGraphResult](ctx, c.c, toolReadGraph, nil)
+	return bindimpl.CallAs[*ReadGraphResult](ctx, c.c, &toolReadGraph, nil)
 }
 
 // SavePerson calls the tool "save_person".
 //
 // pydantic: one $defs model in the arguments and, with an id, in the result.
 func (c *Client) SavePerson(ctx context.Context, args SavePersonArgs) (*SavePersonResult, error) {
-	return composition.CallAs[*SavePersonResult](ctx, c.c, toolSavePerson, args)
+	return bindimpl.CallAs[*SavePersonResult](ctx, c.c, &toolSavePerson, args)
 }

@@ -82,7 +82,7 @@ var (
 //
 // Count the rows of a table.
 func (c *Client) CountRows(ctx context.Context, args CountRowsArgs) (int64, error) {
-	return composition.CallAs[int64](ctx, c.c, toolCountRows, args)
+	return bindimpl.CallAs[int64](ctx, c.c, &toolCountRows, args)
 }
 
 // DescribeTable calls the tool "describe_table".
@@ -91,7 +91,7 @@ func (c *Client) CountRows(ctx context.Context, args CountRowsArgs) (int64, erro
 //
 // Describe a table's columns: name, declared type, NOT NULL, primary key.
 func (c *Client) DescribeTable(ctx context.Context, args DescribeTableArgs) (*DescribeTableResult, error) {
-	return composition.CallAs[*DescribeTableResult](ctx, c.c, toolDescribeTable, args)
+	return bindimpl.CallAs[*DescribeTableResult](ctx, c.c, &toolDescribeTable, args)
 }
 
 // FindRow calls the tool "find_row".
@@ -100,7 +100,7 @@ func (c *Client) DescribeTable(ctx context.Context, args DescribeTableArgs) (*De
 //
 // Fetch one row of a table by its id, as an object of column values; null when there is no such row.
 func (c *Client) FindRow(ctx context.Context, args FindRowArgs) (map[string]json.RawMessage, error) {
-	return composition.CallAs[map[string]json.RawMessage](ctx, c.c, toolFindRow, args)
+	return bindimpl.CallAs[map[string]json.RawMessage](ctx, c.c, &toolFindRow, args)
 }
 
 // InsertRow calls the tool "insert_row".
@@ -109,7 +109,7 @@ func (c *Client) FindRow(ctx context.Context, args FindRowArgs) (map[string]json
 //
 // Insert a row into a table and return its id.
 func (c *Client) InsertRow(ctx context.Context, args InsertRowArgs) (*InsertRowResult, error) {
-	return composition.CallAs[*InsertRowResult](ctx, c.c, toolInsertRow, args)
+	return bindimpl.CallAs[*InsertRowResult](ctx, c.c, &toolInsertRow, args)
 }
 
 // ListTables calls the tool "list_tables".
@@ -118,7 +118,7 @@ func (c *Client) InsertRow(ctx context.Context, args InsertRowArgs) (*InsertRowR
 //
 // List the names of the database's tables.
 func (c *Client) ListTables(ctx context.Context) ([]string, error) {
-	return composition.CallAs[[]string](ctx, c.c, toolListTables, nil)
+	return bindimpl.CallAs[[]string](ctx, c.c, &toolListTables, nil)
 }
 
 // Query calls the tool "query".
@@ -127,5 +127,5 @@ func (c *Client) ListTables(ctx context.Context) ([]string, error) {
 //
 // Execute a read-only SQL statement and return the rows.
 func (c *Client) Query(ctx context.Context, args QueryArgs) (*QueryResult, error) {
-	return composition.CallAs[*QueryResult](ctx, c.c, toolQuery, args)
+	return bindimpl.CallAs[*QueryResult](ctx, c.c, &toolQuery, args)
 }

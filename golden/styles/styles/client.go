@@ -54,40 +54,40 @@ var (
 //
 // The lightweight direct-map shape, normalized with a warning.
 func (c *Client) DirectMap(ctx context.Context, args DirectMapArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolDirectMap, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolDirectMap, args)
 }
 
 // Draft04Range calls the tool "draft04_range".
 //
 // draft-04: id, definitions, boolean exclusiveMaximum.
 func (c *Client) Draft04Range(ctx context.Context, args Draft04RangeArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolDraft04Range, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolDraft04Range, args)
 }
 
 // PydanticSearch calls the tool "pydantic_search".
 //
 // Pydantic-style: anyOf with null, $defs, title on every field.
 func (c *Client) PydanticSearch(ctx context.Context, args PydanticSearchArgs) ([]Hit, error) {
-	return composition.CallAs[[]Hit](ctx, c.c, toolPydanticSearch, args)
+	return bindimpl.CallAs[[]Hit](ctx, c.c, &toolPydanticSearch, args)
 }
 
 // SchemarsTree calls the tool "schemars_tree".
 //
 // schemars-style: a recursive tree through "#" and $defs.
 func (c *Client) SchemarsTree(ctx context.Context, args SchemarsTreeArgs) (*Node, error) {
-	return composition.CallAs[*Node](ctx, c.c, toolSchemarsTree, args)
+	return bindimpl.CallAs[*Node](ctx, c.c, &toolSchemarsTree, args)
 }
 
 // Wide calls the tool "wide".
 //
 // A 200-property object.
 func (c *Client) Wide(ctx context.Context, args WideArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolWide, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolWide, args)
 }
 
 // ZodShape calls the tool "zod_shape".
 //
 // zod-style: a const-tagged oneOf, additionalProperties false everywhere.
 func (c *Client) ZodShape(ctx context.Context, args ZodShapeArgs) (*ZodShapeResult, error) {
-	return composition.CallAs[*ZodShapeResult](ctx, c.c, toolZodShape, args)
+	return bindimpl.CallAs[*ZodShapeResult](ctx, c.c, &toolZodShape, args)
 }

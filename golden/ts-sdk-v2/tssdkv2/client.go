@@ -78,40 +78,40 @@ var (
 //
 // Counts something.
 func (c *Client) Count(ctx context.Context, args CountArgs) (CountResult, error) {
-	return composition.CallAs[CountResult](ctx, c.c, toolCount, args)
+	return bindimpl.CallAs[CountResult](ctx, c.c, &toolCount, args)
 }
 
 // EchoArgs calls the tool "echo_args".
 //
 // Echoes its arguments as received.
 func (c *Client) EchoArgs(ctx context.Context, args EchoArgsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolEchoArgs, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolEchoArgs, args)
 }
 
 // Fail calls the tool "fail".
 //
 // Fails with a JSON-RPC error.
 func (c *Client) Fail(ctx context.Context) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolFail, nil)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolFail, nil)
 }
 
 // FindRow calls the tool "find_row".
 //
 // Finds a row, or null.
 func (c *Client) FindRow(ctx context.Context, args FindRowArgs) (*FindRowResult, error) {
-	return composition.CallAs[*FindRowResult](ctx, c.c, toolFindRow, args)
+	return bindimpl.CallAs[*FindRowResult](ctx, c.c, &toolFindRow, args)
 }
 
 // ListTags calls the tool "list_tags".
 //
 // Lists the tags.
 func (c *Client) ListTags(ctx context.Context) ([]string, error) {
-	return composition.CallAs[[]string](ctx, c.c, toolListTags, nil)
+	return bindimpl.CallAs[[]string](ctx, c.c, &toolListTags, nil)
 }
 
 // Stats calls the tool "stats".
 //
 // Returns statistics.
 func (c *Client) Stats(ctx context.Context) (*StatsResult, error) {
-	return composition.CallAs[*StatsResult](ctx, c.c, toolStats, nil)
+	return bindimpl.CallAs[*StatsResult](ctx, c.c, &toolStats, nil)
 }

@@ -55,47 +55,47 @@ var (
 //
 // mongodb aggregate: a count that is a number or the string "indeterminate".
 func (c *Client) Aggregate(ctx context.Context, args AggregateArgs) (*AggregateResult, error) {
-	return composition.CallAs[*AggregateResult](ctx, c.c, toolAggregate, args)
+	return bindimpl.CallAs[*AggregateResult](ctx, c.c, &toolAggregate, args)
 }
 
 // Chart calls the tool "chart".
 //
 // @antv/mcp-server-chart: spreadsheet rows whose cells may be null; nullable map values and items.
 func (c *Client) Chart(ctx context.Context, args ChartArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolChart, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolChart, args)
 }
 
 // Choose calls the tool "choose".
 //
 // pydantic Union[Literal[...]], integer|number, an enum or a pattern.
 func (c *Client) Choose(ctx context.Context, args ChooseArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolChoose, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolChoose, args)
 }
 
 // CreateIndex calls the tool "create_index".
 //
 // mongodb: index keys and sort values mix numbers and strings; numPartitions is a union of string consts.
 func (c *Client) CreateIndex(ctx context.Context, args CreateIndexArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolCreateIndex, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolCreateIndex, args)
 }
 
 // Geometry calls the tool "geometry".
 //
 // Tuples whose length is fixed by maxItems or items:false have no Rest.
 func (c *Client) Geometry(ctx context.Context, args GeometryArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolGeometry, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolGeometry, args)
 }
 
 // Leftovers calls the tool "leftovers".
 //
 // What stays raw JSON, each with its reason: a field, a map value, an array item, a union variant, extra properties, a tuple's rest.
 func (c *Client) Leftovers(ctx context.Context, args LeftoversArgs) (LeftoversResult, error) {
-	return composition.CallAs[LeftoversResult](ctx, c.c, toolLeftovers, args)
+	return bindimpl.CallAs[LeftoversResult](ctx, c.c, &toolLeftovers, args)
 }
 
 // PatternArgs calls the tool "pattern_args".
 //
 // An argument object that only patternProperties describe.
 func (c *Client) PatternArgs(ctx context.Context, args PatternArgsArgs) (*composition.Result, error) {
-	return c.c.CallTool(ctx, toolPatternArgs, args)
+	return bindimpl.CallAs[*composition.Result](ctx, c.c, &toolPatternArgs, args)
 }

@@ -50,12 +50,12 @@ var (
 //
 // An envelope without "type" whose result is a $ref into the root's $defs.
 func (c *Client) CountNames(ctx context.Context) (CountNamesResult, error) {
-	return composition.CallAs[CountNamesResult](ctx, c.c, toolCountNames, nil)
+	return bindimpl.CallAs[CountNamesResult](ctx, c.c, &toolCountNames, nil)
 }
 
 // ListNames calls the tool "list_names".
 //
 // An envelope without "type" (issue 15): the IR, the runtime and call must all see an envelope.
 func (c *Client) ListNames(ctx context.Context) ([]string, error) {
-	return composition.CallAs[[]string](ctx, c.c, toolListNames, nil)
+	return bindimpl.CallAs[[]string](ctx, c.c, &toolListNames, nil)
 }
