@@ -24,7 +24,7 @@ func ExampleNewSession() {
 	client := mcp.NewClient(&mcp.Implementation{Name: "app", Version: "1.0.0"},
 		// At 2026-07-28 go-sdk subscribes to list_changed only with a handler.
 		&mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {}})
-	cmd := exec.Command("sqlite-explorer", "--dir", "/tmp/library")
+	cmd := exec.Command("go", "run", "github.com/mcpbind/mcpbind/examples/sqlite-explorer")
 	cs, err := client.Connect(ctx, gosdk.Transport(&mcp.CommandTransport{Command: cmd}), nil)
 	if err != nil {
 		log.Fatal(err)
@@ -46,4 +46,5 @@ func ExampleNewSession() {
 	default:
 		fmt.Println(n, "books")
 	}
+	// Output: 24 books
 }

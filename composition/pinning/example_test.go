@@ -3,6 +3,7 @@ package pinning_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log"
 
 	"github.com/mcpbind/mcpbind/composition"
@@ -15,8 +16,9 @@ import (
 // sent), while the other tools keep working.
 func ExampleDigestCheck() {
 	ctx := context.Background()
-	s, err := composition.Connect(ctx, composition.Stdio("sqlite-explorer", "--dir", "data"),
-		pinning.DigestCheck(sqliteexplorer.Pins, composition.DigestFail))
+	s, err := composition.Connect(ctx, composition.Stdio("go", "run", "github.com/mcpbind/mcpbind/examples/sqlite-explorer"),
+		pinning.DigestCheck(sqliteexplorer.Pins, composition.DigestFail),
+		composition.WithDiscoverTimeout(-1)) // go run compiles first: wait for the server
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -31,5 +33,6 @@ func ExampleDigestCheck() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	log.Println(n)
+	fmt.Println(n)
+	// Output: 24
 }
