@@ -562,7 +562,7 @@ func (s *Session) watchToolList() {
 		if s.Err() != nil {
 			return // closed or lost: nothing more to watch
 		}
-		s.pins.report(fmt.Sprintf("server %s: notifications/tools/list_changed are no longer received: %v", s.c.Server(), err), nil)
+		s.pins.report(fmt.Sprintf("server %s: notifications/tools/list_changed do not reach this session: %v", s.c.Server(), err), nil)
 	})
 	if err != nil {
 		s.pins.report(fmt.Sprintf("server %s: cannot receive notifications/tools/list_changed: %v", s.c.Server(), err), nil)

@@ -126,9 +126,9 @@ type watch struct {
 // newConn wraps cs and starts watching for its end (cs.Wait).
 func newConn(cs *mcp.ClientSession) *conn {
 	init := cs.InitializeResult()
-	name := "server"
+	name := "(unnamed)"
 	if init.ServerInfo != nil && init.ServerInfo.Name != "" {
-		name = "server " + strconv.Quote(init.ServerInfo.Name)
+		name = strconv.Quote(init.ServerInfo.Name)
 	}
 	c := &conn{cs: cs, init: init, server: name + " (go-sdk session)", gone: make(chan struct{})}
 	go func() {
@@ -157,7 +157,9 @@ func (c *conn) markGone(err error) {
 // (server/discover's for a 2026-07-28 session).
 func (c *conn) ProtocolVersion() string { return c.init.ProtocolVersion }
 
-// Server names the server by its serverInfo name, quoted.
+// Server names the server for messages, as mcp-go's connection does with a
+// command or URL: its serverInfo name quoted, and "(go-sdk session)", such as
+// `"github-mcp-server" (go-sdk session)` ("(unnamed)" without a name).
 func (c *conn) Server() string { return c.server }
 
 // Transport is [TransportName].
