@@ -342,7 +342,7 @@ func TestComposingServerKeepsClientTokens(t *testing.T) {
 	defer downSess.Close()
 
 	upMCP := server.NewMCPServer("composer", "1.0.0", server.WithToolCapabilities(false))
-	relay := HandleNoArgs(bindimpl.Tool{Name: "relay"}, `{"name":"relay","inputSchema":{"type":"object"}}`,
+	relay := bindimpl.HandleNoArgs(bindimpl.Tool{Name: "relay"}, `{"name":"relay","inputSchema":{"type":"object"}}`,
 		func(ctx context.Context) (*Result, error) { return downSess.CallResult(ctx, "integer", nil) })
 	if err := Serve(upMCP, []ServedTool{relay}); err != nil {
 		t.Fatal(err)

@@ -19,33 +19,15 @@ import (
 // Server side of a generated package (mcpbind generate --server): the
 // generated Register function lists the bundle's tools on an mcp-go server
 // and answers them through a generated Handler interface. The code here does
-// the work, so each generated tool is one line: [Handle] or [HandleNoArgs]
+// the work, so each generated tool is one line: [bindimpl.Handle] or [bindimpl.HandleNoArgs]
 // with the tool's descriptor, its tool object as exported, and the handler
 // method.
 
 // ServedTool is one tool a generated Register adds to an mcp-go server: the
 // tool object as exported and the handler method that answers it. Make one
-// with [Handle] or [HandleNoArgs]; [Serve] registers them. It is
+// with [bindimpl.Handle] or [bindimpl.HandleNoArgs]; [Serve] registers them. It is
 // bindimpl's, shared with the go-sdk binding (composition/gosdk).
 type ServedTool = bindimpl.ServedTool
-
-// Handle serves the tool described by tool, whose tools/list object is
-// toolJSON (the tool exactly as the bundle holds it), with f: arguments are
-// decoded into an A with tool.Types (required and closed properties, exact
-// names, defaults), f's value is sent as the result. Generated Register
-// functions call it with a Handler method value: Handle(toolQuery, "…",
-// h.Query).
-func Handle[A, R any](tool bindimpl.Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool {
-	return bindimpl.Handle(tool, toolJSON, f)
-}
-
-// HandleNoArgs is Handle for a tool without input properties, whose
-// handler method takes no arguments (as the generated client's method
-// sends none). Arguments a client sends anyway are ignored unless
-// [WithServerArgsValidation] rejects them.
-func HandleNoArgs[R any](tool bindimpl.Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool {
-	return bindimpl.HandleNoArgs(tool, toolJSON, f)
-}
 
 // ServerOption configures [Serve] (and so a generated Register).
 type ServerOption struct {

@@ -36,11 +36,11 @@ func TestServeEraRules(t *testing.T) {
 	}
 	seven := func(context.Context) (int64, error) { return 7, nil }
 	tools := []composition.ServedTool{
-		composition.HandleNoArgs(bindimpl.Tool{Name: "count"},
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "count"},
 			`{"name":"count","inputSchema":{"type":"object"},"outputSchema":`+natural+`}`, seven).WithLegacyOutputSchema(envelope),
-		composition.HandleNoArgs(bindimpl.Tool{Name: "count_enveloped", ResultPointer: "/properties/result"},
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "count_enveloped", ResultPointer: "/properties/result"},
 			`{"name":"count_enveloped","inputSchema":{"type":"object"},"outputSchema":`+natural+`}`, seven).WithLegacyOutputSchema(envelope),
-		composition.HandleNoArgs(bindimpl.Tool{Name: "row", Output: bindimpl.Output{PlainObject: true}},
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "row", Output: bindimpl.Output{PlainObject: true}},
 			`{"name":"row","inputSchema":{"type":"object"},"outputSchema":`+object+`}`,
 			func(context.Context) (row, error) { return row{N: 7}, nil }),
 	}

@@ -55,22 +55,22 @@ func TestServePlainResults(t *testing.T) {
 	}}
 	fail := bindimpl.Tool{Name: "fail"}
 	s := serveInProcess(t, "",
-		composition.Handle(echo, echoJSON, func(_ context.Context, a echoArgs) (*composition.Result, error) {
+		bindimpl.Handle(echo, echoJSON, func(_ context.Context, a echoArgs) (*composition.Result, error) {
 			if a.Text != "hello" {
 				return nil, errors.New("unexpected " + a.Text)
 			}
 			return sent, nil
 		}),
-		composition.HandleNoArgs(fail, `{"name":"fail","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
+		bindimpl.HandleNoArgs(fail, `{"name":"fail","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
 			return nil, &composition.ToolError{Text: "ignored", Result: &composition.Result{Content: []composition.Content{{Type: "text", Text: "disk full"}}}}
 		}),
 		// The README: a *ToolError wrapped with %w is forwarded as its
 		// Result too (the downstream's text, as sent); with %v only the
 		// message, which is ours.
-		composition.HandleNoArgs(bindimpl.Tool{Name: "wrapped"}, `{"name":"wrapped","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "wrapped"}, `{"name":"wrapped","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
 			return nil, fmt.Errorf("lookup: %w", &composition.ToolError{Text: "ignored", Result: &composition.Result{Content: []composition.Content{{Type: "text", Text: "disk\x1b[2J full"}}}})
 		}),
-		composition.HandleNoArgs(bindimpl.Tool{Name: "ours"}, `{"name":"ours","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "ours"}, `{"name":"ours","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
 			return nil, fmt.Errorf("lookup: %v", &composition.ToolError{Text: "disk\x1b[2J full"})
 		}),
 	)
@@ -104,7 +104,7 @@ func TestServeAlwaysWraps(t *testing.T) {
 	const envelope = `{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"],"x-fastmcp-wrap-result":true}`
 	tool := bindimpl.Tool{Name: "n", Output: bindimpl.Output{AlwaysWraps: true}, ResultPointer: "/properties/result"}
 	for _, version := range []string{"", "2025-06-18"} {
-		s := serveInProcess(t, version, composition.HandleNoArgs(tool,
+		s := serveInProcess(t, version, bindimpl.HandleNoArgs(tool,
 			`{"name":"n","inputSchema":{"type":"object"},"outputSchema":`+envelope+`}`,
 			func(context.Context) (int64, error) { return 7, nil }))
 		ctx := context.Background()
@@ -145,7 +145,7 @@ func TestServeRefusesBadTools(t *testing.T) {
 		{"a", `{"name":"a","inputSchema":{"type":"object"},"outputSchema":{"type":"array"}}`, ""},
 	} {
 		srv := server.NewMCPServer("t", "0", server.WithToolCapabilities(false))
-		err := composition.Serve(srv, []composition.ServedTool{composition.HandleNoArgs(bindimpl.Tool{Name: tc.name}, tc.json, run)})
+		err := composition.Serve(srv, []composition.ServedTool{bindimpl.HandleNoArgs(bindimpl.Tool{Name: tc.name}, tc.json, run)})
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.json, err)
@@ -163,7 +163,7 @@ func TestServeRefusesBadTools(t *testing.T) {
 	srv.AddTaskTool(mcp.NewTool("a", mcp.WithTaskSupport(mcp.TaskSupportRequired)), func(context.Context, mcp.CallToolRequest) (*mcp.CreateTaskResult, error) {
 		return nil, nil
 	})
-	err := composition.Serve(srv, []composition.ServedTool{composition.HandleNoArgs(bindimpl.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"}}`, run)})
+	err := composition.Serve(srv, []composition.ServedTool{bindimpl.HandleNoArgs(bindimpl.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"}}`, run)})
 	if err == nil || !strings.Contains(err.Error(), "mcp-go refused") {
 		t.Errorf("a name taken by a task tool: %v", err)
 	}
@@ -176,7 +176,7 @@ func TestServeRefusesBadTools(t *testing.T) {
 func TestServeResultValidation(t *testing.T) {
 	schemas := bindimpl.NewSchemaSet(map[string]string{"n#outputSchema": `{"type":"integer","minimum":0}`})
 	tool := bindimpl.Tool{Name: "n", Schemas: schemas, OutputDoc: "n#outputSchema"}
-	served := composition.HandleNoArgs(tool, `{"name":"n","inputSchema":{"type":"object"}}`, func(context.Context) (int64, error) { return -1, nil })
+	served := bindimpl.HandleNoArgs(tool, `{"name":"n","inputSchema":{"type":"object"}}`, func(context.Context) (int64, error) { return -1, nil })
 	for _, version := range []string{"", "2025-06-18"} {
 		s := serveInProcessWith(t, version, []composition.ServerOption{composition.WithServerResultValidation()}, served)
 		_, err := s.CallResult(context.Background(), "n", nil)
@@ -201,7 +201,7 @@ func TestServeLegacyOutputSchema(t *testing.T) {
 	const natural = `{"type":"array","items":{"type":"string"}}`
 	const legacy = `{"properties":{"result":{"type":"array","items":{"type":"string"}}},"required":["result"]}`
 	tool := bindimpl.Tool{Name: "names"}
-	served := composition.HandleNoArgs(tool, `{"name":"names","inputSchema":{"type":"object"},"outputSchema":`+natural+`}`,
+	served := bindimpl.HandleNoArgs(tool, `{"name":"names","inputSchema":{"type":"object"},"outputSchema":`+natural+`}`,
 		func(context.Context) ([]string, error) { return []string{"ada"}, nil }).WithLegacyOutputSchema(legacy)
 	for _, tc := range []struct{ version, listed, value string }{
 		{"2025-06-18", legacy, `{"result":["ada"]}`},
@@ -235,7 +235,7 @@ func TestServeLegacyOutputSchema(t *testing.T) {
 		{bindimpl.Tool{Name: "a"}, `{"name":"a","inputSchema":{"type":"object"},"outputSchema":` + natural + `}`, `{"type":`, "not JSON"},
 	} {
 		srv := server.NewMCPServer("t", "0", server.WithToolCapabilities(false))
-		err := composition.Serve(srv, []composition.ServedTool{composition.HandleNoArgs(tc.tool, tc.json, run).WithLegacyOutputSchema(tc.legacy)})
+		err := composition.Serve(srv, []composition.ServedTool{bindimpl.HandleNoArgs(tc.tool, tc.json, run).WithLegacyOutputSchema(tc.legacy)})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.json, err, tc.want)
 		}
@@ -252,7 +252,7 @@ func TestServeArgsValidation(t *testing.T) {
 	type args struct {
 		N int64 `json:"n"`
 	}
-	served := composition.Handle(tool, `{"name":"n","inputSchema":{"type":"object","properties":{"n":{"type":"integer","minimum":0}}}}`,
+	served := bindimpl.Handle(tool, `{"name":"n","inputSchema":{"type":"object","properties":{"n":{"type":"integer","minimum":0}}}}`,
 		func(_ context.Context, a args) (*composition.Result, error) {
 			return &composition.Result{Content: []composition.Content{{Type: "text", Text: fmt.Sprintf("ran with %d", a.N)}}}, nil
 		})

@@ -64,7 +64,7 @@ func testHeldBudget(t *testing.T, n int, shared bool) {
 		}
 	})
 	srv := server.NewMCPServer("fwd", "1", server.WithToolCapabilities(false), server.WithHooks(hooks))
-	fwd := composition.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
+	fwd := bindimpl.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
 		func(ctx context.Context) (*composition.Result, error) { return down.CallResult(ctx, "big", nil) })
 	if err := composition.Serve(srv, []composition.ServedTool{fwd}); err != nil {
 		t.Fatal(err)

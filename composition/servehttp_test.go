@@ -36,7 +36,7 @@ func TestStreamableHTTPForwardsLargeResult(t *testing.T) {
 		for _, sse := range []bool{false, true} {
 			t.Run(fmt.Sprintf("version=%s/sse=%v", version, sse), func(t *testing.T) {
 				srv := server.NewMCPServer("fwd", "1", server.WithToolCapabilities(false))
-				fwd := composition.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
+				fwd := bindimpl.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
 					func(ctx context.Context) (*composition.Result, error) {
 						if sse {
 							// A notification before the result makes mcp-go answer as an SSE stream.

@@ -174,7 +174,7 @@ func bigResultTool(n int, c string) composition.ServedTool {
 		Content:           []composition.Content{{Type: "text", Raw: json.RawMessage(`{"type":"text","text":"` + big + `"}`)}},
 		StructuredContent: json.RawMessage(`{"blob":"` + big + `"}`),
 	}
-	return composition.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
+	return bindimpl.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
 		func(context.Context) (*composition.Result, error) { return res, nil })
 }
 
@@ -277,7 +277,7 @@ func TestServeStdioDoesNotCopyResult(t *testing.T) {
 // returns nil when stdin ends.
 func TestServeStdioSession(t *testing.T) {
 	srv := server.NewMCPServer("session-test", "1", server.WithToolCapabilities(true))
-	inW, outR, served := serveStdioPipes(t, srv, composition.HandleNoArgs(bindimpl.Tool{Name: "one"}, `{"name":"one","inputSchema":{"type":"object"}}`,
+	inW, outR, served := serveStdioPipes(t, srv, bindimpl.HandleNoArgs(bindimpl.Tool{Name: "one"}, `{"name":"one","inputSchema":{"type":"object"}}`,
 		func(context.Context) (*composition.Result, error) {
 			return &composition.Result{Content: []composition.Content{{Type: "text", Text: "1"}}}, nil
 		}))
@@ -321,7 +321,7 @@ func TestServeStdioServerRequests(t *testing.T) {
 		return &composition.Result{Content: []composition.Content{{Type: "text", Text: s}}}
 	}
 	inW, outR, served := serveStdioPipes(t, srv,
-		composition.HandleNoArgs(bindimpl.Tool{Name: "ask"}, `{"name":"ask","inputSchema":{"type":"object"}}`,
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "ask"}, `{"name":"ask","inputSchema":{"type":"object"}}`,
 			func(ctx context.Context) (*composition.Result, error) {
 				res, err := srv.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
 					Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("question")}}, MaxTokens: 5}})
@@ -331,7 +331,7 @@ func TestServeStdioServerRequests(t *testing.T) {
 				tc, _ := res.Content.(mcp.TextContent)
 				return text("model " + res.Model + " said " + tc.Text), nil
 			}),
-		composition.HandleNoArgs(bindimpl.Tool{Name: "roots"}, `{"name":"roots","inputSchema":{"type":"object"}}`,
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "roots"}, `{"name":"roots","inputSchema":{"type":"object"}}`,
 			func(ctx context.Context) (*composition.Result, error) {
 				res, err := srv.RequestRoots(ctx, mcp.ListRootsRequest{})
 				if err != nil {
@@ -407,7 +407,7 @@ func TestServeStdioServerRequests(t *testing.T) {
 func TestServeStdioPanic(t *testing.T) {
 	srv := server.NewMCPServer("panic-test", "1", server.WithToolCapabilities(false))
 	inW, outR, served := serveStdioPipes(t, srv,
-		composition.HandleNoArgs(bindimpl.Tool{Name: "boom"}, `{"name":"boom","inputSchema":{"type":"object"}}`,
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "boom"}, `{"name":"boom","inputSchema":{"type":"object"}}`,
 			func(context.Context) (*composition.Result, error) { panic("boom") }))
 	_, exchange := stdioClient(t, inW, outR)
 	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
@@ -435,7 +435,7 @@ func TestServeStdioClientNotReading(t *testing.T) {
 	asking := make(chan context.CancelFunc)
 	asked := make(chan error, 1)
 	tools := []composition.ServedTool{bigResultTool(5<<20, "x"),
-		composition.HandleNoArgs(bindimpl.Tool{Name: "ask"}, `{"name":"ask","inputSchema":{"type":"object"}}`,
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "ask"}, `{"name":"ask","inputSchema":{"type":"object"}}`,
 			func(ctx context.Context) (*composition.Result, error) {
 				ctx, cancel := context.WithCancel(ctx)
 				defer cancel()
@@ -531,7 +531,7 @@ func TestServeStdioBusy(t *testing.T) {
 	srv := server.NewMCPServer("busy-test", "1", server.WithToolCapabilities(false))
 	release := make(chan struct{})
 	inW, outR, served := serveStdioPipes(t, srv,
-		composition.HandleNoArgs(bindimpl.Tool{Name: "hold"}, `{"name":"hold","inputSchema":{"type":"object"}}`,
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "hold"}, `{"name":"hold","inputSchema":{"type":"object"}}`,
 			func(ctx context.Context) (*composition.Result, error) {
 				<-release
 				return &composition.Result{Content: []composition.Content{{Type: "text", Text: "done"}}}, nil

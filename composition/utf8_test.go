@@ -58,10 +58,10 @@ func TestInvalidUTF8(t *testing.T) {
 
 	srv := server.NewMCPServer("proxy", "1", server.WithToolCapabilities(false))
 	tools := []composition.ServedTool{
-		composition.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`, func(ctx context.Context) (*composition.Result, error) {
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`, func(ctx context.Context) (*composition.Result, error) {
 			return s.CallResult(ctx, "bad", nil)
 		}),
-		composition.HandleNoArgs(bindimpl.Tool{Name: "made"}, `{"name":"made","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
+		bindimpl.HandleNoArgs(bindimpl.Tool{Name: "made"}, `{"name":"made","inputSchema":{"type":"object"}}`, func(context.Context) (*composition.Result, error) {
 			return made, nil
 		}),
 	}

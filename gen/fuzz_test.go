@@ -38,12 +38,9 @@ type Registry struct{}
 func (r *Registry) Server(id string) Caller { return nil }
 type Nullable[T any] = bindimpl.Nullable[T]
 type Pins struct { Digest, ProtocolVersion string; Tools []*bindimpl.Tool }
-type ServedTool struct{}
-func (st ServedTool) WithLegacyOutputSchema(outputSchema string) ServedTool { return st }
+type ServedTool = bindimpl.ServedTool
 type ServerOption struct{}
-func Handle[A, R any](tool bindimpl.Tool, toolJSON string, f func(context.Context, A) (R, error)) ServedTool { return ServedTool{} }
-func HandleNoArgs[R any](tool bindimpl.Tool, toolJSON string, f func(context.Context) (R, error)) ServedTool { return ServedTool{} }
-func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) error { return nil }
+func Serve(s *server.MCPServer, tools []bindimpl.ServedTool, opts ...ServerOption) error { return nil }
 func NotImplemented(name string) error { return nil }
 func Forwarding(c Caller, tools ...string) ServerOption { return ServerOption{} }
 `

@@ -292,10 +292,10 @@ func clientImports(p *ir.Package) []string {
 }
 
 // serverImports lists what server.go needs: what the Handler's method
-// signatures need (as client.go) and mcp-go's server package.
+// signatures need (as client.go), bindimpl for the served tools and
+// mcp-go's server package.
 func serverImports(p *ir.Package) []string {
-	imps := slices.DeleteFunc(clientImports(p), func(path string) bool { return path == importBindimpl })
-	return sortedUnique(append(imps, importMCPServer))
+	return sortedUnique(append(clientImports(p), importMCPServer))
 }
 
 // serverImportsGoSDK lists what server.go needs on go-sdk: what the
@@ -306,7 +306,7 @@ func serverImportsGoSDK(p *ir.Package) []string {
 }
 
 // serverTool renders t's tool object, as the bundle holds it, as a Go
-// string constant for composition.Handle: a literal, joined with the
+// string constant for bindimpl.Handle: a literal, joined with the
 // constants of the package's SharedMembers where the object holds one; its outputSchema is the one the
 // IR decided to list toward 2026-07-28 sessions (Tool.ListedOutputSchema,
 // when set). An inputSchema or outputSchema

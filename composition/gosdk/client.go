@@ -5,7 +5,7 @@
 // pipeline as over composition.Connect — arguments encoded once and sent
 // as is, validation ([composition.WithArgsValidation],
 // [composition.WithResultValidation]), pinning ([composition.DigestFail]
-// and the generated DigestCheck), interceptors and logging, the
+// and pinning.DigestCheck of a generated package's Pins), interceptors and logging, the
 // {"result": v} envelope unwrapped by the session's negotiated protocol
 // version, results decoded once from the bytes as sent.
 //

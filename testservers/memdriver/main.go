@@ -124,7 +124,7 @@ func run() error {
 		return nil
 	case "serve":
 		srv := server.NewMCPServer("memdriver", "1", server.WithToolCapabilities(false))
-		fwd := composition.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
+		fwd := bindimpl.HandleNoArgs(bindimpl.Tool{Name: "fwd"}, `{"name":"fwd","inputSchema":{"type":"object"}}`,
 			func(ctx context.Context) (*composition.Result, error) { return s.CallResult(ctx, *tool, nil) })
 		if err := composition.Serve(srv, []composition.ServedTool{fwd}); err != nil {
 			return err

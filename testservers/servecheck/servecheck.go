@@ -38,7 +38,7 @@ type registered struct {
 
 // Tools returns the tools the generated server.go source serverGo
 // registers, as composition.ServedTools: the tool object and legacy
-// outputSchema literals of each composition.Handle or HandleNoArgs call in
+// outputSchema literals of each bindimpl.Handle or HandleNoArgs call in
 // Register, with the descriptor the IR p gives client.go and schemas.go
 // (name, Output, schema documents, natural pointer). Their handlers
 // answer nothing; they are for listing.
@@ -64,7 +64,7 @@ func Tools(p *ir.Package, serverGo []byte) ([]composition.ServedTool, error) {
 		}
 		desc := bindimpl.Tool{Name: t.Name, Output: bindimpl.Output(t.Output), Schemas: set,
 			InputDoc: t.InputDoc, OutputDoc: t.OutputDoc, ResultPointer: t.NaturalPointer}
-		st := composition.HandleNoArgs(desc, r.toolJSON, func(context.Context) (any, error) { return nil, nil })
+		st := bindimpl.HandleNoArgs(desc, r.toolJSON, func(context.Context) (any, error) { return nil, nil })
 		if r.legacy != "" {
 			st = st.WithLegacyOutputSchema(r.legacy)
 		}
@@ -76,7 +76,7 @@ func Tools(p *ir.Package, serverGo []byte) ([]composition.ServedTool, error) {
 	return out, nil
 }
 
-// parseRegister reads the composition.Handle and HandleNoArgs calls of
+// parseRegister reads the bindimpl.Handle and HandleNoArgs calls of
 // server.go, with the WithLegacyOutputSchema call around each, if any.
 func parseRegister(src []byte) ([]registered, error) {
 	f, err := parser.ParseFile(token.NewFileSet(), "server.go", src, 0)

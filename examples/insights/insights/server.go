@@ -36,6 +36,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/examples/insights/memory"
 	"github.com/mcpbind/mcpbind/examples/insights/sqliteexplorer"
 )
@@ -107,7 +108,7 @@ func NewServer(d Downstream) (*server.MCPServer, error) {
 		server.WithInstructions(instructions),
 		server.WithRecovery(),
 	)
-	err := composition.Serve(s, []composition.ServedTool{
+	err := composition.Serve(s, []bindimpl.ServedTool{
 		TableReportTool.Serve(d.tableReport),
 		RememberFindingTool.Serve(d.rememberFinding),
 		FindingsTool.Serve(d.findings),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // Handler answers the tools of the MCP server "memory", with the
@@ -96,9 +97,9 @@ func (UnimplementedHandler) SearchNodes(context.Context, SearchNodesArgs) (*Sear
 // wrapped as {"result": v}; toward 2026-07-28 clients it is natural
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
-	return composition.Serve(s, []composition.ServedTool{
-		composition.Handle(toolAddObservations, "{\"name\":\"add_observations\",\"title\":\"Add Observations\",\"description\":\"Add new observations to existing"+
-			" entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
+	return composition.Serve(s, []bindimpl.ServedTool{
+		bindimpl.Handle(toolAddObservations, "{\"name\":\"add_observations\",\"title\":\"Add Observations\",\"description\":\"Add new observations to existing en"+
+			"tities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"entityName\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity to add the observations to\"},\"contents\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"+
 			"\"description\":\"An array of observation contents to add\"}},\"required\":[\"entityName\",\"contents\"]}}},\"required\":[\"observations\"]},"+
@@ -107,8 +108,8 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"\"properties\":{\"entityName\":{\"type\":\"string\"},\"addedObservations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"+
 			"\"required\":[\"entityName\",\"addedObservations\"],\"additionalProperties\":false}}},\"required\":[\"results\"],"+
 			"\"additionalProperties\":false}}", h.AddObservations),
-		composition.Handle(toolCreateEntities, "{\"name\":\"create_entities\",\"title\":\"Create Entities\",\"description\":\"Create multiple new entities in the"+
-			" knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
+		bindimpl.Handle(toolCreateEntities, "{\"name\":\"create_entities\",\"title\":\"Create Entities\",\"description\":\"Create multiple new entities in the kn"+
+			"owledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"entities\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity\"},\"entityType\":{\"type\":\"string\",\"description\":\"The type of the entity\"},"+
 			"\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of observation contents associated with the enti"+
@@ -119,9 +120,9 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of observation contents associated with the enti"+
 			"ty\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"additionalProperties\":false}}},\"required\":[\"entities\"],"+
 			"\"additionalProperties\":false}}", h.CreateEntities),
-		composition.Handle(toolCreateRelations, "{\"name\":\"create_relations\",\"title\":\"Create Relations\",\"description\":\"Create multiple new relations be"+
-			"tween entities in the knowledge graph. Relations should be in active voice\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/sche"+
-			"ma#\",\"type\":\"object\",\"properties\":{\"relations\":{\"type\":\"array\",\"items\":{\"type\":\"object\","+
+		bindimpl.Handle(toolCreateRelations, "{\"name\":\"create_relations\",\"title\":\"Create Relations\",\"description\":\"Create multiple new relations betwe"+
+			"en entities in the knowledge graph. Relations should be in active voice\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#"+
+			"\",\"type\":\"object\",\"properties\":{\"relations\":{\"type\":\"array\",\"items\":{\"type\":\"object\","+
 			"\"properties\":{\"from\":{\"type\":\"string\",\"description\":\"The name of the entity where the relation starts\"},\"to\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity where the relation ends\"},\"relationType\":{\"type\":\"string\","+
 			"\"description\":\"The type of the relation\"}},\"required\":[\"from\",\"to\",\"relationType\"]}}},"+
@@ -131,33 +132,33 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"\"},\"to\":{\"type\":\"string\",\"description\":\"The name of the entity where the relation ends\"},\"relationType\":{\"type\":\"string\","+
 			"\"description\":\"The type of the relation\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"additionalProperties\":false}}},"+
 			"\"required\":[\"relations\"],\"additionalProperties\":false}}", h.CreateRelations),
-		composition.Handle(toolDeleteEntities, "{\"name\":\"delete_entities\",\"title\":\"Delete Entities\",\"description\":\"Delete multiple entities and their "+
-			"associated relations from the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
+		bindimpl.Handle(toolDeleteEntities, "{\"name\":\"delete_entities\",\"title\":\"Delete Entities\",\"description\":\"Delete multiple entities and their ass"+
+			"ociated relations from the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"entityNames\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of entity names to delete\"}},"+
 			"\"required\":[\"entityNames\"]},\"annotations\":"+annotationsDeleteEntities+",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaDeleteEntities+"}", h.DeleteEntities),
-		composition.Handle(toolDeleteObservations, "{\"name\":\"delete_observations\",\"title\":\"Delete Observations\",\"description\":\"Delete specific observa"+
-			"tions from entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
+		bindimpl.Handle(toolDeleteObservations, "{\"name\":\"delete_observations\",\"title\":\"Delete Observations\",\"description\":\"Delete specific observatio"+
+			"ns from entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"deletions\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"entityName\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity containing the observations\"},\"observations\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"+
 			"\"description\":\"An array of observations to delete\"}},\"required\":[\"entityName\",\"observations\"]}}},\"required\":[\"deletions\"]},"+
 			"\"annotations\":"+annotationsDeleteEntities+",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaDeleteEntities+"}", h.DeleteObservations),
-		composition.Handle(toolDeleteRelations, "{\"name\":\"delete_relations\",\"title\":\"Delete Relations\",\"description\":\"Delete multiple relations from t"+
-			"he knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
+		bindimpl.Handle(toolDeleteRelations, "{\"name\":\"delete_relations\",\"title\":\"Delete Relations\",\"description\":\"Delete multiple relations from the "+
+			"knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"relations\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"from\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity where the relation starts\"},\"to\":{\"type\":\"string\","+
 			"\"description\":\"The name of the entity where the relation ends\"},\"relationType\":{\"type\":\"string\","+
 			"\"description\":\"The type of the relation\"}},\"required\":[\"from\",\"to\",\"relationType\"]},\"description\":\"An array of relations to delet"+
 			"e\"}},\"required\":[\"relations\"]},\"annotations\":"+annotationsDeleteEntities+
 			",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaDeleteEntities+"}", h.DeleteRelations),
-		composition.Handle(toolOpenNodes, "{\"name\":\"open_nodes\",\"title\":\"Open Nodes\",\"description\":\"Open specific nodes in the knowledge graph by thei"+
-			"r names\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
+		bindimpl.Handle(toolOpenNodes, "{\"name\":\"open_nodes\",\"title\":\"Open Nodes\",\"description\":\"Open specific nodes in the knowledge graph by their n"+
+			"ames\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"names\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"An array of entity names to retrieve\"}},"+
 			"\"required\":[\"names\"]},\"annotations\":"+annotationsOpenNodes+",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaOpenNodes+"}", h.OpenNodes),
-		composition.HandleNoArgs(toolReadGraph, "{\"name\":\"read_graph\",\"title\":\"Read Graph\",\"description\":\"Read the entire knowledge graph\","+
+		bindimpl.HandleNoArgs(toolReadGraph, "{\"name\":\"read_graph\",\"title\":\"Read Graph\",\"description\":\"Read the entire knowledge graph\","+
 			"\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{}},"+
 			"\"annotations\":"+annotationsOpenNodes+",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaOpenNodes+"}", h.ReadGraph),
-		composition.Handle(toolSearchNodes, "{\"name\":\"search_nodes\",\"title\":\"Search Nodes\",\"description\":\"Search for nodes in the knowledge graph base"+
-			"d on a query\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
+		bindimpl.Handle(toolSearchNodes, "{\"name\":\"search_nodes\",\"title\":\"Search Nodes\",\"description\":\"Search for nodes in the knowledge graph based o"+
+			"n a query\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
 			"\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"The search query to match against entity names, types,"+
 			" and observation content\"}},\"required\":[\"query\"]},\"annotations\":"+annotationsOpenNodes+
 			",\"execution\":{\"taskSupport\":\"forbidden\"},\"outputSchema\":"+outputSchemaOpenNodes+"}", h.SearchNodes),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // Handler answers the tools of the MCP server "sqlite-explorer", with the
@@ -76,22 +77,22 @@ func (UnimplementedHandler) Query(context.Context, QueryArgs) (*QueryResult, err
 // wrapped as {"result": v}; toward 2026-07-28 clients it is natural
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
-	return composition.Serve(s, []composition.ServedTool{
-		composition.Handle(toolCountRows, "{\"annotations\":"+annotationsCountRows+
+	return composition.Serve(s, []bindimpl.ServedTool{
+		bindimpl.Handle(toolCountRows, "{\"annotations\":"+annotationsCountRows+
 			",\"description\":\"Count the rows of a table.\",\"name\":\"count_rows\",\"title\":\"Count rows\"}", h.CountRows).WithLegacyOutputSchema(
 			"{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"integer\"}},\"required\":[\"result\"]}"),
-		composition.Handle(toolDescribeTable, "{\"annotations\":"+annotationsCountRows+",\"description\":\"Describe a table's columns: name, declared type,"+
+		bindimpl.Handle(toolDescribeTable, "{\"annotations\":"+annotationsCountRows+",\"description\":\"Describe a table's columns: name, declared type,"+
 			" NOT NULL, primary key.\",\"name\":\"describe_table\",\"title\":\"Describe table\"}", h.DescribeTable),
-		composition.Handle(toolFindRow, "{\"annotations\":"+annotationsCountRows+",\"description\":\"Fetch one row of a table by its id,"+
-			" as an object of column values; null when there is no such row.\",\"name\":\"find_row\","+
-			"\"title\":\"Find row\"}", h.FindRow).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"result\":{\"anyOf\":[{\"type\":\"object\"," +
-			"\"additionalProperties\":true},{\"type\":\"null\"}]}},\"required\":[\"result\"]}"),
-		composition.Handle(toolInsertRow, "{\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false},"+
+		bindimpl.Handle(toolFindRow, "{\"annotations\":"+annotationsCountRows+",\"description\":\"Fetch one row of a table by its id, as an object of column valu"+
+			"es; null when there is no such row.\",\"name\":\"find_row\",\"title\":\"Find row\"}", h.FindRow).WithLegacyOutputSchema(
+			"{\"type\":\"object\",\"properties\":{\"result\":{\"anyOf\":[{\"type\":\"object\",\"additionalProperties\":true},{\"type\":\"null\"}]}}," +
+				"\"required\":[\"result\"]}"),
+		bindimpl.Handle(toolInsertRow, "{\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false},"+
 			"\"description\":\"Insert a row into a table and return its id.\",\"name\":\"insert_row\",\"title\":\"Insert row\"}", h.InsertRow),
-		composition.HandleNoArgs(toolListTables, "{\"annotations\":"+annotationsCountRows+",\"description\":\"List the names of the database's tables.\","+
+		bindimpl.HandleNoArgs(toolListTables, "{\"annotations\":"+annotationsCountRows+",\"description\":\"List the names of the database's tables.\","+
 			"\"name\":\"list_tables\",\"title\":\"List tables\"}", h.ListTables).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"result\":{\"t" +
 			"ype\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"result\"]}"),
-		composition.Handle(toolQuery, "{\"_meta\":{\"pmcp:outputTypeName\":\"QueryResult\"},\"annotations\":"+annotationsCountRows+
+		bindimpl.Handle(toolQuery, "{\"_meta\":{\"pmcp:outputTypeName\":\"QueryResult\"},\"annotations\":"+annotationsCountRows+
 			",\"description\":\"Execute a read-only SQL statement and return the rows.\",\"name\":\"query\",\"title\":\"Query\"}", h.Query),
 	}, opts...)
 }

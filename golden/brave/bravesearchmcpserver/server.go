@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // Handler answers the tools of the MCP server "brave-search-mcp-server", with the
@@ -89,13 +90,13 @@ func (UnimplementedHandler) BraveWebSearch(context.Context, BraveWebSearchArgs) 
 // wrapped as {"result": v}; toward 2026-07-28 clients it is natural
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
-	return composition.Serve(s, []composition.ServedTool{
-		composition.Handle(toolBraveImageSearch, "{\"name\":\"brave_image_search\",\"title\":\"brave_image_search\",\"description\":\"\\n    Performs an image se"+
-			"arch using the Brave Search API. Helpful for when you need pictures of people, places, things, graphic design ideas, art inspiration,"+
+	return composition.Serve(s, []bindimpl.ServedTool{
+		bindimpl.Handle(toolBraveImageSearch, "{\"name\":\"brave_image_search\",\"title\":\"brave_image_search\",\"description\":\"\\n    Performs an image searc"+
+			"h using the Brave Search API. Helpful for when you need pictures of people, places, things, graphic design ideas, art inspiration,"+
 			" and more. When relaying results in a markdown environment, it may be helpful to include images in the results (e.g.,"+
 			" ![image.title](image.properties.url)).\\n\",\"annotations\":{\"title\":\"Brave Image Search\",\"openWorldHint\":true},"+
 			"\"execution\":{\"taskSupport\":\"forbidden\"}}", h.BraveImageSearch),
-		composition.Handle(toolBraveLlmContext, "{\"name\":\"brave_llm_context\",\"title\":\"brave_llm_context\",\"description\":\"Retrieves pre-extracted,"+
+		bindimpl.Handle(toolBraveLlmContext, "{\"name\":\"brave_llm_context\",\"title\":\"brave_llm_context\",\"description\":\"Retrieves pre-extracted,"+
 			" relevance-ranked web content using Brave's LLM Context API, optimized for AI agents, LLM grounding,"+
 			" and RAG pipelines. Unlike a traditional web search that returns links and short descriptions, this tool returns the actual substance of matchin"+
 			"g pages — text chunks, tables, code blocks, and structured data — so the model can reason over it directly.\\n\\n    When to use:\\n        "+
@@ -104,16 +105,16 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"g pages\\n        - When you need the contents of pages, not just titles, descriptions, and URLs\\n\\n    When relaying results in markdown-supp"+
 			"orting environments, cite the source URLs from the \\\"sources\\\" map.\",\"annotations\":{\"title\":\"Brave LLM Context\","+
 			"\"openWorldHint\":true},\"execution\":{\"taskSupport\":\"forbidden\"}}", h.BraveLlmContext),
-		composition.Handle(toolBraveLocalSearch, "{\"name\":\"brave_local_search\",\"title\":\"brave_local_search\",\"description\":\"Brave Local Search API prov"+
-			"ides enrichments for location search results. Access to this API is available only through the Brave Search API Pro plans; confirm the user's pl"+
-			"an before using this tool (if the user does not have a Pro plan, use the brave_web_search tool). Searches for local businesses and places using "+
-			"Brave's Local Search API. Best for queries related to physical locations, businesses, restaurants, services,"+
+		bindimpl.Handle(toolBraveLocalSearch, "{\"name\":\"brave_local_search\",\"title\":\"brave_local_search\",\"description\":\"Brave Local Search API provide"+
+			"s enrichments for location search results. Access to this API is available only through the Brave Search API Pro plans; confirm the user's plan "+
+			"before using this tool (if the user does not have a Pro plan, use the brave_web_search tool). Searches for local businesses and places using Bra"+
+			"ve's Local Search API. Best for queries related to physical locations, businesses, restaurants, services,"+
 			" etc.\\n    \\n    Returns detailed information including:\\n        - Business names and addresses\\n        - Ratings and review counts\\n    "+
 			"    - Phone numbers and opening hours\\n\\n    Use this when the query implies 'near me', 'in my area', or mentions specific locations (e.g.,"+
 			" 'in San Francisco'). This tool automatically falls back to brave_web_search if no local results are found.\","+
 			"\"annotations\":{\"title\":\"Brave Local Search\",\"openWorldHint\":true},\"execution\":{\"taskSupport\":\"forbidden\"}}", h.BraveLocalSearch),
-		composition.Handle(toolBraveNewsSearch, "{\"name\":\"brave_news_search\",\"title\":\"brave_news_search\",\"description\":\"This tool searches for news ar"+
-			"ticles using Brave's News Search API based on the user's query. Use it when you need current news information, breaking news updates,"+
+		bindimpl.Handle(toolBraveNewsSearch, "{\"name\":\"brave_news_search\",\"title\":\"brave_news_search\",\"description\":\"This tool searches for news artic"+
+			"les using Brave's News Search API based on the user's query. Use it when you need current news information, breaking news updates,"+
 			" or articles about specific topics, events, or entities.\\n    \\n    When to use:\\n        - Finding recent news articles on specific topics\\"+
 			"n        - Getting breaking news updates\\n        - Researching current events or trending stories\\n        - Gathering news sources and headl"+
 			"ines for analysis\\n\\n    Returns a JSON list of news-related results with title, url, and description. Some results may contain snippets of te"+
@@ -123,8 +124,8 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"es have increased by 20%\\\".\\n        - \\\"According to [BBC News](https://www.bbc.com/news/world-europe-65910000),"+
 			" the UK government has announced a new policy to support renewable energy\\\".\",\"annotations\":{\"title\":\"Brave News Search\","+
 			"\"openWorldHint\":true},\"execution\":{\"taskSupport\":\"forbidden\"}}", h.BraveNewsSearch),
-		composition.Handle(toolBravePlaceSearch, "{\"name\":\"brave_place_search\",\"title\":\"brave_place_search\",\"description\":\"Searches Brave's Place Sear"+
-			"ch API. A single call may populate any combination of 'results' (POIs), 'cities', 'addresses', 'streets',"+
+		bindimpl.Handle(toolBravePlaceSearch, "{\"name\":\"brave_place_search\",\"title\":\"brave_place_search\",\"description\":\"Searches Brave's Place Search "+
+			"API. A single call may populate any combination of 'results' (POIs), 'cities', 'addresses', 'streets',"+
 			" and 'location' (the resolved search area), depending on the query's shape.\\n\\n    When to use:\\n        - POIs near coordinates or a named a"+
 			"rea (e.g. \\\"coffee shops in Paris\\\") -> 'results', each with structured business data (postal address, hours, contact, ratings, photos,"+
 			" categories, timezone).\\n        - Browsing general POIs (omit 'query'; supply 'latitude'+'longitude' or 'location').\\n        - Disambiguatin"+
@@ -136,8 +137,8 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"japan'). Capitalization and commas don't matter.\\n        - 'count' caps results (max 50, default 20). 'radius' (meters) biases toward closer r"+
 			"esults; it does NOT hard-limit the search area.\",\"annotations\":{\"title\":\"Brave Place Search\",\"openWorldHint\":true},"+
 			"\"execution\":{\"taskSupport\":\"forbidden\"}}", h.BravePlaceSearch),
-		composition.Handle(toolBraveSummarizer, "{\"name\":\"brave_summarizer\",\"title\":\"brave_summarizer\",\"description\":\"Retrieves AI-generated summaries"+
-			" of web search results using Brave's Summarizer API. This tool processes search results to create concise,"+
+		bindimpl.Handle(toolBraveSummarizer, "{\"name\":\"brave_summarizer\",\"title\":\"brave_summarizer\",\"description\":\"Retrieves AI-generated summaries of"+
+			" web search results using Brave's Summarizer API. This tool processes search results to create concise,"+
 			" coherent summaries of information gathered from multiple sources.\\n\\n    When to use:\\n\\n    - When you need a concise overview of complex "+
 			"topics from multiple sources\\n    - For quick fact-checking or getting key points without reading full articles\\n    - When providing users wi"+
 			"th summarized information that synthesizes various perspectives\\n    - For research tasks requiring distilled information from web searches\\n"+
@@ -145,17 +146,17 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"and additional entity information.\\n\\n    Requirements: Must first perform a web search using brave_web_search with summary=true parameter. Re"+
 			"quires a Pro AI subscription to access the summarizer functionality.\",\"annotations\":{\"title\":\"Brave Summarizer\",\"openWorldHint\":true},"+
 			"\"execution\":{\"taskSupport\":\"forbidden\"}}", h.BraveSummarizer),
-		composition.Handle(toolBraveVideoSearch, "{\"name\":\"brave_video_search\",\"title\":\"brave_video_search\",\"description\":\"Searches for videos using B"+
-			"rave's Video Search API and returns structured video results with metadata.\\n\\n    When to use:\\n        - When you need to find videos relat"+
-			"ed to a specific topic, keyword, or query.\\n        - Useful for discovering video content, getting video metadata,"+
+		bindimpl.Handle(toolBraveVideoSearch, "{\"name\":\"brave_video_search\",\"title\":\"brave_video_search\",\"description\":\"Searches for videos using Brav"+
+			"e's Video Search API and returns structured video results with metadata.\\n\\n    When to use:\\n        - When you need to find videos related "+
+			"to a specific topic, keyword, or query.\\n        - Useful for discovering video content, getting video metadata,"+
 			" or finding videos from specific creators/publishers.\\n\\n    Returns a JSON list of video-related results with title, url, description,"+
 			" duration, and thumbnail_url.\",\"annotations\":{\"title\":\"Brave Video Search\",\"openWorldHint\":true},"+
 			"\"execution\":{\"taskSupport\":\"forbidden\"}}", h.BraveVideoSearch),
-		composition.Handle(toolBraveWebSearch, "{\"name\":\"brave_web_search\",\"title\":\"brave_web_search\",\"description\":\"Performs web searches using the B"+
-			"rave Search API and returns comprehensive search results with rich metadata.\\n\\n    When to use:\\n        - General web searches for informat"+
-			"ion, facts, or current topics\\n        - Location-based queries (restaurants, businesses, points of interest)\\n        - News searches for rec"+
-			"ent events or breaking stories\\n        - Finding videos, discussions, or FAQ content\\n        - Research requiring diverse result types (web "+
-			"pages, images, reviews, etc.)\\n\\n    Returns a JSON list of web results with title, description,"+
+		bindimpl.Handle(toolBraveWebSearch, "{\"name\":\"brave_web_search\",\"title\":\"brave_web_search\",\"description\":\"Performs web searches using the Brav"+
+			"e Search API and returns comprehensive search results with rich metadata.\\n\\n    When to use:\\n        - General web searches for information"+
+			", facts, or current topics\\n        - Location-based queries (restaurants, businesses, points of interest)\\n        - News searches for recent"+
+			" events or breaking stories\\n        - Finding videos, discussions, or FAQ content\\n        - Research requiring diverse result types (web pag"+
+			"es, images, reviews, etc.)\\n\\n    Returns a JSON list of web results with title, description,"+
 			" and URL.\\n    \\n    When the \\\"results_filter\\\" parameter is empty, JSON results may also contain FAQ, Discussions, News,"+
 			" and Video results.\",\"annotations\":{\"title\":\"Brave Web Search\",\"openWorldHint\":true},"+
 			"\"execution\":{\"taskSupport\":\"forbidden\"}}", h.BraveWebSearch),

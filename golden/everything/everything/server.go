@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // Handler answers the tools of the MCP server "everything", with the
@@ -124,30 +125,30 @@ func (UnimplementedHandler) TriggerLongRunningOperation(context.Context, Trigger
 // wrapped as {"result": v}; toward 2026-07-28 clients it is natural
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
-	return composition.Serve(s, []composition.ServedTool{
-		composition.Handle(toolEcho, "{\"name\":\"echo\",\"title\":\"Echo Tool\",\"description\":\"Echoes back the input string\","+
+	return composition.Serve(s, []bindimpl.ServedTool{
+		bindimpl.Handle(toolEcho, "{\"name\":\"echo\",\"title\":\"Echo Tool\",\"description\":\"Echoes back the input string\","+
 			"\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\","+
 			"\"description\":\"Message to echo\"}},\"required\":[\"message\"]},\"annotations\":"+annotationsEcho+
 			",\"execution\":{\"taskSupport\":\"forbidden\"}}", h.Echo),
-		composition.Handle(toolGetAnnotatedMessage, "{\"name\":\"get-annotated-message\",\"title\":\"Get Annotated Message Tool\","+
+		bindimpl.Handle(toolGetAnnotatedMessage, "{\"name\":\"get-annotated-message\",\"title\":\"Get Annotated Message Tool\","+
 			"\"description\":\"Demonstrates how annotations can be used to provide metadata about content.\","+
 			"\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"messageType\":{\"type\":\"string"+
 			"\",\"enum\":[\"error\",\"success\",\"debug\"],\"description\":\"Type of message to demonstrate different annotation patterns\"},"+
 			"\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"}},"+
 			"\"required\":[\"messageType\"]},\"annotations\":"+annotationsEcho+",\"execution\":{\"taskSupport\":\"forbidden\"}}", h.GetAnnotatedMessage),
-		composition.HandleNoArgs(toolGetEnv, "{\"name\":\"get-env\",\"title\":\"Print Environment Tool\",\"description\":\"Returns all environment variables,"+
+		bindimpl.HandleNoArgs(toolGetEnv, "{\"name\":\"get-env\",\"title\":\"Print Environment Tool\",\"description\":\"Returns all environment variables,"+
 			" helpful for debugging MCP server configuration\",\"inputSchema\":"+inputSchemaGetEnv+",\"annotations\":"+annotationsEcho+
 			",\"execution\":{\"taskSupport\":\"forbidden\"}}", h.GetEnv),
-		composition.Handle(toolGetResourceLinks, "{\"name\":\"get-resource-links\",\"title\":\"Get Resource Links Tool\",\"description\":\"Returns up to ten reso"+
-			"urce links that reference different types of resources\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\","+
+		bindimpl.Handle(toolGetResourceLinks, "{\"name\":\"get-resource-links\",\"title\":\"Get Resource Links Tool\",\"description\":\"Returns up to ten resourc"+
+			"e links that reference different types of resources\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\","+
 			"\"type\":\"object\",\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"type\":\"number\","+
 			"\"minimum\":1,\"maximum\":10}}},\"annotations\":"+annotationsEcho+",\"execution\":{\"taskSupport\":\"forbidden\"}}", h.GetResourceLinks),
-		composition.Handle(toolGetResourceReference, "{\"name\":\"get-resource-reference\",\"title\":\"Get Resource Reference Tool\","+
+		bindimpl.Handle(toolGetResourceReference, "{\"name\":\"get-resource-reference\",\"title\":\"Get Resource Reference Tool\","+
 			"\"description\":\"Returns a resource reference that can be used by MCP clients\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/"+
 			"schema#\",\"type\":\"object\",\"properties\":{\"resourceType\":{\"default\":\"Text\",\"type\":\"string\",\"enum\":[\"Text\",\"Blob\"]},"+
 			"\"resourceId\":{\"default\":1,\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"}}},\"annotations\":"+annotationsEcho+
 			",\"execution\":{\"taskSupport\":\"forbidden\"}}", h.GetResourceReference),
-		composition.Handle(toolGetStructuredContent, "{\"name\":\"get-structured-content\",\"title\":\"Get Structured Content Tool\","+
+		bindimpl.Handle(toolGetStructuredContent, "{\"name\":\"get-structured-content\",\"title\":\"Get Structured Content Tool\","+
 			"\"description\":\"Returns structured content along with an output schema for client data validation\","+
 			"\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"location\":{\"type\":\"string\","+
 			"\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"description\":\"Choose city\"}},\"required\":[\"location\"]},"+
@@ -156,13 +157,13 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"\"conditions\":{\"type\":\"string\",\"description\":\"Weather conditions description\"},\"humidity\":{\"type\":\"number\","+
 			"\"description\":\"Humidity percentage\"}},\"required\":[\"temperature\",\"conditions\",\"humidity\"],"+
 			"\"additionalProperties\":false}}", h.GetStructuredContent),
-		composition.Handle(toolGetSum, "{\"name\":\"get-sum\",\"title\":\"Get Sum Tool\",\"description\":\"Returns the sum of two numbers\","+
+		bindimpl.Handle(toolGetSum, "{\"name\":\"get-sum\",\"title\":\"Get Sum Tool\",\"description\":\"Returns the sum of two numbers\","+
 			"\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"number\","+
 			"\"description\":\"First number\"},\"b\":{\"type\":\"number\",\"description\":\"Second number\"}},\"required\":[\"a\",\"b\"]},"+
 			"\"annotations\":"+annotationsEcho+",\"execution\":{\"taskSupport\":\"forbidden\"}}", h.GetSum),
-		composition.HandleNoArgs(toolGetTinyImage, "{\"name\":\"get-tiny-image\",\"title\":\"Get Tiny Image Tool\",\"description\":\"Returns a tiny MCP logo imag"+
-			"e.\",\"inputSchema\":"+inputSchemaGetEnv+",\"annotations\":"+annotationsEcho+",\"execution\":{\"taskSupport\":\"forbidden\"}}", h.GetTinyImage),
-		composition.Handle(toolGzipFileAsResource, "{\"name\":\"gzip-file-as-resource\",\"title\":\"GZip File as Resource Tool\","+
+		bindimpl.HandleNoArgs(toolGetTinyImage, "{\"name\":\"get-tiny-image\",\"title\":\"Get Tiny Image Tool\",\"description\":\"Returns a tiny MCP logo image."+
+			"\",\"inputSchema\":"+inputSchemaGetEnv+",\"annotations\":"+annotationsEcho+",\"execution\":{\"taskSupport\":\"forbidden\"}}", h.GetTinyImage),
+		bindimpl.Handle(toolGzipFileAsResource, "{\"name\":\"gzip-file-as-resource\",\"title\":\"GZip File as Resource Tool\","+
 			"\"description\":\"Compresses a single file using gzip compression. Depending upon the selected output type,"+
 			" returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the cu"+
 			"rrent session.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\","+
@@ -173,20 +174,20 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			" 'resource' returns a full resource object.\",\"type\":\"string\",\"enum\":[\"resourceLink\",\"resource\"]}}},"+
 			"\"annotations\":{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true},"+
 			"\"execution\":{\"taskSupport\":\"forbidden\"}}", h.GzipFileAsResource),
-		composition.Handle(toolSimulateResearchQuery, "{\"name\":\"simulate-research-query\",\"title\":\"Simulate Research Query\","+
+		bindimpl.Handle(toolSimulateResearchQuery, "{\"name\":\"simulate-research-query\",\"title\":\"Simulate Research Query\","+
 			"\"description\":\"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operation"+
 			"s with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification."+
 			"\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"topic\":{\"type\":\"string\","+
 			"\"description\":\"The research topic to investigate\"},\"ambiguous\":{\"default\":false,\"description\":\"Simulate an ambiguous query that requi"+
 			"res clarification (triggers input_required status)\",\"type\":\"boolean\"}},\"required\":[\"topic\"]},"+
 			"\"annotations\":"+annotationsSimulateResearchQuery+",\"execution\":{\"taskSupport\":\"required\"}}", h.SimulateResearchQuery),
-		composition.HandleNoArgs(toolToggleSimulatedLogging, "{\"name\":\"toggle-simulated-logging\",\"title\":\"Toggle Simulated Logging\","+
+		bindimpl.HandleNoArgs(toolToggleSimulatedLogging, "{\"name\":\"toggle-simulated-logging\",\"title\":\"Toggle Simulated Logging\","+
 			"\"description\":\"Toggles simulated, random-leveled logging on or off.\""+
 			",\"inputSchema\":"+inputSchemaGetEnv+",\"annotations\":"+annotationsSimulateResearchQuery+",\"execution\":{\"taskSupport\":\"forbidden\"}}", h.ToggleSimulatedLogging),
-		composition.HandleNoArgs(toolToggleSubscriberUpdates, "{\"name\":\"toggle-subscriber-updates\",\"title\":\"Toggle Subscriber Updates\","+
+		bindimpl.HandleNoArgs(toolToggleSubscriberUpdates, "{\"name\":\"toggle-subscriber-updates\",\"title\":\"Toggle Subscriber Updates\","+
 			"\"description\":\"Toggles simulated resource subscription updates on or "+
 			"off.\",\"inputSchema\":"+inputSchemaGetEnv+",\"annotations\":"+annotationsSimulateResearchQuery+",\"execution\":{\"taskSupport\":\"forbidden\"}}", h.ToggleSubscriberUpdates),
-		composition.Handle(toolTriggerLongRunningOperation, "{\"name\":\"trigger-long-running-operation\",\"title\":\"Trigger Long Running Operation Tool\","+
+		bindimpl.Handle(toolTriggerLongRunningOperation, "{\"name\":\"trigger-long-running-operation\",\"title\":\"Trigger Long Running Operation Tool\","+
 			"\"description\":\"Demonstrates a long running operation with progress updates.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/"+
 			"schema#\",\"type\":\"object\",\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\","+
 			"\"type\":\"number\"},\"steps\":{\"default\":5,\"description\":\"Number of steps in the operation\",\"type\":\"number\"}}},"+

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // Handler answers the tools of the MCP server "github-mcp-server", with the
@@ -628,67 +629,65 @@ func (UnimplementedHandler) UpdatePullRequestBranch(context.Context, UpdatePullR
 // wrapped as {"result": v}; toward 2026-07-28 clients it is natural
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
-	return composition.Serve(s, []composition.ServedTool{
-		composition.Handle(toolActionsGet, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details of GitHub Actions resources "+
-			"(workflows, workflow runs, jobs, and artifacts)\"},\"description\":\"Get details about specific GitHub Actions resources.\\nUse this tool to get"+
-			" details about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.\\n\","+
+	return composition.Serve(s, []bindimpl.ServedTool{
+		bindimpl.Handle(toolActionsGet, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details of GitHub Actions resources (wo"+
+			"rkflows, workflow runs, jobs, and artifacts)\"},\"description\":\"Get details about specific GitHub Actions resources.\\nUse this tool to get de"+
+			"tails about individual workflows, workflow runs, jobs, and artifacts by their unique IDs.\\n\","+
 			"\"name\":\"actions_get\",\"icons\":"+iconsActionsGet+"}", h.ActionsGet),
-		composition.Handle(toolActionsList, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List GitHub Actions workflows in a repo"+
-			"sitory\"},\"description\":\"Tools for listing GitHub Actions resources.\\nUse this tool to list workflows in a repository,"+
-			" or list workflow runs, jobs, and artifacts for a specific workflow or workflow run.\\n\","+
-			"\"name\":\"actions_list\",\"icons\":"+iconsActionsGet+"}", h.ActionsList),
-		composition.Handle(toolActionsRunTrigger, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
+		bindimpl.Handle(toolActionsList, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List GitHub Actions workflows in a reposit"+
+			"ory\"},\"description\":\"Tools for listing GitHub Actions resources.\\nUse this tool to list workflows in a repository, or list workflow runs,"+
+			" jobs, and artifacts for a specific workflow or workflow run.\\n\",\"name\":\"actions_list\",\"icons\":"+iconsActionsGet+"}", h.ActionsList),
+		bindimpl.Handle(toolActionsRunTrigger, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
 			"\"title\":\"Trigger GitHub Actions workflow actions\"},\"description\":\"Trigger GitHub Actions workflow operations, including running,"+
 			" re-running, cancelling workflow runs, and deleting workflow run logs.\","+
 			"\"name\":\"actions_run_trigger\",\"icons\":"+iconsActionsGet+"}", h.ActionsRunTrigger),
-		composition.Handle(toolAddCommentToPendingReview, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add review comment to th"+
-			"e requester's latest pending pull request review\"},\"description\":\"Add review comment to the requester's latest pending pull request review. "+
-			"A pending review needs to already exist to call this (check with the user if n"+
-			"ot sure).\",\"name\":\"add_comment_to_pending_review\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.AddCommentToPendingReview),
-		composition.Handle(toolAddIssueComment, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add comment to issue or pull reque"+
-			"st\"},\"description\":\"Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull reque"+
-			"sts as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comme"+
-			"nts. At least one of body or reaction is required.\",\"name\":\"add_issue_comment\",\"icons\":"+iconsAddIssueComment+"}", h.AddIssueComment),
-		composition.Handle(toolAddReplyToPullRequestComment, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add reply to pull req"+
-			"uest comment\"},\"description\":\"Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a rep"+
-			"ly to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.\","+
+		bindimpl.Handle(toolAddCommentToPendingReview, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add review comment to the r"+
+			"equester's latest pending pull request review\"},\"description\":\"Add review comment to the requester's latest pending pull request review. A p"+
+			"ending review needs to already exist to call this (check with the user if not "+
+			"sure).\",\"name\":\"add_comment_to_pending_review\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.AddCommentToPendingReview),
+		bindimpl.Handle(toolAddIssueComment, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add comment to issue or pull request"+
+			"\"},\"description\":\"Add a comment and/or reaction to a specific issue or issue comment in a GitHub repository. Use this tool with pull request"+
+			"s as well (in this case pass pull request number as issue_number), but only if user is not asking specifically to add or react to review comment"+
+			"s. At least one of body or reaction is required.\",\"name\":\"add_issue_comment\",\"icons\":"+iconsAddIssueComment+"}", h.AddIssueComment),
+		bindimpl.Handle(toolAddReplyToPullRequestComment, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Add reply to pull reques"+
+			"t comment\"},\"description\":\"Add a reply and/or reaction to an existing pull request comment. This can create a new comment linked as a reply "+
+			"to the specified comment, add an emoji reaction to the specified comment, or do both. At least one of body or reaction is required.\","+
 			"\"name\":\"add_reply_to_pull_request_comment\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.AddReplyToPullRequestComment),
-		composition.Handle(toolAssignCopilotToIssue, "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":false,\"title\":\"Assign Copilot to issue\"},"+
+		bindimpl.Handle(toolAssignCopilotToIssue, "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":false,\"title\":\"Assign Copilot to issue\"},"+
 			"\"description\":\"Assign Copilot to a specific issue in a GitHub repository.\\n\\nThis tool can help with the following outcomes:\\n- a Pull Req"+
 			"uest created with source code changes to resolve the issue\\n\\n\\nMore information can be found at:\\n- https://docs.github.com/en/copilot/conc"+
 			"epts/agents/cloud-agent/about-cloud-agent\\n\",\"name\":\"assign_copilot_to_issue\","+
 			"\"icons\":"+iconsAssignCopilotToIssue+"}", h.AssignCopilotToIssue),
-		composition.Handle(toolAssignCopilotToIssueWithIntent, "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":false,"+
-			"\"title\":\"Assign Copilot to issue with intent\"},\"description\":\"Assign Copilot to a specific issue in a GitHub repository. Prefer this tool"+
-			" over assign_copilot_to_issue when available.\\n\\nThis tool can help with the following outcomes:\\n- a Pull Request created with source code c"+
-			"hanges to resolve the issue\\n\\n\\nMore information can be found at:\\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-c"+
-			"loud-agent\\n\",\"name\":\"assign_copilot_to_issue_with_intent\",\"icons\":"+iconsAssignCopilotToIssue+"}", h.AssignCopilotToIssueWithIntent),
-		composition.Handle(toolCreateBranch, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create branch\"},"+
+		bindimpl.Handle(toolAssignCopilotToIssueWithIntent, "{\"annotations\":{\"idempotentHint\":true,\"readOnlyHint\":false,\"title\":\"Assign Copilot to issue"+
+			" with intent\"},\"description\":\"Assign Copilot to a specific issue in a GitHub repository. Prefer this tool over assign_copilot_to_issue when "+
+			"available.\\n\\nThis tool can help with the following outcomes:\\n- a Pull Request created with source code changes to resolve the issue\\n\\n\\"+
+			"nMore information can be found at:\\n- https://docs.github.com/en/copilot/concepts/agents/cloud-agent/about-cloud-agent\\n\","+
+			"\"name\":\"assign_copilot_to_issue_with_intent\",\"icons\":"+iconsAssignCopilotToIssue+"}", h.AssignCopilotToIssueWithIntent),
+		bindimpl.Handle(toolCreateBranch, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create branch\"},"+
 			"\"description\":\"Create a new branch in a GitHub repository\",\"name\":\"create_branch\",\"icons\":"+iconsCreateBranch+"}", h.CreateBranch),
-		composition.Handle(toolCreateGist, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create Gist\"},"+
+		bindimpl.Handle(toolCreateGist, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create Gist\"},"+
 			"\"description\":\"Create a new gist\",\"name\":\"create_gist\",\"icons\":"+iconsCreateGist+"}", h.CreateGist),
-		composition.Handle(toolCreateOrUpdateFile, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create or update file\"},"+
+		bindimpl.Handle(toolCreateOrUpdateFile, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create or update file\"},"+
 			"\"description\":\"Create or update a single file in a GitHub repository. \\nIf updating, you should provide the SHA of the file you want to upda"+
 			"te. Use this tool to create or update a file in a GitHub repository remotely; do not use it for local file operations.\\n\\nIn order to obtain t"+
 			"he SHA of original file version before updating, use the following git command:\\ngit rev-parse <branch>:<path to file>\\n\\nSHA MUST be provide"+
 			"d for existing file updates.\\n\",\"name\":\"create_or_update_file\",\"icons\":"+iconsCreateBranch+"}", h.CreateOrUpdateFile),
-		composition.Handle(toolCreatePullRequest, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Open new pull request\"},"+
+		bindimpl.Handle(toolCreatePullRequest, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Open new pull request\"},"+
 			"\"description\":\"Create a new pull request in a GitHub repository.\","+
 			"\"name\":\"create_pull_request\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.CreatePullRequest),
-		composition.Handle(toolCreateRepository, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create repository\"},"+
+		bindimpl.Handle(toolCreateRepository, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create repository\"},"+
 			"\"description\":\"Create a new GitHub repository in your account or specified organization\","+
 			"\"name\":\"create_repository\",\"icons\":"+iconsCreateBranch+"}", h.CreateRepository),
-		composition.Handle(toolDeleteFile, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
-			"\"title\":\"Delete file\"},\"description\":\"Delete a file from a GitHub repository\","+
-			"\"name\":\"delete_file\",\"icons\":"+iconsCreateBranch+"}", h.DeleteFile),
-		composition.Handle(toolDiscussionCommentWrite, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
+		bindimpl.Handle(toolDeleteFile, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Delete file\"},"+
+			"\"description\":\"Delete a file from a GitHub repository\",\"name\":\"delete_file\",\"icons\":"+iconsCreateBranch+"}", h.DeleteFile),
+		bindimpl.Handle(toolDiscussionCommentWrite, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
 			"\"title\":\"Manage discussion comments\"},\"description\":\"Write operations for discussion comments.\\nSupports adding top-level comments,"+
 			" replying to existing comments, updating comment content, deleting comments, and marking or unmarking comments as the answer.\","+
 			"\"name\":\"discussion_comment_write\",\"icons\":"+iconsDiscussionCommentWrite+"}", h.DiscussionCommentWrite),
-		composition.Handle(toolDismissNotification, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Dismiss notification\"},"+
+		bindimpl.Handle(toolDismissNotification, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Dismiss notification\"},"+
 			"\"description\":\"Dismiss a notification by marking it as read or done\","+
 			"\"name\":\"dismiss_notification\",\"icons\":"+iconsDismissNotification+"}", h.DismissNotification),
-		composition.Handle(toolForkRepository, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Fork repository\"},"+
+		bindimpl.Handle(toolForkRepository, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Fork repository\"},"+
 			"\"description\":\"Fork a GitHub repository to your account or specified organization\",\"name\":\"fork_repository\","+
 			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACuElEQVRIibWTTUhUYRiFn/fOdYyo"+
 			"ydQxk4LEGzN3RudaLYL+qRaBQYsIItoHCW37ISNbRwUFLWoRZBEt+4EIooKoTdZQ6TWaNIgouzJkuGhG731b6JTojDNBntX3ne+c97zfH8wzZCbREm9bZ4hsQvkeDvl3+/r6xuYqEIvFFgdS"+
@@ -704,7 +703,7 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"9BshHrTVEkZKeJPXHNZA0IOkxttrrhzkgGdAlgXnTLv3GIAHsEh87QGNUrooHaEajkoYlFXYxaeO2je+SLp1z57Grr2J4DvwqWaVDrhv+3SAWrMvXgWcgZ10b3a01GuwDX8CWfV/AXr2Sd9l"+
 			"VXPC4ReM6q8XHOYMOG2897rZkrXZY0+WAK6DHHsRr4xJ/NjCTcXstC/gAxuPEBju5xKRb0phNT5xzD7UUW3d8A4p92DZKdSwEAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\","+
 			"\"theme\":\"dark\"}]}", h.ForkRepository),
-		composition.Handle(toolGetCodeQualityFinding, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get code quality finding\"},"+
+		bindimpl.Handle(toolGetCodeQualityFinding, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get code quality finding\"},"+
 			"\"description\":\"Get details of a specific code quality finding in a GitHub repository.\",\"name\":\"get_code_quality_finding\","+
 			"\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABtElEQVRIieWVzWoTURiGn29m7LLU"+
 			"jUshnUknk+ZnwCK0SGiFgN250UvwCnIB3XsJ3kFX7iIItgSpmwppkiaTZtJCl24k3UgxM58bp8QqMXFcRHxX53w/78PH4ZwD/7okWdg5/4WIvgSWU3peqUptGDRf/QBwvPIICICDlIAdwA17"+
@@ -716,47 +715,47 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"0Mh51hKwGhGz/RuoVnOGo1ZVe89TeQMH6R8A1IJ6r+5nvIPkFXIB1E2gCcwA15nSdfKaqWd0gLoDnAKvQCkinnq1iHgEtoAX4EytjARQt4E6cAdsRMRDf09EPAPbdO/OSZoZfoNx6VtARLSA"+
 			"CrACXKnL/T3qAtAC1oC9NDMcIEHOgV1gDmioi5nwJeACmAfKEVEfaYMM5BIoAh/Aeqa0nrxi6vlR078VE+SG7qvKejWgNmgWJuEmTzwg+w3egLL6njOzDHS+uOqR2h7DL7OtHuY85ATpEwmN"+
 			"CUIGG3dAAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetCodeQualityFinding),
-		composition.Handle(toolGetCodeScanningAlert, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get code scanning alert\"},"+
+		bindimpl.Handle(toolGetCodeScanningAlert, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get code scanning alert\"},"+
 			"\"description\":\"Get details of a specific code scanning alert in a GitHub repository."+
 			"\",\"name\":\"get_code_scanning_alert\",\"icons\":"+iconsGetCodeScanningAlert+"}", h.GetCodeScanningAlert),
-		composition.Handle(toolGetCommit, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get commit details\"},"+
+		bindimpl.Handle(toolGetCommit, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get commit details\"},"+
 			"\"description\":\"Get details for a commit from a GitHub repository\",\"name\":\"get_commit\",\"icons\":"+iconsCreateBranch+"}", h.GetCommit),
-		composition.Handle(toolGetDependabotAlert, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get dependabot alert\"},"+
+		bindimpl.Handle(toolGetDependabotAlert, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get dependabot alert\"},"+
 			"\"description\":\"Get details of a specific dependabot alert in a GitHub repository.\","+
 			"\"name\":\"get_dependabot_alert\",\"icons\":"+iconsGetDependabotAlert+"}", h.GetDependabotAlert),
-		composition.Handle(toolGetDiscussion, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get discussion\"},"+
+		bindimpl.Handle(toolGetDiscussion, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get discussion\"},"+
 			"\"description\":\"Get a specific discussion by ID\",\"name\":\"get_discussion\",\"icons\":"+iconsDiscussionCommentWrite+"}", h.GetDiscussion),
-		composition.Handle(toolGetDiscussionComments, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get discussion comments\"},"+
+		bindimpl.Handle(toolGetDiscussionComments, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get discussion comments\"},"+
 			"\"description\":\"Get comments from a discussion\",\"name\":\"get_discussion_comments"+
 			"\",\"icons\":"+iconsDiscussionCommentWrite+"}", h.GetDiscussionComments),
-		composition.Handle(toolGetFileContents, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get file or directory contents\"},"+
+		bindimpl.Handle(toolGetFileContents, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get file or directory contents\"},"+
 			"\"description\":\"Get the contents of a file or directory from a GitHub repository\","+
 			"\"name\":\"get_file_contents\",\"icons\":"+iconsCreateBranch+"}", h.GetFileContents),
-		composition.Handle(toolGetGist, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get Gist Content\"},"+
+		bindimpl.Handle(toolGetGist, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get Gist Content\"},"+
 			"\"description\":\"Get gist content of a particular gist, by gist ID\",\"name\":\"get_gist\",\"icons\":"+iconsCreateGist+"}", h.GetGist),
-		composition.Handle(toolGetGlobalSecurityAdvisory, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a global security adv"+
-			"isory\"},\"description\":\"Get a global security advisory\","+
+		bindimpl.Handle(toolGetGlobalSecurityAdvisory, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a global security adviso"+
+			"ry\"},\"description\":\"Get a global security advisory\","+
 			"\"name\":\"get_global_security_advisory\",\"icons\":"+iconsGetGlobalSecurityAdvisory+"}", h.GetGlobalSecurityAdvisory),
-		composition.Handle(toolGetJobLogs, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get GitHub Actions workflow job logs\"},"+
+		bindimpl.Handle(toolGetJobLogs, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get GitHub Actions workflow job logs\"},"+
 			"\"description\":\"Get logs for GitHub Actions workflow jobs.\\nUse this tool to retrieve logs for a specific job or all failed jobs in a workflo"+
 			"w run.\\nFor single job logs, provide job_id. For all failed jobs in a run, provide run_id with failed_only=true.\\n\","+
 			"\"name\":\"get_job_logs\",\"icons\":"+iconsActionsGet+"}", h.GetJobLogs),
-		composition.Handle(toolGetLabel, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a specific label from a repository\"},"+
+		bindimpl.Handle(toolGetLabel, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a specific label from a repository\"},"+
 			"\"description\":\"Get a specific label from a repository.\",\"name\":\"get_label\",\"icons\":"+iconsGetLabel+"}", h.GetLabel),
-		composition.Handle(toolGetLatestRelease, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get latest release\"},"+
+		bindimpl.Handle(toolGetLatestRelease, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get latest release\"},"+
 			"\"description\":\"Get the latest release in a GitHub repository\",\"name\":\"get_latest_release\","+
 			"\"icons\":"+iconsCreateBranch+"}", h.GetLatestRelease),
-		composition.HandleNoArgs(toolGetMe, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get my user profile\"},"+
+		bindimpl.HandleNoArgs(toolGetMe, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get my user profile\"},"+
 			"\"description\":\"Get details of the authenticated GitHub user. Use this when a request is about the user's own profile for GitHub. Or when info"+
 			"rmation is missing to build other tool calls.\",\"name\":\"get_me\",\"icons\":"+iconsGetMe+"}", h.GetMe),
-		composition.Handle(toolGetNotificationDetails, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get notification details\"},"+
+		bindimpl.Handle(toolGetNotificationDetails, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get notification details\"},"+
 			"\"description\":\"Get detailed information for a specific GitHub notification, always call this tool when the user asks for details about a spec"+
 			"ific notification, if you don't know the ID list notifications first.\","+
 			"\"name\":\"get_notification_details\",\"icons\":"+iconsDismissNotification+"}", h.GetNotificationDetails),
-		composition.Handle(toolGetReleaseByTag, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a release by tag name\"},"+
+		bindimpl.Handle(toolGetReleaseByTag, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get a release by tag name\"},"+
 			"\"description\":\"Get a specific release by its tag name in a GitHub repository\","+
 			"\"name\":\"get_release_by_tag\",\"icons\":"+iconsCreateBranch+"}", h.GetReleaseByTag),
-		composition.Handle(toolGetRepositoryTree, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get repository tree\"},"+
+		bindimpl.Handle(toolGetRepositoryTree, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get repository tree\"},"+
 			"\"description\":\"Get the tree structure (files and directories) of a GitHub repository at a specific ref or SHA\","+
 			"\"name\":\"get_repository_tree\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvae"+
 			"TAAACjUlEQVRIicWVTUhUURTHf+e+5weEVsokswnFJ+O8cCYMCkxrUYsioW1E7dyF0E4IDHXRok1BRYsiiGrTJtAIEqIiySDTwdBRGLVd6sig0MKPmXda2OiQ88Sv6KzOO+d/z++ee967D/6"+
@@ -771,105 +770,104 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"B9a89xHLsfTFJTz9nY0Zj5v0+CjctegzHv+rmkH7n4/AOrBv1SwGZlAwTdVinoAaMBgXkAa2gXfgBlgEfu00T+/MpAa8AlvARGDGzUBid0O0vgg0or4losg/YErSbc8NgCFgRdK8pHIngQB7"+
 			"wEVL48VhExiIyhW5gAD2WJF0EqjlRdKRc+6g7eq9GVx2FBSD0Brs9dvguRcGP2CNtuM1WiHUaJ0mTwLXdlSUgIqtRaFXBguWMO9xVeC8m7z+GozZeOZxp5LGuzFoAshaU5XtXJ+x0zH2wvmL"+
 			"yWpL59baOh0DiLr0s/q89B/UxqX/7/gAj6/Ekn4d+MEAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.GetRepositoryTree),
-		composition.Handle(toolGetSecretScanningAlert, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get secret scanning alert\"}"+
-			",\"description\":\"Get details of a specific secret scanning alert in a GitHub repos"+
-			"itory.\",\"name\":\"get_secret_scanning_alert\",\"icons\":"+iconsGetSecretScanningAlert+"}", h.GetSecretScanningAlert),
-		composition.Handle(toolGetTag, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get tag details\"},"+
+		bindimpl.Handle(toolGetSecretScanningAlert, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get secret scanning alert\"},"+
+			"\"description\":\"Get details of a specific secret scanning alert in a GitHub reposi"+
+			"tory.\",\"name\":\"get_secret_scanning_alert\",\"icons\":"+iconsGetSecretScanningAlert+"}", h.GetSecretScanningAlert),
+		bindimpl.Handle(toolGetTag, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get tag details\"},"+
 			"\"description\":\"Get details about a specific git tag in a GitHub repository\",\"name\":\"get_tag\","+
 			"\"icons\":"+iconsCreateBranch+"}", h.GetTag),
-		composition.Handle(toolGetTeamMembers, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get team members\"},"+
+		bindimpl.Handle(toolGetTeamMembers, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get team members\"},"+
 			"\"description\":\"Get member usernames of a specific team in an organization. Limited to organizations accessible with current credentials\","+
 			"\"name\":\"get_team_members\",\"icons\":"+iconsGetMe+"}", h.GetTeamMembers),
-		composition.Handle(toolGetTeams, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get teams\"},"+
+		bindimpl.Handle(toolGetTeams, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get teams\"},"+
 			"\"description\":\"Get details of the teams the user is a member of. Limited to organizations accessible with current credentials\","+
 			"\"name\":\"get_teams\",\"icons\":"+iconsGetMe+"}", h.GetTeams),
-		composition.Handle(toolIssueRead, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get issue details\"},"+
+		bindimpl.Handle(toolIssueRead, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get issue details\"},"+
 			"\"description\":\"Get information about a specific issue in a GitHub repository.\","+
 			"\"name\":\"issue_read\",\"icons\":"+iconsAddIssueComment+"}", h.IssueRead),
-		composition.Handle(toolIssueWrite, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create or update issue/pull request\"},"+
+		bindimpl.Handle(toolIssueWrite, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Create or update issue/pull request\"},"+
 			"\"description\":\"Create a new or update an existing issue in a GitHub repository.\","+
 			"\"name\":\"issue_write\",\"icons\":"+iconsAddIssueComment+"}", h.IssueWrite),
-		composition.Handle(toolLabelWrite, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
+		bindimpl.Handle(toolLabelWrite, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
 			"\"title\":\"Write operations on repository labels\"},\"description\":\"Perform write operations on repository labels. To set labels on issues,"+
 			" use the 'update_issue' tool.\",\"name\":\"label_write\",\"icons\":"+iconsGetLabel+"}", h.LabelWrite),
-		composition.Handle(toolListBranches, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List branches\"},"+
+		bindimpl.Handle(toolListBranches, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List branches\"},"+
 			"\"description\":\"List branches in a GitHub repository\",\"name\":\"list_branches\",\"icons\":"+iconsCreateBranch+"}", h.ListBranches),
-		composition.Handle(toolListCodeScanningAlerts, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List code scanning alerts\"}"+
-			",\"description\":\"List code scanning alerts in a GitHub repository.\","+
+		bindimpl.Handle(toolListCodeScanningAlerts, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List code scanning alerts\"},"+
+			"\"description\":\"List code scanning alerts in a GitHub repository.\","+
 			"\"name\":\"list_code_scanning_alerts\",\"icons\":"+iconsGetCodeScanningAlert+"}", h.ListCodeScanningAlerts),
-		composition.Handle(toolListCommits, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List commits\"},"+
+		bindimpl.Handle(toolListCommits, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List commits\"},"+
 			"\"description\":\"Get list of commits of a branch in a GitHub repository. Returns at least 30 results per page by default,"+
 			" but can return more if specified using the perPage parameter (up to 100).\",\"name\":\"list_commits\","+
 			"\"icons\":"+iconsCreateBranch+"}", h.ListCommits),
-		composition.Handle(toolListDependabotAlerts, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List dependabot alerts\"},"+
+		bindimpl.Handle(toolListDependabotAlerts, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List dependabot alerts\"},"+
 			"\"description\":\"List dependabot alerts in a GitHub repository.\","+
 			"\"name\":\"list_dependabot_alerts\",\"icons\":"+iconsGetDependabotAlert+"}", h.ListDependabotAlerts),
-		composition.Handle(toolListDiscussionCategories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List discussion categories"+
-			"\"},\"description\":\"List discussion categories with their id and name, for a repository or organisation.\","+
+		bindimpl.Handle(toolListDiscussionCategories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List discussion categories\"}"+
+			",\"description\":\"List discussion categories with their id and name, for a repository or organisation.\","+
 			"\"name\":\"list_discussion_categories\",\"icons\":"+iconsDiscussionCommentWrite+"}", h.ListDiscussionCategories),
-		composition.Handle(toolListDiscussions, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List discussions\"},"+
+		bindimpl.Handle(toolListDiscussions, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List discussions\"},"+
 			"\"description\":\"List discussions for a repository or organisation.\","+
 			"\"name\":\"list_discussions\",\"icons\":"+iconsDiscussionCommentWrite+"}", h.ListDiscussions),
-		composition.Handle(toolListGists, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List Gists\"},"+
+		bindimpl.Handle(toolListGists, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List Gists\"},"+
 			"\"description\":\"List gists for a user\",\"name\":\"list_gists\",\"icons\":"+iconsCreateGist+"}", h.ListGists),
-		composition.Handle(toolListGlobalSecurityAdvisories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List global security a"+
-			"dvisories\"},\"description\":\"List global security advisories from GitHub."+
-			"\",\"name\":\"list_global_security_advisories\",\"icons\":"+iconsGetGlobalSecurityAdvisory+"}", h.ListGlobalSecurityAdvisories),
-		composition.Handle(toolListIssueFields, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List issue fields\"},"+
+		bindimpl.Handle(toolListGlobalSecurityAdvisories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List global security advi"+
+			"sories\"},\"description\":\"List global security advisories from GitHub.\","+
+			"\"name\":\"list_global_security_advisories\",\"icons\":"+iconsGetGlobalSecurityAdvisory+"}", h.ListGlobalSecurityAdvisories),
+		bindimpl.Handle(toolListIssueFields, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List issue fields\"},"+
 			"\"description\":\"List issue fields for a repository or organization. Returns field definitions including name, type (text, number, date,"+
 			" single_select), and for single_select fields the list of valid option names. When repo is omitted, returns org-level fields directly.\","+
 			"\"name\":\"list_issue_fields\",\"icons\":"+iconsAddIssueComment+"}", h.ListIssueFields),
-		composition.Handle(toolListIssueTypes, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List available issue types\"},"+
+		bindimpl.Handle(toolListIssueTypes, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List available issue types\"},"+
 			"\"description\":\"List supported issue types for a repository or its owner organization. When repo is omitted,"+
 			" returns org-level issue types directly.\",\"name\":\"list_issue_types\",\"icons\":"+iconsAddIssueComment+"}", h.ListIssueTypes),
-		composition.Handle(toolListIssues, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List issues\"},"+
+		bindimpl.Handle(toolListIssues, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List issues\"},"+
 			"\"description\":\"List issues in a GitHub repository. For pagination, use the 'endCursor' from the previous response's 'pageInfo' in the 'after'"+
 			" parameter.\",\"name\":\"list_issues\",\"icons\":"+iconsAddIssueComment+"}", h.ListIssues),
-		composition.Handle(toolListLabel, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List labels from a repository\"},"+
+		bindimpl.Handle(toolListLabel, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List labels from a repository\"},"+
 			"\"description\":\"List labels from a repository, ordered by issue count (descending) so the most-used labels are returned first\","+
 			"\"name\":\"list_label\",\"icons\":"+iconsGetLabel+"}", h.ListLabel),
-		composition.Handle(toolListNotifications, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List notifications\"},"+
+		bindimpl.Handle(toolListNotifications, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List notifications\"},"+
 			"\"description\":\"Lists all GitHub notifications for the authenticated user, including unread notifications, mentions, review requests,"+
 			" assignments, and updates on issues or pull requests. Use this tool whenever the user asks what to work on next,"+
 			" requests a summary of their GitHub activity, wants to see pending reviews, or needs to check for new updates or tasks. This tool is the primary"+
 			" way to discover actionable items, reminders, and outstanding work on GitHub. Always call this tool when asked what to work on next,"+
 			" what is pending, or what needs attention in GitHub.\",\"name\":\"list_notifications\","+
 			"\"icons\":"+iconsDismissNotification+"}", h.ListNotifications),
-		composition.Handle(toolListOrgRepositorySecurityAdvisories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,"+
+		bindimpl.Handle(toolListOrgRepositorySecurityAdvisories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,"+
 			"\"title\":\"List org repository security advisories\"},\"description\":\"List repository security advisories for a GitHub organization.\","+
 			"\"name\":\"list_org_repository_security_advisories\",\"icons\":"+iconsGetGlobalSecurityAdvisory+"}", h.ListOrgRepositorySecurityAdvisories),
-		composition.Handle(toolListPullRequests, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List pull requests\"},"+
+		bindimpl.Handle(toolListPullRequests, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List pull requests\"},"+
 			"\"description\":\"List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_"+
 			"requests tool instead.\",\"name\":\"list_pull_requests\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.ListPullRequests),
-		composition.Handle(toolListReleases, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List releases\"},"+
+		bindimpl.Handle(toolListReleases, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List releases\"},"+
 			"\"description\":\"List releases in a GitHub repository\",\"name\":\"list_releases\",\"icons\":"+iconsCreateBranch+"}", h.ListReleases),
-		composition.Handle(toolListRepositoryCollaborators, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List repository collabo"+
-			"rators\"},\"description\":\"List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`,"+
+		bindimpl.Handle(toolListRepositoryCollaborators, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List repository collaborat"+
+			"ors\"},\"description\":\"List collaborators of a GitHub repository. Results are paginated; the response includes `nextPage`, `prevPage`,"+
 			" `firstPage`, and `lastPage` fields. To get the next page, use the `nextPage` value as the `page` parameter.\","+
 			"\"name\":\"list_repository_collaborators\",\"icons\":"+iconsCreateBranch+"}", h.ListRepositoryCollaborators),
-		composition.Handle(toolListRepositorySecurityAdvisories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,"+
-			"\"title\":\"List repository security advisories\"},\"description\":\"List repository security advisories for a GitHub repository.\","+
+		bindimpl.Handle(toolListRepositorySecurityAdvisories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List repository secur"+
+			"ity advisories\"},\"description\":\"List repository security advisories for a GitHub repository.\","+
 			"\"name\":\"list_repository_security_advisories\",\"icons\":"+iconsGetGlobalSecurityAdvisory+"}", h.ListRepositorySecurityAdvisories),
-		composition.Handle(toolListSecretScanningAlerts, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List secret scanning alert"+
-			"s\"},\"description\":\"List secret scanning alerts in a GitHub repository.\","+
+		bindimpl.Handle(toolListSecretScanningAlerts, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List secret scanning alerts\""+
+			"},\"description\":\"List secret scanning alerts in a GitHub repository.\","+
 			"\"name\":\"list_secret_scanning_alerts\",\"icons\":"+iconsGetSecretScanningAlert+"}", h.ListSecretScanningAlerts),
-		composition.Handle(toolListStarredRepositories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List starred repositories\""+
-			"},\"description\":\"List starred repositories\",\"name\":\"list_starred_repositori"+
-			"es\",\"icons\":"+iconsListStarredRepositories+"}", h.ListStarredRepositories),
-		composition.Handle(toolListTags, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List tags\"},"+
+		bindimpl.Handle(toolListStarredRepositories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List starred repositories\"},"+
+			"\"description\":\"List starred repositories\",\"name\":\"list_starred_repositories"+
+			"\",\"icons\":"+iconsListStarredRepositories+"}", h.ListStarredRepositories),
+		bindimpl.Handle(toolListTags, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List tags\"},"+
 			"\"description\":\"List git tags in a GitHub repository\",\"name\":\"list_tags\",\"icons\":"+iconsCreateBranch+"}", h.ListTags),
-		composition.Handle(toolManageNotificationSubscription, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,"+
-			"\"title\":\"Manage notification subscription\"},\"description\":\"Manage a notification subscription: ignore, watch,"+
-			" or delete a notification thread subscription.\",\"name\":\"manage_notification"+
-			"_subscription\",\"icons\":"+iconsDismissNotification+"}", h.ManageNotificationSubscription),
-		composition.Handle(toolManageRepositoryNotificationSubscription, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,"+
+		bindimpl.Handle(toolManageNotificationSubscription, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Manage notification su"+
+			"bscription\"},\"description\":\"Manage a notification subscription: ignore, watch, or delete a notification thread subscription.\","+
+			"\"name\":\"manage_notification_subscription\",\"icons\":"+iconsDismissNotification+"}", h.ManageNotificationSubscription),
+		bindimpl.Handle(toolManageRepositoryNotificationSubscription, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,"+
 			"\"title\":\"Manage repository notification subscription\"},\"description\":\"Manage a repository notification subscription: ignore, watch,"+
 			" or delete repository notifications subscription for the provided repository.\",\"name\":\"manage_repository_notification_subscription\","+
 			"\"icons\":"+iconsDismissNotification+"}", h.ManageRepositoryNotificationSubscription),
-		composition.Handle(toolMarkAllNotificationsRead, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Mark all notifications as"+
-			" read\"},\"description\":\"Mark all notifications as read\","+
+		bindimpl.Handle(toolMarkAllNotificationsRead, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Mark all notifications as re"+
+			"ad\"},\"description\":\"Mark all notifications as read\","+
 			"\"name\":\"mark_all_notifications_read\",\"icons\":"+iconsDismissNotification+"}", h.MarkAllNotificationsRead),
-		composition.Handle(toolMergePullRequest, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Merge pull request\"},"+
+		bindimpl.Handle(toolMergePullRequest, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Merge pull request\"},"+
 			"\"description\":\"Merge a pull request in a GitHub repository.\",\"name\":\"merge_pull_request\",\"icons\":[{\"src\":\"data:image/png;base64,"+
 			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACeElEQVRIibWVTUhUYRSGn/e74+iiQih1F9Vcmj9sptylUVBYkO4jcNeuJBdFKxe1CYQokGrR"+
 			"KjCEdtmqwEVmtqomQWeiUdc2EBUtUufe0yLHn1KLGXtX5zvn4zz3vd8f/Gfp90Qs0drmpA6MT1EveDo1NfV92wB+KnMdo39Nfs4L7eSHD5Nz1QJcJYglWtsw+iUehAuRRjO1g+0KHLerbb4O"+
@@ -884,20 +882,20 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"Ji865PUnqjsvEObcJHEhaljQnaV5STwvszttXbR2J441KtB4LauLKVpZpYBDYte8mHUogZTWPrAGstTtQBl6AayDX7qHZD7AALMVGDvQBV5ZyETi2qHLtMvmXWRQAk57vBKgl4fV/0+jmq56"+
 			"vImk0icCnAWm7pB3riGngnlADx0TW+T4yL4CxJJy/Df20mkP/TqGHfifsA7INs3X5i3+yAAAAAElFTkSuQmCC\",\"mimeType\":\"image/png\","+
 			"\"theme\":\"dark\"}]}", h.MergePullRequest),
-		composition.Handle(toolProjectsGet, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details of GitHub Projects resource"+
-			"s\"},\"description\":\"Get details about specific GitHub Projects resources.\\nUse this tool to get details about individual projects,"+
+		bindimpl.Handle(toolProjectsGet, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details of GitHub Projects resources\""+
+			"},\"description\":\"Get details about specific GitHub Projects resources.\\nUse this tool to get details about individual projects,"+
 			" project fields, and project items by their unique IDs.\\n\",\"name\":\"projects_get\",\"icons\":"+iconsProjectsGet+"}", h.ProjectsGet),
-		composition.Handle(toolProjectsList, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List GitHub Projects resources\"},"+
+		bindimpl.Handle(toolProjectsList, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"List GitHub Projects resources\"},"+
 			"\"description\":\"Tools for listing GitHub Projects resources.\\nUse this tool to list projects for a user or organization,"+
 			" or list project fields and items for a specific project.\\n\",\"name\":\"projects_list\",\"icons\":"+iconsProjectsGet+"}", h.ProjectsList),
-		composition.Handle(toolProjectsWrite, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
+		bindimpl.Handle(toolProjectsWrite, "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"readOnlyHint\":false,"+
 			"\"title\":\"Manage GitHub Projects\"},\"description\":\"Create and manage GitHub Projects: create projects, add/update/delete items,"+
 			" bulk-update many items at once, create status updates, and add iteration fields.\","+
 			"\"name\":\"projects_write\",\"icons\":"+iconsProjectsGet+"}", h.ProjectsWrite),
-		composition.Handle(toolPullRequestRead, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details for a single pull reque"+
-			"st\"},\"description\":\"Get information on a specific pull request in GitHub repository."+
-			"\",\"name\":\"pull_request_read\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.PullRequestRead),
-		composition.Handle(toolPullRequestReviewWrite, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Write operations (create,"+
+		bindimpl.Handle(toolPullRequestRead, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Get details for a single pull request"+
+			"\"},\"description\":\"Get information on a specific pull request in GitHub repository.\""+
+			",\"name\":\"pull_request_read\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.PullRequestRead),
+		bindimpl.Handle(toolPullRequestReviewWrite, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Write operations (create,"+
 			" submit, delete) on pull request reviews\"},\"description\":\"Create and/or submit, delete review of a pull request.\\n\\nAvailable methods:\\n-"+
 			" create: Create a new review of a pull request. If \\\"event\\\" parameter is provided, the review is submitted. If \\\"event\\\" is omitted,"+
 			" a pending review is created.\\n- submit_pending: Submit an existing pending review of a pull request. This requires that a pending review exist"+
@@ -908,24 +906,24 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"resolve_thread: Unresolve a previously resolved review thread. Requires only \\\"threadId\\\" parameter. The owner, repo,"+
 			" and pullNumber parameters are not used for this method. Unresolving an already-unresolved thread is a no-op.\\n\","+
 			"\"name\":\"pull_request_review_write\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.PullRequestReviewWrite),
-		composition.Handle(toolPushFiles, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Push files to repository\"},"+
+		bindimpl.Handle(toolPushFiles, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Push files to repository\"},"+
 			"\"description\":\"Push multiple files to a GitHub repository in a single commit\",\"name\":\"push_files\","+
 			"\"icons\":"+iconsCreateBranch+"}", h.PushFiles),
-		composition.Handle(toolRequestCopilotReview, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Request Copilot review\"},"+
+		bindimpl.Handle(toolRequestCopilotReview, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Request Copilot review\"},"+
 			"\"description\":\"Request a GitHub Copilot code review for a pull request. Use this for automated feedback on pull requests,"+
 			" usually before requesting a human reviewer.\",\"name\":\"request_copilot_review\","+
 			"\"icons\":"+iconsAssignCopilotToIssue+"}", h.RequestCopilotReview),
-		composition.Handle(toolSearchCode, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search code\"},"+
+		bindimpl.Handle(toolSearchCode, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search code\"},"+
 			"\"description\":\"Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbol"+
 			"s, functions, classes, or specific code patterns.\",\"name\":\"search_code\",\"icons\":"+iconsCreateBranch+"}", h.SearchCode),
-		composition.Handle(toolSearchCommits, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search commits\"},"+
+		bindimpl.Handle(toolSearchCommits, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search commits\"},"+
 			"\"description\":\"Search for commits across GitHub repositories using GitHub's commit search syntax. Useful for finding specific changes,"+
 			" authors, or messages across one or many repositories. Searches the default branch only.\","+
 			"\"name\":\"search_commits\",\"icons\":"+iconsCreateBranch+"}", h.SearchCommits),
-		composition.Handle(toolSearchIssues, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search issues\"},"+
+		bindimpl.Handle(toolSearchIssues, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search issues\"},"+
 			"\"description\":\"Search issues using natural-language semantic matching. Best for conceptual or paraphrased queries (e.g. \\\"login fails after"+
 			" password reset\\\"). Already scoped to is:issue.\",\"name\":\"search_issues\",\"icons\":"+iconsAddIssueComment+"}", h.SearchIssues),
-		composition.Handle(toolSearchOrgs, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search organizations\"},"+
+		bindimpl.Handle(toolSearchOrgs, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search organizations\"},"+
 			"\"description\":\"Find GitHub organizations by name, location, or other organization metadata. Ideal for discovering companies,"+
 			" open source foundations, or teams.\",\"name\":\"search_orgs\",\"icons\":[{\"src\":\"data:image/png;base64,"+
 			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAABqElEQVRIidWUsW4TQRCGv9kYFzwCRCDEUuxJsCelyiMAXSSs1Cn8ChQg4QiQeANIpHQoQumg"+
@@ -938,14 +936,14 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"M3Eb7rCQ2G3PtgdpW99V2tHtqLxeroqjJ68BpfAIcAYcFsenNLWUzNnFE6p76nH54TY/pJXAHnJcK/HRMQwiPwBWw+u379THNCoQQJsBJYg+LYlX8zVXRJEU9AL4aCqxNue9DCBeNCABDoDX"+
 			"l+wBmFqg6ohYwCBFgkBEsJa1gAnTVl6pF6kFidoG3xNcFxrlFnfh/TXlXd5J3dqOvjAd1o06V/5tPH0lBqyqxKbkAAAAASUVORK5CYII=\",\"mimeType\":\"image/png\","+
 			"\"theme\":\"dark\"}]}", h.SearchOrgs),
-		composition.Handle(toolSearchPullRequests, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search pull requests\"},"+
+		bindimpl.Handle(toolSearchPullRequests, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search pull requests\"},"+
 			"\"description\":\"Search for pull requests in GitHub repositories using issues search syntax already scoped to is:pr\","+
 			"\"name\":\"search_pull_requests\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.SearchPullRequests),
-		composition.Handle(toolSearchRepositories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search repositories\"},"+
+		bindimpl.Handle(toolSearchRepositories, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search repositories\"},"+
 			"\"description\":\"Find GitHub repositories by name, description, readme, topics, or other metadata. Perfect for discovering projects,"+
 			" finding examples, or locating specific repositories across GitHub.\","+
 			"\"name\":\"search_repositories\",\"icons\":"+iconsCreateBranch+"}", h.SearchRepositories),
-		composition.Handle(toolSearchUsers, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search users\"},"+
+		bindimpl.Handle(toolSearchUsers, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":true,\"title\":\"Search users\"},"+
 			"\"description\":\"Find GitHub users by username, real name, or other profile information. Useful for locating developers, contributors,"+
 			" or team members.\",\"name\":\"search_users\",\"icons\":[{\"src\":\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0"+
 			"QA/wD/AP+gvaeTAAADWklEQVRIidWTT2hcVRTGf+e+mUn9Q3WMqbbWgJ1JnMw4meiAUkoxIRG1IKK4ELqoVkQXUsVuXbropoq4EWykuBDURV2I0r9GrC0VopnXTGaefYkhDahBOg4SnSTv3e"+
@@ -963,7 +961,7 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"/Q3iH2GykUCByyU/2dK50iB2B77jWj3ATjxNos+4hfG8E2mDJ+irid2LaXzCljLyQcxjDmctvkW1mFacwwd8wUCV72GKH6+X+TxeYGvd/i3je/AqRfrSNo6F5DldDS6y5LnVkFfFbcPHHGqR"+
 			"tu24i184tQQcytLOrJa8SuR8xh6ssrXhTm5bd+BmDq+tCYH12aYbNfbe3KbrYfH9mPhb8iqy25gusd/Ds0pEbI6ImWYFImI6IrpK7C8jojcwgu5m2dGFYyX2How0y/vvnN8dpHfeBcHNQgAA"+
 			"AABJRU5ErkJggg==\",\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.SearchUsers),
-		composition.Handle(toolStarRepository, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Star repository\"},"+
+		bindimpl.Handle(toolStarRepository, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Star repository\"},"+
 			"\"description\":\"Star a GitHub repository\",\"name\":\"star_repository\",\"icons\":[{\"src\":\"data:image/png;base64,"+
 			"iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAYAAADgdz34AAAABmJLR0QA/wD/AP+gvaeTAAACG0lEQVRIidWVMWgTYRiGn+/+a21EClGrERRiTWLShrbiUETErDq7u3QRF0WhoKN06uYgKEVx"+
 			"1lGQLjo4OTUJ2FzSpBrEQiCkGYPm7nMwlZBe2rvaxXf6eb//fd//u/+7O0MIJDJz905MnJpvNRufg2oksHli5iwjUgXExUp9La3Vg+isoAGMyiJwBBi11XsQVBaog0zm8plfdGtApEd1LJdE"+
@@ -976,19 +974,19 @@ func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) 
 			"wFDDzwPAOgVcYwFpRI6khKJe0616akxoJ1zCS9SHp0rgdJ98aYZ2PhT7ksYpC005A0lnQdGS7LHGcqMMB5yVlXzQiYP1orOYkAHwLFxw30l4AfBx1eTUk/+OkA2zUEiY9V9I7vB69mQefPBJ"+
 			"0aAm+nWWH4Q9KNvT/wdMN2DTTJ/lx5ZsAtsOfMJMAV8OnMTYGiBc8JUqd0B3RLZrt2Jk8aImiTfTZ6QVvOOj3baYd2/k++AC+3Yx0GcXS0AAAAAElFTkSuQmCC\","+
 			"\"mimeType\":\"image/png\",\"theme\":\"dark\"}]}", h.StarRepository),
-		composition.Handle(toolSubIssueWrite, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Change sub-issue\"},"+
+		bindimpl.Handle(toolSubIssueWrite, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Change sub-issue\"},"+
 			"\"description\":\"Add a sub-issue to a parent issue in a GitHub repository.\","+
 			"\"name\":\"sub_issue_write\",\"icons\":"+iconsAddIssueComment+"}", h.SubIssueWrite),
-		composition.Handle(toolUnstarRepository, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Unstar repository\"},"+
+		bindimpl.Handle(toolUnstarRepository, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Unstar repository\"},"+
 			"\"description\":\"Unstar a GitHub repository\",\"name\":\"unstar_repository\",\"icons\":"+iconsListStarredRepositories+"}", h.UnstarRepository),
-		composition.Handle(toolUpdateGist, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Update Gist\"},"+
+		bindimpl.Handle(toolUpdateGist, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Update Gist\"},"+
 			"\"description\":\"Update an existing gist\",\"name\":\"update_gist\",\"icons\":"+iconsCreateGist+"}", h.UpdateGist),
-		composition.Handle(toolUpdatePullRequest, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Edit pull request\"},"+
+		bindimpl.Handle(toolUpdatePullRequest, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Edit pull request\"},"+
 			"\"description\":\"Update an existing pull request in a GitHub repository.\","+
 			"\"name\":\"update_pull_request\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.UpdatePullRequest),
-		composition.Handle(toolUpdatePullRequestBranch, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Update pull request branch"+
-			"\"},\"description\":\"Update the branch of a pull request with the latest changes from the base branch.\","+
-			"\"name\":\"update_pull_request_branch\",\"icons\":"+iconsAddCommentToPendingReview+"}", h.UpdatePullRequestBranch),
+		bindimpl.Handle(toolUpdatePullRequestBranch, "{\"annotations\":{\"idempotentHint\":false,\"readOnlyHint\":false,\"title\":\"Update pull request branch\"}"+
+			",\"description\":\"Update the branch of a pull request with the latest changes from the base branch.\",\"name\":\"update_pull_request_branch\","+
+			"\"icons\":"+iconsAddCommentToPendingReview+"}", h.UpdatePullRequestBranch),
 	}, opts...)
 }
 

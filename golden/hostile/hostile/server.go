@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // Handler answers the tools of the MCP server "hostile", with the
@@ -83,17 +84,17 @@ func (UnimplementedHandler) Strict(context.Context, StrictArgs) (StrictResult, e
 // wrapped as {"result": v}; toward 2026-07-28 clients it is natural
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
-	return composition.Serve(s, []composition.ServedTool{
-		composition.HandleNoArgs(toolCount, "{\"name\":\"count\"}", h.Count).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"" +
-			"integer\"}},\"required\":[\"result\"]}"),
-		composition.Handle(toolFetch, "{\"name\":\"fetch\",\"description\":\"A union told apart by which required property is present.\"}", h.Fetch),
-		composition.Handle(toolFind, "{\"name\":\"find\"}", h.Find).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"result\":{\"type\":[\"object\"" +
-			",\"null\"],\"additionalProperties\":true}},\"required\":[\"result\"]}"),
-		composition.Handle(toolPoint, "{\"name\":\"point\",\"description\":\"A tuple in, a tuple out.\"}", h.Point),
-		composition.HandleNoArgs(toolReadNote, "{\"name\":\"read-note\",\"outputSchema\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}", h.ReadNote).WithLegacyOutputSchema(
+	return composition.Serve(s, []bindimpl.ServedTool{
+		bindimpl.HandleNoArgs(toolCount, "{\"name\":\"count\"}", h.Count).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"int" +
+			"eger\"}},\"required\":[\"result\"]}"),
+		bindimpl.Handle(toolFetch, "{\"name\":\"fetch\",\"description\":\"A union told apart by which required property is present.\"}", h.Fetch),
+		bindimpl.Handle(toolFind, "{\"name\":\"find\"}", h.Find).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"result\":{\"type\":[\"object\"," +
+			"\"null\"],\"additionalProperties\":true}},\"required\":[\"result\"]}"),
+		bindimpl.Handle(toolPoint, "{\"name\":\"point\",\"description\":\"A tuple in, a tuple out.\"}", h.Point),
+		bindimpl.HandleNoArgs(toolReadNote, "{\"name\":\"read-note\",\"outputSchema\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}", h.ReadNote).WithLegacyOutputSchema(
 			"{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"result\"]}"),
-		composition.Handle(toolReadNote2, "{\"name\":\"read_note\",\"description\":\"Reads a note.\\nSecond line with */ and `backticks`.\"}", h.ReadNote2),
-		composition.Handle(toolStrict, "{\"name\":\"strict\",\"description\":\"A closed object in, a constrained list out.\"}", h.Strict).WithLegacyOutputSchema(
+		bindimpl.Handle(toolReadNote2, "{\"name\":\"read_note\",\"description\":\"Reads a note.\\nSecond line with */ and `backticks`.\"}", h.ReadNote2),
+		bindimpl.Handle(toolStrict, "{\"name\":\"strict\",\"description\":\"A closed object in, a constrained list out.\"}", h.Strict).WithLegacyOutputSchema(
 			"{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"maxLength\":3},\"maxItems\":2}}," +
 				"\"required\":[\"result\"]}"),
 	}, opts...)

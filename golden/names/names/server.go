@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // Handler answers the tools of the MCP server "names", with the
@@ -89,15 +90,15 @@ func (UnimplementedHandler) SavePerson(context.Context, SavePersonArgs) (*SavePe
 // wrapped as {"result": v}; toward 2026-07-28 clients it is natural
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
-	return composition.Serve(s, []composition.ServedTool{
-		composition.Handle(toolCreateEntities, "{\"name\":\"create_entities\",\"description\":\"Memory server: an array of entities.\"}", h.CreateEntities),
-		composition.Handle(toolCreateGroup, "{\"name\":\"create_group\",\"description\":\"gitlab: visibility and sort enums that differ only in their descriptions.\"}", h.CreateGroup),
-		composition.Handle(toolCreateRepository, "{\"name\":\"create_repository\"}", h.CreateRepository),
-		composition.Handle(toolDescribeTable, "{\"name\":\"describe_table\",\"description\":\"An array of columns in a result.\"}", h.DescribeTable),
-		composition.Handle(toolGenerateFishboneDiagram, "{\"name\":\"generate_fishbone_diagram\",\"description\":\"Recursion written out level by level (zod).\"}", h.GenerateFishboneDiagram),
-		composition.Handle(toolListProjects, "{\"name\":\"list_projects\"}", h.ListProjects),
-		composition.HandleNoArgs(toolReadGraph, "{\"name\":\"read_graph\",\"description\":\"Memory server: the same entities in a result.\"}", h.ReadGraph),
-		composition.Handle(toolSavePerson, "{\"name\":\"save_person\",\"description\":\"pydantic: one $defs model in the arguments and, with an id, in the result.\"}", h.SavePerson),
+	return composition.Serve(s, []bindimpl.ServedTool{
+		bindimpl.Handle(toolCreateEntities, "{\"name\":\"create_entities\",\"description\":\"Memory server: an array of entities.\"}", h.CreateEntities),
+		bindimpl.Handle(toolCreateGroup, "{\"name\":\"create_group\",\"description\":\"gitlab: visibility and sort enums that differ only in their descriptions.\"}", h.CreateGroup),
+		bindimpl.Handle(toolCreateRepository, "{\"name\":\"create_repository\"}", h.CreateRepository),
+		bindimpl.Handle(toolDescribeTable, "{\"name\":\"describe_table\",\"description\":\"An array of columns in a result.\"}", h.DescribeTable),
+		bindimpl.Handle(toolGenerateFishboneDiagram, "{\"name\":\"generate_fishbone_diagram\",\"description\":\"Recursion written out level by level (zod).\"}", h.GenerateFishboneDiagram),
+		bindimpl.Handle(toolListProjects, "{\"name\":\"list_projects\"}", h.ListProjects),
+		bindimpl.HandleNoArgs(toolReadGraph, "{\"name\":\"read_graph\",\"description\":\"Memory server: the same entities in a result.\"}", h.ReadGraph),
+		bindimpl.Handle(toolSavePerson, "{\"name\":\"save_person\",\"description\":\"pydantic: one $defs model in the arguments and, with an id, in the result.\"}", h.SavePerson),
 	}, opts...)
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // Handler answers the tools of the MCP server "styles", with the
@@ -75,18 +76,18 @@ func (UnimplementedHandler) ZodShape(context.Context, ZodShapeArgs) (*ZodShapeRe
 // wrapped as {"result": v}; toward 2026-07-28 clients it is natural
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
-	return composition.Serve(s, []composition.ServedTool{
-		composition.Handle(toolDirectMap, "{\"name\":\"direct_map\",\"description\":\"The lightweight direct-map shape, normalized with a warning.\","+
+	return composition.Serve(s, []bindimpl.ServedTool{
+		bindimpl.Handle(toolDirectMap, "{\"name\":\"direct_map\",\"description\":\"The lightweight direct-map shape, normalized with a warning.\","+
 			"\"inputSchema\":{\"amount\":{\"type\":\"float\",\"required\":true},\"currency\":{\"type\":\"enum\",\"values\":[\"EUR\",\"USD\"],"+
 			"\"required\":true},\"tags\":{\"type\":\"string\",\"isArray\":true}}}", h.DirectMap),
-		composition.Handle(toolDraft04Range, "{\"name\":\"draft04_range\",\"description\":\"draft-04: id, definitions, boolean exclusiveMaximum.\","+
+		bindimpl.Handle(toolDraft04Range, "{\"name\":\"draft04_range\",\"description\":\"draft-04: id, definitions, boolean exclusiveMaximum.\","+
 			"\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-04/schema#\",\"id\":\"http://example.com/range.json\",\"type\":\"object\","+
 			"\"properties\":{\"low\":{\"$ref\":\"#/definitions/percent\"},\"high\":{\"$ref\":\"#/definitions/percent\"}},\"required\":[\"low\"],"+
 			"\"definitions\":{\"percent\":{\"type\":\"number\",\"minimum\":0,\"maximum\":100,\"exclusiveMaximum\":true}}}}", h.Draft04Range),
-		composition.Handle(toolPydanticSearch, "{\"name\":\"pydantic_search\",\"description\":\"Pydantic-style: anyOf with null, $defs, title on every field.\"}", h.PydanticSearch),
-		composition.Handle(toolSchemarsTree, "{\"name\":\"schemars_tree\",\"description\":\"schemars-style: a recursive tree through \\\"#\\\" and $defs.\"}", h.SchemarsTree),
-		composition.Handle(toolWide, "{\"name\":\"wide\",\"description\":\"A 200-property object.\"}", h.Wide),
-		composition.Handle(toolZodShape, "{\"name\":\"zod_shape\",\"description\":\"zod-style: a const-tagged oneOf, additionalProperties false everywhere.\","+
+		bindimpl.Handle(toolPydanticSearch, "{\"name\":\"pydantic_search\",\"description\":\"Pydantic-style: anyOf with null, $defs, title on every field.\"}", h.PydanticSearch),
+		bindimpl.Handle(toolSchemarsTree, "{\"name\":\"schemars_tree\",\"description\":\"schemars-style: a recursive tree through \\\"#\\\" and $defs.\"}", h.SchemarsTree),
+		bindimpl.Handle(toolWide, "{\"name\":\"wide\",\"description\":\"A 200-property object.\"}", h.Wide),
+		bindimpl.Handle(toolZodShape, "{\"name\":\"zod_shape\",\"description\":\"zod-style: a const-tagged oneOf, additionalProperties false everywhere.\","+
 			"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"shape\":{\"oneOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"type\":\"string\","+
 			"\"const\":\"circle\"},\"radius\":{\"type\":\"number\",\"exclusiveMinimum\":0}},\"required\":[\"kind\",\"radius\"],"+
 			"\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"kind\":{\"type\":\"string\",\"const\":\"rect\"},"+

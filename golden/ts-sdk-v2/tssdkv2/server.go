@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // Handler answers the tools of the MCP server "ts-sdk-v2", with the
@@ -75,20 +76,20 @@ func (UnimplementedHandler) Stats(context.Context) (*StatsResult, error) {
 // wrapped as {"result": v}; toward 2026-07-28 clients it is natural
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
-	return composition.Serve(s, []composition.ServedTool{
-		composition.Handle(toolCount, "{\"name\":\"count\",\"description\":\"Counts something.\"}", h.Count).WithLegacyOutputSchema(
+	return composition.Serve(s, []bindimpl.ServedTool{
+		bindimpl.Handle(toolCount, "{\"name\":\"count\",\"description\":\"Counts something.\"}", h.Count).WithLegacyOutputSchema(
 			"{\"type\":\"object\",\"properties\":{\"result\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"integer\"," +
 				"\"minimum\":-9007199254740991,\"maximum\":9007199254740991}},\"required\":[\"result\"]}"),
-		composition.Handle(toolEchoArgs, "{\"name\":\"echo_args\",\"description\":\"Echoes its arguments as received.\"}", h.EchoArgs),
-		composition.HandleNoArgs(toolFail, "{\"name\":\"fail\",\"description\":\"Fails with a JSON-RPC error.\"}", h.Fail),
-		composition.Handle(toolFindRow, "{\"name\":\"find_row\",\"description\":\"Finds a row, or null.\"}", h.FindRow).WithLegacyOutputSchema(
+		bindimpl.Handle(toolEchoArgs, "{\"name\":\"echo_args\",\"description\":\"Echoes its arguments as received.\"}", h.EchoArgs),
+		bindimpl.HandleNoArgs(toolFail, "{\"name\":\"fail\",\"description\":\"Fails with a JSON-RPC error.\"}", h.Fail),
+		bindimpl.Handle(toolFindRow, "{\"name\":\"find_row\",\"description\":\"Finds a row, or null.\"}", h.FindRow).WithLegacyOutputSchema(
 			"{\"type\":\"object\",\"properties\":{\"result\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"anyOf\":[{\"type\":\"object\"," +
 				"\"properties\":{\"id\":{\"type\":\"integer\",\"minimum\":-9007199254740991,\"maximum\":9007199254740991},\"name\":{\"type\":\"string\"}}," +
 				"\"required\":[\"id\",\"name\"],\"additionalProperties\":false},{\"type\":\"null\"}]}},\"required\":[\"result\"]}"),
-		composition.HandleNoArgs(toolListTags, "{\"name\":\"list_tags\",\"description\":\"Lists the tags.\"}", h.ListTags).WithLegacyOutputSchema(
+		bindimpl.HandleNoArgs(toolListTags, "{\"name\":\"list_tags\",\"description\":\"Lists the tags.\"}", h.ListTags).WithLegacyOutputSchema(
 			"{\"type\":\"object\",\"properties\":{\"result\":{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"array\"," +
 				"\"items\":{\"type\":\"string\"}}},\"required\":[\"result\"]}"),
-		composition.HandleNoArgs(toolStats, "{\"name\":\"stats\",\"description\":\"Returns statistics.\"}", h.Stats),
+		bindimpl.HandleNoArgs(toolStats, "{\"name\":\"stats\",\"description\":\"Returns statistics.\"}", h.Stats),
 	}, opts...)
 }
 

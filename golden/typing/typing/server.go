@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // Handler answers the tools of the MCP server "typing", with the
@@ -82,18 +83,18 @@ func (UnimplementedHandler) PatternArgs(context.Context, PatternArgsArgs) (*comp
 // wrapped as {"result": v}; toward 2026-07-28 clients it is natural
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
-	return composition.Serve(s, []composition.ServedTool{
-		composition.Handle(toolAggregate, "{\"name\":\"aggregate\",\"description\":\"mongodb aggregate: a count that is a number or the string \\\"indeterminate\\\".\"}", h.Aggregate),
-		composition.Handle(toolChart, "{\"name\":\"chart\",\"description\":\"@antv/mcp-server-chart: spreadsheet rows whose cells may be null; nullable map values and items.\"}", h.Chart),
-		composition.Handle(toolChoose, "{\"name\":\"choose\",\"description\":\"pydantic Union[Literal[...]], integer|number, an enum or a pattern.\"}", h.Choose),
-		composition.Handle(toolCreateIndex, "{\"name\":\"create_index\",\"description\":\"mongodb: index keys and sort values mix numbers and strings; numPartiti"+
-			"ons is a union of string consts.\"}", h.CreateIndex),
-		composition.Handle(toolGeometry, "{\"name\":\"geometry\",\"description\":\"Tuples whose length is fixed by maxItems or items:false have no Rest.\"}", h.Geometry),
-		composition.Handle(toolLeftovers, "{\"name\":\"leftovers\",\"description\":\"What stays raw JSON, each with its reason: a field, a map value,"+
-			" an array item, a union variant, extra properties, a tuple's rest.\"}", h.Leftovers).WithLegacyOutputSchema(
-			"{\"type\":\"object\",\"properties\":{\"result\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}}," +
-				"{\"type\":\"object\",\"properties\":{\"b\":{\"type\":\"string\"}}}]}},\"required\":[\"result\"]}"),
-		composition.Handle(toolPatternArgs, "{\"name\":\"pattern_args\",\"description\":\"An argument object that only patternProperties describe.\"}", h.PatternArgs),
+	return composition.Serve(s, []bindimpl.ServedTool{
+		bindimpl.Handle(toolAggregate, "{\"name\":\"aggregate\",\"description\":\"mongodb aggregate: a count that is a number or the string \\\"indeterminate\\\".\"}", h.Aggregate),
+		bindimpl.Handle(toolChart, "{\"name\":\"chart\",\"description\":\"@antv/mcp-server-chart: spreadsheet rows whose cells may be null; nullable map values and items.\"}", h.Chart),
+		bindimpl.Handle(toolChoose, "{\"name\":\"choose\",\"description\":\"pydantic Union[Literal[...]], integer|number, an enum or a pattern.\"}", h.Choose),
+		bindimpl.Handle(toolCreateIndex, "{\"name\":\"create_index\",\"description\":\"mongodb: index keys and sort values mix numbers and strings; numPartitions"+
+			" is a union of string consts.\"}", h.CreateIndex),
+		bindimpl.Handle(toolGeometry, "{\"name\":\"geometry\",\"description\":\"Tuples whose length is fixed by maxItems or items:false have no Rest.\"}", h.Geometry),
+		bindimpl.Handle(toolLeftovers, "{\"name\":\"leftovers\",\"description\":\"What stays raw JSON, each with its reason: a field, a map value, an array item,"+
+			" a union variant, extra properties, a tuple's rest.\"}", h.Leftovers).WithLegacyOutputSchema("{\"type\":\"object\",\"properties\":{\"result\":{" +
+			"\"anyOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}}},{\"type\":\"object\"," +
+			"\"properties\":{\"b\":{\"type\":\"string\"}}}]}},\"required\":[\"result\"]}"),
+		bindimpl.Handle(toolPatternArgs, "{\"name\":\"pattern_args\",\"description\":\"An argument object that only patternProperties describe.\"}", h.PatternArgs),
 	}, opts...)
 }
 

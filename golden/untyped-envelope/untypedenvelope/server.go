@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 )
 
 // Handler answers the tools of the MCP server "untyped-envelope", with the
@@ -47,12 +48,12 @@ func (UnimplementedHandler) ListNames(context.Context) ([]string, error) {
 // wrapped as {"result": v}; toward 2026-07-28 clients it is natural
 // (SEP-2106). composition.Serve states the rules and the errors.
 func Register(s *server.MCPServer, h Handler, opts ...composition.ServerOption) error {
-	return composition.Serve(s, []composition.ServedTool{
-		composition.HandleNoArgs(toolCountNames, "{\"name\":\"count_names\",\"description\":\"An envelope without \\\"type\\\" whose result is a $ref into the ro"+
-			"ot's $defs.\",\"outputSchema\":{\"$ref\":\"#/$defs/count\",\"$defs\":{\"count\":{\"type\":\"integer\","+
+	return composition.Serve(s, []bindimpl.ServedTool{
+		bindimpl.HandleNoArgs(toolCountNames, "{\"name\":\"count_names\",\"description\":\"An envelope without \\\"type\\\" whose result is a $ref into the root'"+
+			"s $defs.\",\"outputSchema\":{\"$ref\":\"#/$defs/count\",\"$defs\":{\"count\":{\"type\":\"integer\","+
 			"\"minimum\":0}}}}", h.CountNames).WithLegacyOutputSchema("{\"properties\":{\"result\":{\"$ref\":\"#/$defs/count\"}},\"required\":[\"result\"]," +
 			"\"$defs\":{\"count\":{\"type\":\"integer\",\"minimum\":0}}}"),
-		composition.HandleNoArgs(toolListNames, "{\"name\":\"list_names\",\"description\":\"An envelope without \\\"type\\\" (issue 15): the IR,"+
+		bindimpl.HandleNoArgs(toolListNames, "{\"name\":\"list_names\",\"description\":\"An envelope without \\\"type\\\" (issue 15): the IR,"+
 			" the runtime and call must all see an envelope.\",\"outputSchema\":{\"type\":\"array\","+
 			"\"items\":{\"type\":\"string\"}}}", h.ListNames).WithLegacyOutputSchema("{\"properties\":{\"result\":{\"type\":\"array\"," +
 			"\"items\":{\"type\":\"string\"}}},\"required\":[\"result\"]}"),
