@@ -308,6 +308,13 @@ func TestForwardKeepsClientCredentials(t *testing.T) {
 	var mu sync.Mutex
 	var downstreamHeaders []http.Header
 	forward := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	// Its own transport: with http.DefaultTransport, which every test of the
+	// binary shares (httptest.Server.Close closes its idle connections), a
+	// forwarded answer was once cut mid-body under load ("ReverseProxy read
+	// error during body copy: use of closed network connection").
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	forward.Transport = tr
 	recorder := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		downstreamHeaders = append(downstreamHeaders, r.Header.Clone())
