@@ -218,9 +218,34 @@ func (c *conn) CallToolRaw(ctx context.Context, name string, args json.RawMessag
 		return nil, c.fail(name, err, false)
 	}
 	capt := &capture{}
-	res, err := c.cs.CallTool(withCapture(ctx, capt), &mcp.CallToolParams{Name: name, Arguments: args})
-	capt.done()
-	c.bind(capt, err == nil)
+	// go-sdk does not give up a request whose write blocks (a stdio server
+	// that stopped reading its input) when ctx ends, so the call runs apart:
+	// when ctx ends before the request was written, CallToolRaw returns at
+	// once, and the call left behind ends with the write (at the latest
+	// when the server's process ends). A request written is waited for:
+	// go-sdk then ends it with ctx.
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := c.cs.CallTool(withCapture(ctx, capt), &mcp.CallToolParams{Name: name, Arguments: args})
+		capt.done()
+		c.bind(capt, err == nil)
+		done <- answer{res, err}
+	}()
+	var a answer
+	select {
+	case a = <-done:
+	case <-ctx.Done():
+		if !capt.written.Load() {
+			capt.done()
+			return nil, fmt.Errorf("calling tool %q on %s: %w", name, c.server, context.Cause(ctx))
+		}
+		a = <-done
+	}
+	res, err := a.res, a.err
 	if err != nil {
 		return nil, c.fail(name, err, true)
 	}

@@ -85,6 +85,8 @@ func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	err := c.Connection.Write(ctx, msg)
 	if err != nil {
 		c.forget(req.ID)
+	} else {
+		capt.written.Store(true)
 	}
 	return err
 }
@@ -145,6 +147,9 @@ type capture struct {
 	conn *rawConn
 	id   jsonrpc.ID // the request's ID on conn
 	raw  json.RawMessage
+	// written is set once the whole request went out on conn: go-sdk then
+	// waits for the answer, which it gives up when the call's ctx ends.
+	written atomic.Bool
 }
 
 // withCapture returns ctx carrying capt.
