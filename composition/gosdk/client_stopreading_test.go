@@ -76,7 +76,8 @@ func TestCallReturnsWhenTheServerStopsReading(t *testing.T) {
 }
 
 // stopReader is the child's server: it answers initialize at 2025-06-18,
-// then sleeps without reading stdin until it is killed.
+// then waits, without reading stdin, until it is killed: on a pipe of its
+// own that nothing writes to.
 func stopReader() {
 	line, err := bufio.NewReader(os.Stdin).ReadBytes('\n')
 	if err != nil {
@@ -89,5 +90,10 @@ func stopReader() {
 		os.Exit(1)
 	}
 	os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"stopper","version":"0"}}}` + "\n")
-	time.Sleep(time.Hour)
+	r, w, err := os.Pipe()
+	if err != nil {
+		os.Exit(1)
+	}
+	defer w.Close()
+	_, _ = r.Read(make([]byte, 1))
 }
