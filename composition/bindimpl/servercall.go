@@ -1,0 +1,55 @@
+package bindimpl
+
+import "context"
+
+// ServerCall describes one tools/call request that a served tool answers,
+// to a [ServerInterceptor] and (through [IncomingCall]) to its handler. The
+// SDK binding fills it from the request; a field the SDK does not expose
+// is left empty.
+type ServerCall struct {
+	// Tool is the name of the tool called.
+	Tool string
+	// Meta is the request's params._meta as the client sent it; nil when
+	// it sent none. It is read-only.
+	Meta Meta
+	// ProtocolVersion is the request's MCP protocol version: the one a
+	// 2026-07-28 request declares, else the one its session negotiated.
+	ProtocolVersion string
+	// SessionID identifies the MCP session (the Mcp-Session-Id of
+	// Streamable HTTP, or the SDK's id of a stdio session); "" when none.
+	SessionID string
+	// RequestID is the JSON-RPC id of the request as text ("7", "req-7");
+	// "" when the SDK does not expose it.
+	RequestID string
+	// Transport names the transport the request came over: "stdio",
+	// "streamable-http", "sse" or "in-process"; "" when unknown.
+	Transport string
+}
+
+// ServerHandler answers a call: the next interceptor, or at the end of the
+// chain the served tool itself (argument decoding and validation, the
+// handler, result encoding). The error is only for an answer that cannot
+// be sent at all, which the binding turns into a JSON-RPC error; a handler's
+// error is an Answer with IsError.
+type ServerHandler func(ctx context.Context, call ServerCall) (Answer, error)
+
+// ServerInterceptor wraps every tools/call a served tool answers, like a
+// gRPC unary server interceptor: it may look at the call, change ctx (for
+// a tracing span), call next (or not), and look at or replace the answer.
+// It must be safe for concurrent use.
+type ServerInterceptor func(ctx context.Context, call ServerCall, next ServerHandler) (Answer, error)
+
+// incomingKey is the context key of the ServerCall a handler answers.
+type incomingKey struct{}
+
+// WithIncomingCall returns ctx carrying call, for IncomingCall.
+func WithIncomingCall(ctx context.Context, call ServerCall) context.Context {
+	return context.WithValue(ctx, incomingKey{}, call)
+}
+
+// IncomingCall returns the call that ctx's served-tool handler is
+// answering, and whether there is one.
+func IncomingCall(ctx context.Context) (ServerCall, bool) {
+	c, ok := ctx.Value(incomingKey{}).(ServerCall)
+	return c, ok
+}
