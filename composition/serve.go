@@ -111,6 +111,18 @@ func ServerEvents(s *server.MCPServer, f func(ctx context.Context, e Event)) {
 	// TODO(server): register the hooks.
 }
 
+// ToolMiddleware runs interceptors around the tools a program adds to an
+// mcp-go server itself (s.AddTool, with plain mcp-go handlers), as
+// [WithServerInterceptor] does for the tools [Serve] adds: pass it to
+// server.WithToolHandlerMiddleware. The interceptors see the same
+// [ServerCall]; Answer.IsError is the handler's result's isError, and a
+// handler's error is the chain's error. Tools added by [Serve] are not run
+// through it twice.
+func ToolMiddleware(interceptors ...ServerInterceptor) server.ToolHandlerMiddleware {
+	// TODO(server): run the interceptors.
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
+}
+
 // Serve adds tools to s, as a generated Register does. Each tool is listed
 // with its tool object exactly as exported (name, title, description,
 // annotations, _meta, icons, execution, inputSchema and outputSchema as
