@@ -20,6 +20,13 @@ import (
 // stays lost: connect again (a [Registry] does so by itself).
 var ErrSessionLost = mcpconn.ErrSessionLost
 
+// RPCError is in the chain of a call's error (errors.As) when the server
+// answered the request with a JSON-RPC error: its Code and Data as sent,
+// and Message, the server's text, not escaped (the error's own text is
+// escaped). Telemetry reads the code (error.type, rpc.response.status_code
+// of the MCP semantic conventions) from it.
+type RPCError = mcpconn.RPCError
+
 // ErrSessionClosed is what [Session.Err] returns after [Session.Close].
 var ErrSessionClosed = mcpconn.ErrSessionClosed
 
