@@ -43,7 +43,7 @@ func (t *Telemetry) intercept(ctx context.Context, call composition.Call, next c
 	if !recording && !measured {
 		return res, err
 	}
-	var buf [14]attribute.KeyValue
+	var buf [12]attribute.KeyValue // escapes: one allocation for all
 	kv := appendCall(buf[:0], call.Tool, call.Peer.Transport, call.Peer.ProtocolVersion)
 	if call.Peer.Address != "" {
 		kv = append(kv, semconv.ServerAddress(call.Peer.Address))
