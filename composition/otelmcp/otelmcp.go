@@ -84,10 +84,12 @@
 //
 // These are few and fixed (low cardinality), and name what a user acts
 // on: retry, raise a deadline, fix a caller, re-pin. A served call whose
-// chain returns an error (an answer that cannot be sent, which the SDKs
-// answer with a JSON-RPC error) has error.type and rpc.response.status_code
-// "-32603" (Internal error: mcp-go's code for a handler's error) unless
-// the error carries a composition.RPCError, whose code is used.
+// chain returns an error (an answer that cannot be sent) has error.type
+// and rpc.response.status_code "-32603" (Internal error: the JSON-RPC
+// error both SDK bindings answer it with), unless the error carries a
+// composition.RPCError (a Forwarding proxy's downstream error, which
+// composition's stdio and HTTP hosts send with its own code), whose code
+// is used.
 //
 // The span's status is Error whenever error.type is set; its description
 // is the JSON-RPC error's message for a JSON-RPC error (server text,
