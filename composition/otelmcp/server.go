@@ -2,6 +2,8 @@ package otelmcp
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -76,11 +78,19 @@ func (t *Telemetry) serve(ctx context.Context, call composition.ServerCall, next
 	return answer, err
 }
 
-// answerErrorText is the text of an isError answer, made safe (peerText):
-// the handler's words, which may quote a downstream server's.
+// answerErrorText is the text of an isError answer (its text blocks
+// joined with "\n", as composition.ToolError's Text), made safe
+// (peerText): the handler's words, which may quote a downstream server's.
 func answerErrorText(a composition.Answer) string {
 	if a.Blocks == nil {
 		return peerText(a.Text)
 	}
-	return "tool_error"
+	var texts []string
+	for _, b := range a.Blocks {
+		var block struct{ Type, Text string }
+		if json.Unmarshal(b, &block) == nil && block.Type == "text" {
+			texts = append(texts, block.Text)
+		}
+	}
+	return peerText(strings.Join(texts, "\n"))
 }

@@ -2,6 +2,7 @@ package otelmcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -114,6 +115,9 @@ func TestServerErrors(t *testing.T) {
 		err                       error
 	}{
 		{"tool error", "tool_error", "", `bad\u001b[0m`, composition.Answer{Text: "bad\x1b[0m", IsError: true}, nil},
+		{"tool error in blocks", "tool_error", "", `first\nsecond\u202e`, composition.Answer{IsError: true, Blocks: []json.RawMessage{
+			json.RawMessage(`{"type":"text","text":"first"}`), json.RawMessage(`{"type":"image","data":"AA==","mimeType":"image/png"}`),
+			json.RawMessage(`{"type":"text","text":"second\u202e"}`)}}, nil},
 		{"handler error", "-32603", "-32603", "cannot encode", composition.Answer{}, errors.New("cannot encode")},
 		{"forwarded JSON-RPC error", "-32001", "-32001", `nope\n`, composition.Answer{},
 			fmt.Errorf("forward: %w", &composition.RPCError{Code: -32001, Message: "nope\n", Err: errors.New("x")})},
