@@ -175,6 +175,9 @@ type regServer struct {
 	failures   int // consecutive failed attempts
 	lastErr    error
 	log        *slog.Logger // WithLogger, from the options of the last connect
+	// events is WithEvents's callback, from the options of the last
+	// connect (nil: none).
+	events func(context.Context, Event)
 }
 
 // NewRegistry returns an empty registry. opts apply to every server's
@@ -438,7 +441,7 @@ func (s *regServer) run(reconnect bool) {
 	cfg, _ := newConfig(opts)
 	log := cfg.observe.logger
 	s.mu.Lock()
-	s.log = log
+	s.log, s.events = log, cfg.observe.events
 	s.mu.Unlock()
 	timeout := s.timeout
 	if timeout <= 0 {
@@ -579,6 +582,14 @@ func (s *regServer) logger() *slog.Logger {
 	return s.log
 }
 
+// eventsFunc is the server's WithEvents callback of its last connect, or
+// nil.
+func (s *regServer) eventsFunc() func(context.Context, Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.events
+}
+
 // redact is err's message without the server's secrets, escaped
 // (internal/textsafe): the form of LastError and of log attributes.
 func (s *regServer) redact(err error) string {
@@ -645,9 +656,22 @@ func (c *serverCaller) Invoke(ctx context.Context, tool *bindimpl.Tool, args any
 	if le.Sent && !tool.ReadOnly && !tool.Idempotent {
 		return lostErr
 	}
-	if sess, err = s.session(ctx); err != nil {
+	waited := time.Now()
+	sess, err = s.session(ctx)
+	events := s.eventsFunc()
+	if events != nil {
+		e := Event{Kind: EventReconnect, Server: c.id, Tool: tool.Name, Duration: time.Since(waited), Err: err}
+		if sess != nil {
+			e.Peer = sess.peer
+		}
+		events(ctx, e)
+	}
+	if err != nil {
 		lostErr.Reconnect = err
 		return lostErr
+	}
+	if events != nil {
+		events(ctx, Event{Kind: EventRetry, Server: c.id, Tool: tool.Name, Peer: sess.peer, MayHaveRun: le.Sent})
 	}
 	if log := s.logger(); log != nil {
 		log.LogAttrs(ctx, slog.LevelInfo, "mcp call sent again after reconnect", slog.String("server", c.id), slog.String("tool", tool.Name), slog.Bool("mayHaveRun", le.Sent))
