@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"syscall"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -176,8 +175,9 @@ type RawCall struct {
 	// Args are the arguments, a JSON object sent as is.
 	Args json.RawMessage
 	// Meta, when not empty, is a JSON object of entries for the request's
-	// params._meta (no key of the protocol's reserved
-	// io.modelcontextprotocol/ prefix in it: those are the session's).
+	// params._meta. The caller leaves out the keys the protocol reserves
+	// (ReservedMetaPrefix): those are the SDK's, which on 2026-07-28
+	// mcp-go sets over any of the same name.
 	Meta json.RawMessage
 	// ID, when not nil, receives the JSON-RPC id the request was sent with,
 	// as text ("7"); it is left as it is when the request was not sent.
@@ -243,10 +243,9 @@ func (s *Conn) CallToolRaw(ctx context.Context, call RawCall) (json.RawMessage, 
 // session sets those itself; a caller's entries never replace them.
 const ReservedMetaPrefix = "io.modelcontextprotocol/"
 
-// requestMeta is mcp-go's Meta of the entries of raw, a JSON object. mcp-go
-// encodes its entries with encoding/json (keys sorted) and, on 2026-07-28,
-// adds its reserved entries over them; reserved keys in raw are dropped
-// here all the same.
+// requestMeta is mcp-go's Meta of the entries of raw, a JSON object, each
+// value kept raw. mcp-go encodes the entries with encoding/json (keys
+// sorted) and, on 2026-07-28, sets its reserved entries over them.
 func requestMeta(raw json.RawMessage) (*mcp.Meta, error) {
 	var entries map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &entries); err != nil {
@@ -254,9 +253,7 @@ func requestMeta(raw json.RawMessage) (*mcp.Meta, error) {
 	}
 	fields := make(map[string]any, len(entries))
 	for k, v := range entries {
-		if !strings.HasPrefix(k, ReservedMetaPrefix) {
-			fields[k] = v
-		}
+		fields[k] = v
 	}
 	return &mcp.Meta{AdditionalFields: fields}, nil
 }
