@@ -208,8 +208,9 @@ type ClientConn interface {
 // not for application code. The Session owns c: [Session.Close] closes it.
 //
 // The options of the session apply: [WithArgsValidation],
-// [WithResultValidation], [WithInterceptor], [WithLogger], [WithWarnings],
-// [WithDigestCheck], [WithPins] and [WithPinRecheck] (the digest
+// [WithResultValidation], [WithInterceptor], [WithLogger], [WithEvents]
+// (EventSessionStart without a duration: the SDK made the handshake),
+// [WithWarnings], [WithDigestCheck], [WithPins] and [WithPinRecheck] (the digest
 // checks run here, as in Connect: under [DigestFail] a server whose tools
 // changed makes NewSession close c and fail). The options of a transport
 // or handshake ([WithEnv], [WithHeader], [WithProtocolVersion],

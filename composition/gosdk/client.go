@@ -85,8 +85,18 @@ const maxPages = composition.DefaultMaxPages
 // A call on a session that go-sdk reports closed (the server process
 // exited, the connection broke) fails with an error matching
 // composition.ErrSessionLost (a *composition.SessionLostError); a JSON-RPC
-// error of the server keeps its *jsonrpc.Error reachable with errors.As,
-// its text escaped in the message.
+// error of the server is a *composition.RPCError (its code, message and
+// data) and keeps go-sdk's *jsonrpc.Error reachable with errors.As, its
+// text escaped in the message.
+//
+// For telemetry (issue 21's Call.Request and Call.Peer): the _meta entries
+// of a call's Request are sent over every transport (go-sdk adds its
+// reserved entries at 2026-07-28); Request.ID, and Call.Peer's transport
+// and address, are known over [Transport] only, once a request has passed
+// through it (the pin check's tools/list, else the session's first call);
+// over go-sdk's Streamable HTTP, which Transport leaves unwrapped, Peer
+// names Streamable HTTP when the session has a session id (the legacy
+// era), without host and port. Session.Transport stays [TransportName].
 func NewSession(ctx context.Context, cs *mcp.ClientSession, opts ...composition.Option) (*composition.Session, error) {
 	if cs == nil || cs.InitializeResult() == nil {
 		return nil, errors.New("gosdk: NewSession needs a connected *mcp.ClientSession (made by mcp.Client.Connect)")
