@@ -5,6 +5,10 @@ package composition_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -207,5 +211,91 @@ func TestRegistryEvents(t *testing.T) {
 		if e.Server != "testserver" || e.Duration <= 0 || e.call != nil {
 			t.Errorf("EventSessionStart %+v: want the server's id, the handshake's duration, the registry's context", e)
 		}
+	}
+}
+
+// waitingCtx is a context that tells, by closing asked, when Done is first
+// called: a registry call whose server is reconnecting calls it when it
+// starts waiting for the reconnect, and not before.
+type waitingCtx struct {
+	context.Context
+	once  sync.Once
+	asked chan struct{}
+}
+
+func (c *waitingCtx) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.asked) })
+	return c.Context.Done()
+}
+
+// TestRegistryEventReconnectWait: a registry call that finds its server's
+// session lost (the stdio server was killed between calls) waits for the
+// reconnect and reports EventReconnect with the call's context and its
+// wait, and no EventRetry (nothing was sent twice). The server is started
+// through a gate, a FIFO its wrapper reads before it execs the server, so
+// the reconnect cannot finish before the call waits for it.
+func TestRegistryEventReconnectWait(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	bin := testenv.Build(t, "./testservers/testserver")
+	dir := t.TempDir()
+	pidFile, gate := filepath.Join(dir, "pid"), filepath.Join(dir, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// open lets one start of the server through the gate: the wrapper's
+	// cat reads the FIFO until this writer closes it.
+	open := func() {
+		f, err := os.OpenFile(gate, os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_ = f.Close()
+	}
+	log := newEventLog()
+	reg := composition.NewRegistry(log.option(), composition.WithBackoff(10*time.Millisecond, time.Second))
+	defer reg.Close()
+	if err := reg.Add("testserver", composition.Stdio("sh", "-c", `echo $$ > "$0"; cat "$1" > /dev/null; exec "$2"`, pidFile, gate, bin)); err != nil {
+		t.Fatal(err)
+	}
+	go open()
+	caller := reg.Server("testserver")
+	tool := bindimpl.Tool{Name: "integer"}
+	if err := callInteger(ctx, caller, tool); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	log.wait(ctx, t, composition.EventSessionEnd, 1)
+	cctx := &waitingCtx{Context: context.WithValue(ctx, callKey{}, "the call"), asked: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() { done <- callInteger(cctx, caller, tool) }()
+	select {
+	case <-cctx.asked:
+	case <-ctx.Done():
+		t.Fatal("the call did not wait")
+	}
+	open()
+	if err := <-done; err != nil {
+		t.Fatalf("the call after the loss: %v", err)
+	}
+	events := log.wait(ctx, t, composition.EventSessionStart, 2) // the call's events came before it returned
+	t.Logf("events: %+v", events)
+	re := only(events, composition.EventReconnect)
+	if len(re) != 1 || re[0].call != "the call" || re[0].Tool != "integer" || re[0].Err != nil || re[0].Duration <= 0 || re[0].Peer.Transport != composition.TransportStdio {
+		t.Errorf("EventReconnect %+v: want one, with the call's context, its wait, the new session's peer", re)
+	}
+	if retry := only(events, composition.EventRetry); len(retry) != 0 {
+		t.Errorf("EventRetry %+v: nothing was sent again", retry)
 	}
 }

@@ -88,7 +88,8 @@ const (
 	// loss (an error matching [ErrSessionLost]).
 	EventSessionEnd
 	// EventReconnect: a registry call waited for its server to be
-	// reconnected after a lost session; Event.Duration is the wait,
+	// reconnected after a lost session (one the call lost, or found
+	// lost or reconnecting); Event.Duration is the wait,
 	// Event.Err the reconnect's failure (or the call's ctx ending), if
 	// any.
 	EventReconnect
