@@ -231,9 +231,11 @@ func (c *waitingCtx) Done() <-chan struct{} {
 // TestRegistryEventReconnectWait: a registry call that finds its server's
 // session lost (the stdio server was killed between calls) waits for the
 // reconnect and reports EventReconnect with the call's context and its
-// wait, and no EventRetry (nothing was sent twice). The server is started
-// through a gate, a FIFO its wrapper reads before it execs the server, so
-// the reconnect cannot finish before the call waits for it.
+// wait: with the reconnect's error when the attempt it waited for failed,
+// and without one when it succeeded; no EventRetry (nothing was sent
+// twice). The server is started through a gate, a FIFO its wrapper reads a
+// word from before it execs the server ("go") or exits ("no"), so the
+// reconnect cannot end before the call waits for it.
 func TestRegistryEventReconnectWait(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -243,26 +245,43 @@ func TestRegistryEventReconnectWait(t *testing.T) {
 	if err := syscall.Mkfifo(gate, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// open lets one start of the server through the gate: the wrapper's
-	// cat reads the FIFO until this writer closes it.
-	open := func() {
-		f, err := os.OpenFile(gate, os.O_WRONLY, 0)
-		if err != nil {
-			t.Error(err)
-			return
+	// open lets one start of the server through the gate, or fails it:
+	// the wrapper's read gets word once it opens the FIFO.
+	open := func(word string) {
+		t.Helper()
+		written := make(chan error, 1)
+		go func() {
+			f, err := os.OpenFile(gate, os.O_WRONLY, 0)
+			if err == nil {
+				_, err = f.WriteString(word + "\n")
+				_ = f.Close()
+			}
+			written <- err
+		}()
+		select {
+		case err := <-written:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-ctx.Done():
+			t.Fatal("the server's wrapper did not read the gate")
 		}
-		_ = f.Close()
 	}
 	log := newEventLog()
 	reg := composition.NewRegistry(log.option(), composition.WithBackoff(10*time.Millisecond, time.Second))
 	defer reg.Close()
-	if err := reg.Add("testserver", composition.Stdio("sh", "-c", `echo $$ > "$0"; cat "$1" > /dev/null; exec "$2"`, pidFile, gate, bin)); err != nil {
+	wrapper := `echo $$ > "$0"; read word < "$1"; [ "$word" = go ] || exit 3; exec "$2"`
+	// At 2025-06-18 a server that exits fails the connect at once (a
+	// server/discover probe would start it again).
+	if err := reg.Add("testserver", composition.Stdio("sh", "-c", wrapper, pidFile, gate, bin), composition.WithProtocolVersion("2025-06-18")); err != nil {
 		t.Fatal(err)
 	}
-	go open()
 	caller := reg.Server("testserver")
 	tool := bindimpl.Tool{Name: "integer"}
-	if err := callInteger(ctx, caller, tool); err != nil {
+	first := make(chan error, 1)
+	go func() { first <- callInteger(ctx, caller, tool) }()
+	open("go")
+	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(pidFile)
@@ -277,23 +296,34 @@ func TestRegistryEventReconnectWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.wait(ctx, t, composition.EventSessionEnd, 1)
-	cctx := &waitingCtx{Context: context.WithValue(ctx, callKey{}, "the call"), asked: make(chan struct{})}
-	done := make(chan error, 1)
-	go func() { done <- callInteger(cctx, caller, tool) }()
-	select {
-	case <-cctx.asked:
-	case <-ctx.Done():
-		t.Fatal("the call did not wait")
+	// call makes a call that waits for the reconnect, lets the attempt
+	// through the gate with word, and returns the call's error.
+	call := func(name, word string) error {
+		cctx := &waitingCtx{Context: context.WithValue(ctx, callKey{}, name), asked: make(chan struct{})}
+		done := make(chan error, 1)
+		go func() { done <- callInteger(cctx, caller, tool) }()
+		select {
+		case <-cctx.asked:
+		case <-ctx.Done():
+			t.Fatalf("%s did not wait", name)
+		}
+		open(word)
+		return <-done
 	}
-	open()
-	if err := <-done; err != nil {
+	if err := call("the failed call", "no"); err == nil {
+		t.Fatal("the call whose reconnect failed succeeded")
+	}
+	if err := call("the call", "go"); err != nil {
 		t.Fatalf("the call after the loss: %v", err)
 	}
-	events := log.wait(ctx, t, composition.EventSessionStart, 2) // the call's events came before it returned
+	events := log.wait(ctx, t, composition.EventSessionStart, 2) // the calls' events came before they returned
 	t.Logf("events: %+v", events)
 	re := only(events, composition.EventReconnect)
-	if len(re) != 1 || re[0].call != "the call" || re[0].Tool != "integer" || re[0].Err != nil || re[0].Duration <= 0 || re[0].Peer.Transport != composition.TransportStdio {
-		t.Errorf("EventReconnect %+v: want one, with the call's context, its wait, the new session's peer", re)
+	if len(re) != 2 || re[0].call != "the failed call" || re[0].Err == nil || re[0].Duration <= 0 || re[0].Peer.Transport != "" {
+		t.Fatalf("EventReconnect %+v: want first the failed call's, with the reconnect's error and its wait, without a peer", re)
+	}
+	if r := re[1]; r.call != "the call" || r.Tool != "integer" || r.Err != nil || r.Duration <= 0 || r.Peer.Transport != composition.TransportStdio {
+		t.Errorf("EventReconnect %+v: want the call's, with its wait and the new session's peer", r)
 	}
 	if retry := only(events, composition.EventRetry); len(retry) != 0 {
 		t.Errorf("EventRetry %+v: nothing was sent again", retry)
