@@ -92,6 +92,24 @@ func TestRequestMeta(t *testing.T) {
 			})
 		}
 	}
+	t.Run("invalid entry", func(t *testing.T) {
+		s, err := composition.Connect(ctx, composition.InProcess(seenserver.New()), composition.WithInterceptor(
+			func(ctx context.Context, c composition.Call, next composition.Invoker) (*composition.Result, error) {
+				c.Request.Meta["broken"] = json.RawMessage(`{"a":`)
+				res, err := next(ctx, c)
+				if c.Request.ID != "" {
+					t.Errorf("Request.ID = %q for a request that was not sent", c.Request.ID)
+				}
+				return res, err
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if _, err := s.CallResult(ctx, "seen", nil); err == nil || !strings.Contains(err.Error(), "_meta") {
+			t.Fatalf("a call whose _meta entry is not JSON: %v; want an error about its _meta", err)
+		}
+	})
 	t.Run("no interceptor", func(t *testing.T) {
 		s, err := composition.Connect(ctx, composition.InProcess(seenserver.New()))
 		if err != nil {
