@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
@@ -13,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/mcpbind/mcpbind/composition/otelmcp"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // recorder is a Telemetry whose spans and histograms the test reads: the
@@ -168,4 +170,29 @@ func with(m map[string]string, kv ...string) map[string]string {
 // pointAttrs returns a data point's attributes.
 func pointAttrs(dp metricdata.HistogramDataPoint[float64]) []attribute.KeyValue {
 	return dp.Attributes.ToSlice()
+}
+
+// waitCount waits (testenv.Poll, 10 s at most) until the histogram name
+// has a data point whose attributes match: for what is reported from
+// another goroutine, such as a session's end.
+func (r *recorder) waitCount(t testing.TB, name string, match func(attribute.Set) bool) {
+	t.Helper()
+	testenv.Poll(t, 10*time.Second, "a point of "+name, func() bool {
+		var rm metricdata.ResourceMetrics
+		if err := r.reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if h, ok := m.Data.(metricdata.Histogram[float64]); ok && m.Name == name {
+					for _, dp := range h.DataPoints {
+						if match(dp.Attributes) {
+							return true
+						}
+					}
+				}
+			}
+		}
+		return false
+	})
 }
