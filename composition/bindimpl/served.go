@@ -113,6 +113,61 @@ type Answer struct {
 	IsError bool
 	// Meta is the result's _meta object as JSON; nil when absent.
 	Meta json.RawMessage
+	// carried is the SDK result the answer was made from (WithCarried).
+	carried *carried
+}
+
+// carried is an SDK result and the answer as it was made from it.
+type carried struct {
+	result any
+	answer Answer
+}
+
+// WithCarried returns a carrying result, the SDK's own result that a was
+// made from (a plain handler's, under composition.ToolMiddleware), so that
+// the binding sends that result as it is unless an interceptor changed
+// the answer: see [Answer.Carried].
+func (a Answer) WithCarried(result any) Answer {
+	kept := a
+	kept.carried = nil
+	if a.Blocks != nil {
+		// its own copy of the block slice: an interceptor replacing a
+		// block in a's array shows as a change
+		kept.Blocks = append(make([]json.RawMessage, 0, len(a.Blocks)), a.Blocks...)
+	}
+	a.carried = &carried{result: result, answer: kept}
+	return a
+}
+
+// Carried returns the result [Answer.WithCarried] attached to a, or nil
+// when there is none or a's fields differ from those it had then (an
+// interceptor changed or replaced the answer, so the binding must send
+// the answer instead).
+func (a Answer) Carried() any {
+	if a.carried == nil {
+		return nil
+	}
+	b := a.carried.answer
+	if a.IsError != b.IsError || a.Text != b.Text || !sameBytes(a.Structured, b.Structured) || !sameBytes(a.Meta, b.Meta) ||
+		len(a.Blocks) != len(b.Blocks) || (a.Blocks == nil) != (b.Blocks == nil) {
+		return nil
+	}
+	for i := range a.Blocks {
+		if !sameBytes(a.Blocks[i], b.Blocks[i]) {
+			return nil
+		}
+	}
+	return a.carried.result
+}
+
+// sameBytes reports whether x and y are the same bytes in memory (not
+// only equal ones): the same slice, or both nil, or both empty and
+// non-nil.
+func sameBytes(x, y []byte) bool {
+	if len(x) != len(y) || (x == nil) != (y == nil) {
+		return false
+	}
+	return len(x) == 0 || &x[0] == &y[0]
 }
 
 // ErrorAnswer is the isError answer whose one text block is text.
@@ -179,7 +234,27 @@ func (p *Prepared) Wraps(legacy bool) bool {
 // block, wrapped as {"result": v} where [Prepared.Wraps] says so. The
 // error is only for an answer that cannot be sent at all (a PlainResult
 // whose blocks are not JSON): a binding answers it as a protocol error.
-func (p *Prepared) Answer(ctx context.Context, raw json.RawMessage, legacy bool, o ServeOptions) (Answer, error) {
+//
+// The call runs through o.Interceptors (the first the outermost) with the
+// [ServerCall] src makes, and the handler's ctx carries the call for
+// [IncomingCall]; without interceptors src is only put in ctx, and makes
+// the ServerCall if the handler asks. A nil src means ctx already carries
+// the call and it is not intercepted here (an outer chain, such as
+// composition.ToolMiddleware's, ran the interceptors).
+func (p *Prepared) Answer(ctx context.Context, src CallSource, raw json.RawMessage, legacy bool, o ServeOptions) (Answer, error) {
+	switch {
+	case src == nil:
+		return p.answer(ctx, raw, legacy, o)
+	case len(o.Interceptors) == 0:
+		return p.answer(WithCallSource(ctx, src), raw, legacy, o)
+	}
+	return Intercept(ctx, src.ServerCall(ctx), o.Interceptors, func(ctx context.Context, _ ServerCall) (Answer, error) {
+		return p.answer(ctx, raw, legacy, o)
+	})
+}
+
+// answer is Answer without the interceptors.
+func (p *Prepared) answer(ctx context.Context, raw json.RawMessage, legacy bool, o ServeOptions) (Answer, error) {
 	tool := p.st.tool
 	raw = argsObject(raw)
 	if o.ValidateArgs {

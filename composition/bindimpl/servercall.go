@@ -50,6 +50,39 @@ func WithIncomingCall(ctx context.Context, call ServerCall) context.Context {
 // IncomingCall returns the call that ctx's served-tool handler is
 // answering, and whether there is one.
 func IncomingCall(ctx context.Context) (ServerCall, bool) {
-	c, ok := ctx.Value(incomingKey{}).(ServerCall)
-	return c, ok
+	switch c := ctx.Value(incomingKey{}).(type) {
+	case ServerCall:
+		return c, true
+	case CallSource:
+		return c.ServerCall(ctx), true
+	}
+	return ServerCall{}, false
+}
+
+// CallSource makes a request's [ServerCall] when it is asked for: a binding
+// puts one in a handler's ctx ([WithCallSource]) when no interceptor needs
+// the ServerCall, so a handler that never calls [IncomingCall] does not pay
+// for converting the request's _meta.
+type CallSource interface {
+	// ServerCall returns the call; ctx is the handler's (or a context
+	// derived from it), which carries the SDK's session.
+	ServerCall(ctx context.Context) ServerCall
+}
+
+// WithCallSource returns ctx carrying src, for IncomingCall.
+func WithCallSource(ctx context.Context, src CallSource) context.Context {
+	return context.WithValue(ctx, incomingKey{}, src)
+}
+
+// Intercept answers call with h through interceptors, the first the
+// outermost; h gets ctx carrying the call as the last interceptor passed
+// it on (WithIncomingCall), so a handler's [IncomingCall] sees what the
+// interceptors changed.
+func Intercept(ctx context.Context, call ServerCall, interceptors []ServerInterceptor, h ServerHandler) (Answer, error) {
+	if len(interceptors) == 0 {
+		return h(WithIncomingCall(ctx, call), call)
+	}
+	return interceptors[0](ctx, call, func(ctx context.Context, call ServerCall) (Answer, error) {
+		return Intercept(ctx, call, interceptors[1:], h)
+	})
 }
