@@ -20,6 +20,7 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 	"github.com/mcpbind/mcpbind/testservers/sqlitestub"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // traceparent is the _meta entry the tests' clients send.
@@ -378,37 +379,24 @@ func TestServerEvents(t *testing.T) {
 			srv := server.NewMCPServer("events", "0", server.WithToolCapabilities(false), server.WithHooks(hooks))
 			composition.ServerEvents(srv, func(_ context.Context, e composition.Event) { events <- e })
 			c := rawClient(t, mcpgoTransport(t, tr, srv), "2025-06-18")
-			start := next(t, events)
+			start := testenv.Receive(t, 30*time.Second, events)
 			if start.Kind != composition.EventSessionStart || start.Peer.Transport != tr || start.Peer.SessionID == "" {
 				t.Fatalf("first event %+v, want the session's start over %s with its id", start, tr)
 			}
 			if id := c.GetSessionId(); id != "" && start.Peer.SessionID != id {
 				t.Errorf("session id %q, the client's %q", start.Peer.SessionID, id)
 			}
-			if got := next(t, programs); got != start.Peer.SessionID {
+			if got := testenv.Receive(t, 30*time.Second, programs); got != start.Peer.SessionID {
 				t.Errorf("the program's hook saw session %q, the event %q", got, start.Peer.SessionID)
 			}
 			if err := c.Close(); err != nil {
 				t.Fatal(err)
 			}
-			end := next(t, events)
+			end := testenv.Receive(t, 30*time.Second, events)
 			if end.Kind != composition.EventSessionEnd || end.Peer.SessionID != start.Peer.SessionID || end.Peer.Transport != tr ||
 				end.Peer.ProtocolVersion != "2025-06-18" || end.Duration <= 0 {
 				t.Errorf("second event %+v, want the end of session %q at 2025-06-18 with its duration", end, start.Peer.SessionID)
 			}
 		})
 	}
-}
-
-// next receives from c, failing the test after a hang bound.
-func next[T any](t *testing.T, c <-chan T) T {
-	t.Helper()
-	select {
-	case v := <-c:
-		return v
-	case <-time.After(30 * time.Second):
-		t.Fatal("nothing received within the 30 s hang bound")
-	}
-	var zero T
-	return zero
 }

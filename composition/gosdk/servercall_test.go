@@ -14,6 +14,7 @@ import (
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/composition/gosdk"
 	stub "github.com/mcpbind/mcpbind/golden/sqlite-explorer-gosdk/sqliteexplorer"
+	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
 // traceparent is the _meta entry the tests' clients send.
@@ -173,14 +174,14 @@ func TestServerEventsGoSDK(t *testing.T) {
 			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_tables"}); err != nil {
 				t.Fatal(err)
 			}
-			start := receive(t, events)
+			start := testenv.Receive(t, 30*time.Second, events)
 			if start.Kind != composition.EventSessionStart || start.Peer.ProtocolVersion != version {
 				t.Fatalf("first event %+v, want the session's start at %s", start, version)
 			}
 			if err := cs.Close(); err != nil {
 				t.Fatal(err)
 			}
-			end := receive(t, events)
+			end := testenv.Receive(t, 30*time.Second, events)
 			if end.Kind != composition.EventSessionEnd || end.Peer != start.Peer || end.Duration <= 0 {
 				t.Errorf("second event %+v, want the end of the session with its life", end)
 			}
@@ -191,19 +192,6 @@ func TestServerEventsGoSDK(t *testing.T) {
 			}
 		})
 	}
-}
-
-// receive receives from c, failing the test after a hang bound.
-func receive[T any](t *testing.T, c <-chan T) T {
-	t.Helper()
-	select {
-	case v := <-c:
-		return v
-	case <-time.After(30 * time.Second):
-		t.Fatal("nothing received within the 30 s hang bound")
-	}
-	var zero T
-	return zero
 }
 
 // negotiated returns the protocol version of cs: the one its requests
