@@ -282,7 +282,10 @@ func TestServerInterceptorReplacesAnswer(t *testing.T) {
 		if err != nil || call.Meta["traceparent"] == nil {
 			return a, err
 		}
-		return composition.Answer{Text: "refused by policy: " + call.Tool, IsError: true}, nil
+		// changes next's answer rather than making a new one: the plain
+		// tool's own result, which the answer still carries, is not sent
+		a.IsError, a.Blocks, a.Text, a.Structured = true, nil, "refused by policy: "+call.Tool, nil
+		return a, nil
 	}
 	srv := server.NewMCPServer("replace", "0", server.WithToolCapabilities(false),
 		server.WithToolHandlerMiddleware(composition.ToolMiddleware(refuse)))
@@ -352,7 +355,8 @@ func TestToolMiddleware(t *testing.T) {
 	if len(calls) != 3 {
 		t.Fatalf("the interceptor ran %d times for 3 calls: %+v", len(calls), calls)
 	}
-	if answers[0].IsError || !answers[1].IsError || answers[2].IsError || string(answers[2].Structured) != `{"result":"own answer"}` {
+	if answers[0].IsError || !answers[1].IsError || answers[2].IsError || string(answers[2].Structured) != `{"result":"own answer"}` ||
+		answers[2].Blocks != nil || answers[2].Text != `{"result":"own answer"}` { // the Serve tool's own Answer, not one made again from its mcp-go result
 		t.Errorf("answers seen: %+v", answers)
 	}
 	for i, call := range calls {
