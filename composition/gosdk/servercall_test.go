@@ -158,10 +158,14 @@ func TestServerCallGoSDK(t *testing.T) {
 
 // TestServerEventsGoSDK: gosdk.ServerEvents reports a session's start
 // (with the negotiated protocol version) after its first request, and its
-// end, with its life, when its connection closes.
+// end, with its life, when its connection closes, in memory (both eras)
+// and over Streamable HTTP (a 2025-06-18 session, with its Mcp-Session-Id).
 func TestServerEventsGoSDK(t *testing.T) {
-	for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
-		t.Run(version, func(t *testing.T) {
+	for _, tc := range []struct{ transport, version string }{
+		{"in-memory", "2025-06-18"}, {"in-memory", composition.ModernProtocolVersion}, {composition.TransportStreamableHTTP, "2025-06-18"},
+	} {
+		version := tc.version
+		t.Run(tc.transport+"/"+version, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			events := make(chan composition.Event, 8)
@@ -170,13 +174,20 @@ func TestServerEventsGoSDK(t *testing.T) {
 				t.Fatal(err)
 			}
 			gosdk.ServerEvents(srv, func(_ context.Context, e composition.Event) { events <- e })
-			cs := connectRaw(ctx, t, srv, "in-memory", version)
+			cs := connectRaw(ctx, t, srv, tc.transport, version)
 			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_tables"}); err != nil {
 				t.Fatal(err)
 			}
 			start := testenv.Receive(t, 30*time.Second, events)
-			if start.Kind != composition.EventSessionStart || start.Peer.ProtocolVersion != version {
-				t.Fatalf("first event %+v, want the session's start at %s", start, version)
+			want := composition.Peer{ProtocolVersion: version}
+			if tc.transport == composition.TransportStreamableHTTP {
+				want.Transport, want.SessionID = tc.transport, cs.ID()
+				if cs.ID() == "" {
+					t.Fatal("a stateful Streamable HTTP session without an id")
+				}
+			}
+			if start.Kind != composition.EventSessionStart || start.Peer != want {
+				t.Fatalf("first event %+v, want the session's start with %+v", start, want)
 			}
 			if err := cs.Close(); err != nil {
 				t.Fatal(err)
