@@ -248,10 +248,14 @@ func (l listing) handler(cfg serveConfig) server.ToolHandlerFunc {
 		if err != nil {
 			return mcp.NewToolResultError(bindimpl.ArgsErrorText(l.tool.Name, err)), nil
 		}
-		var src bindimpl.CallSource = (*incoming)(&req)
+		var src bindimpl.CallSource
 		run := claim(ctx, &req)
-		if run != nil {
-			src = nil // ToolMiddleware's chain runs the interceptors
+		switch {
+		case run != nil: // ToolMiddleware's chain runs the interceptors; ctx carries the call
+		case len(cfg.checks.Interceptors) > 0:
+			src = requestOf(&req)
+		default:
+			ctx = &incomingCtx{Context: ctx, incoming: requestOf(&req)}
 		}
 		a, err := l.Answer(ctx, src, raw, legacyRequest(ctx), cfg.checks)
 		if err != nil {

@@ -36,18 +36,46 @@ import (
 //   - Transport follows the session's type: [TransportStdio] for
 //     [ServeStdio] and [RunStdio] (and mcp-go's own stdio server),
 //     [TransportStreamableHTTP], [TransportSSE], [TransportInProcess].
-type incoming mcp.CallToolRequest
+type incoming struct {
+	tool string
+	// meta is params._meta; id carries the JSON-RPC id (passRequestID).
+	meta, id *mcp.Meta
+}
+
+// requestOf returns the incoming of req.
+func requestOf(req *mcp.CallToolRequest) incoming {
+	return incoming{tool: req.Params.Name, meta: req.Params.Meta, id: req.Request.Params.Meta}
+}
 
 // ServerCall returns the request's ServerCall; ctx is the handler's.
-func (r *incoming) ServerCall(ctx context.Context) ServerCall {
-	call := ServerCall{Tool: r.Params.Name, Meta: requestMeta(r.Params.Meta), ProtocolVersion: server.RequestProtocolVersion(ctx)}
+func (r incoming) ServerCall(ctx context.Context) ServerCall {
+	call := ServerCall{Tool: r.tool, Meta: requestMeta(r.meta), ProtocolVersion: server.RequestProtocolVersion(ctx)}
 	if s := server.ClientSessionFromContext(ctx); s != nil {
 		call.SessionID, call.Transport = s.SessionID(), sessionTransport(s)
 	}
-	if m := r.Request.Params.Meta; m != nil {
-		call.RequestID = idText(m.ProgressToken)
+	if r.id != nil {
+		call.RequestID = idText(r.id.ProgressToken)
 	}
 	return call
+}
+
+// incomingCtx is a tool handler's ctx carrying its request's incoming, for
+// IncomingCall, in one allocation (the request is passed by value, so a
+// pointer to it would copy it to the heap, and context.WithValue would
+// allocate again).
+type incomingCtx struct {
+	context.Context
+	incoming
+}
+
+// Value returns the request's CallSource (incomingCtx itself, whose
+// ServerCall is incoming's) for IncomingCall's key, else what the parent
+// holds.
+func (c *incomingCtx) Value(key any) any {
+	if bindimpl.IsIncomingKey(key) {
+		return bindimpl.CallSource(c)
+	}
+	return c.Context.Value(key)
 }
 
 // requestMeta returns mcp-go's _meta key by key as JSON; nil when the
@@ -251,7 +279,7 @@ func intercepted(is []ServerInterceptor, next server.ToolHandlerFunc) server.Too
 			return next(ctx, req) // an outer chain runs the interceptors
 		}
 		run := &toolRun{srv: server.ServerFromContext(ctx), name: req.Params.Name, args: req.Params.RawArguments}
-		call := (*incoming)(&req).ServerCall(ctx)
+		call := requestOf(&req).ServerCall(ctx)
 		a, err := bindimpl.Intercept(context.WithValue(ctx, runKey{}, run), call, is, func(ctx context.Context, _ ServerCall) (Answer, error) {
 			res, err := next(ctx, req)
 			if err != nil {

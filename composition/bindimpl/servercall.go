@@ -42,6 +42,15 @@ type ServerInterceptor func(ctx context.Context, call ServerCall, next ServerHan
 // incomingKey is the context key of the ServerCall a handler answers.
 type incomingKey struct{}
 
+// IsIncomingKey reports whether key is the context key under which
+// IncomingCall looks for the call (a ServerCall or a CallSource): a binding
+// whose own context type carries the request answers that key's Value
+// with itself, saving context.WithValue's allocation per call.
+func IsIncomingKey(key any) bool {
+	_, ok := key.(incomingKey)
+	return ok
+}
+
 // WithIncomingCall returns ctx carrying call, for IncomingCall.
 func WithIncomingCall(ctx context.Context, call ServerCall) context.Context {
 	return context.WithValue(ctx, incomingKey{}, call)
