@@ -19,10 +19,13 @@ type ServerCall struct {
 	// Streamable HTTP, or the SDK's id of a stdio session); "" when none.
 	SessionID string
 	// RequestID is the JSON-RPC id of the request as text ("7", "req-7");
-	// "" when the SDK does not expose it.
+	// "" when the SDK does not expose it: go-sdk never does, mcp-go only
+	// to a server hook, which composition.Serve (given an interceptor) and
+	// composition.ServerEvents add.
 	RequestID string
 	// Transport names the transport the request came over: "stdio",
-	// "streamable-http", "sse" or "in-process"; "" when unknown.
+	// "streamable-http", "sse" or "in-process"; "" when unknown (go-sdk
+	// tells only its Streamable HTTP apart).
 	Transport string
 }
 
