@@ -219,7 +219,7 @@ func sessionPeer(s server.ClientSession) Peer {
 // [RequestMeta]). The Answer they see is the handler's result (its
 // content blocks, structuredContent, _meta and isError as JSON); unless an
 // interceptor changes or replaces it, the handler's own result is sent;
-// otherwise the Answer is. A handler's error is the chain's error.
+// otherwise the Answer the interceptors return is. A handler's error is the chain's error.
 //
 // It wraps every tool of the server, the ones [Serve] adds too: a call of
 // one of those runs only the middleware's interceptors, not the ones
@@ -247,6 +247,13 @@ type toolRun struct {
 	// answer is the answer of a Serve tool, set when answered.
 	answer   bindimpl.Answer
 	answered bool
+	// result is the handler's mcp-go result and made the answer the
+	// chain's end made of it (with its own copy of the block slice), set
+	// when the chain reached the handler: the result is sent as it is
+	// when the interceptors return made unchanged.
+	result  *mcp.CallToolResult
+	made    Answer
+	reached bool
 }
 
 // claim returns the run in ctx whose call req is, marking it claimed; nil
@@ -263,8 +270,25 @@ func claim(ctx context.Context, req *mcp.CallToolRequest) *toolRun {
 	return run
 }
 
+// sameAnswer reports whether a is b unchanged: the same flags and text,
+// and the same bytes in memory for every block, structuredContent and
+// _meta (not merely equal ones: an interceptor that rebuilt them changed
+// the answer).
+func sameAnswer(a, b Answer) bool {
+	if a.IsError != b.IsError || a.Text != b.Text || !sameRaw(a.Structured, b.Structured) || !sameRaw(a.Meta, b.Meta) ||
+		len(a.Blocks) != len(b.Blocks) || (a.Blocks == nil) != (b.Blocks == nil) {
+		return false
+	}
+	for i := range a.Blocks {
+		if !sameRaw(a.Blocks[i], b.Blocks[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // sameRaw reports whether x and y are the same bytes in memory (the
-// request passed on, not a copy of it).
+// request passed on, not a copy of it; an answer's part unchanged).
 func sameRaw(x, y []byte) bool {
 	if len(x) != len(y) || (x == nil) != (y == nil) {
 		return false
@@ -285,16 +309,21 @@ func intercepted(is []ServerInterceptor, next server.ToolHandlerFunc) server.Too
 			if err != nil {
 				return Answer{}, err
 			}
-			if run.answered {
-				return run.answer.WithCarried(res), nil
+			a := run.answer
+			if !run.answered {
+				a = resultAnswer(res)
 			}
-			return resultAnswer(res).WithCarried(res), nil
+			run.result, run.made, run.reached = res, a, true
+			if a.Blocks != nil { // an interceptor replacing a block in a's array shows as a change
+				run.made.Blocks = append(make([]json.RawMessage, 0, len(a.Blocks)), a.Blocks...)
+			}
+			return a, nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		if res, ok := a.Carried().(*mcp.CallToolResult); ok {
-			return res, nil
+		if run.reached && sameAnswer(a, run.made) {
+			return run.result, nil
 		}
 		res, err := answerResult(a)
 		if err != nil || a.Blocks == nil {

@@ -287,10 +287,21 @@ func TestServerInterceptorReplacesAnswer(t *testing.T) {
 		a.IsError, a.Blocks, a.Text, a.Structured = true, nil, "refused by policy: "+call.Tool, nil
 		return a, nil
 	}
+	// replaces a block of next's answer in place, in the answer's own array
+	redact := func(ctx context.Context, call composition.ServerCall, next composition.ServerHandler) (composition.Answer, error) {
+		a, err := next(ctx, call)
+		if err == nil && call.Tool == "secret" && len(a.Blocks) == 1 {
+			a.Blocks[0] = json.RawMessage(`{"type":"text","text":"[redacted]"}`)
+		}
+		return a, err
+	}
 	srv := server.NewMCPServer("replace", "0", server.WithToolCapabilities(false),
-		server.WithToolHandlerMiddleware(composition.ToolMiddleware(refuse)))
+		server.WithToolHandlerMiddleware(composition.ToolMiddleware(refuse, redact)))
 	srv.AddTool(mcp.NewTool("plain"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("plain answer"), nil
+	})
+	srv.AddTool(mcp.NewTool("secret"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("s3cret"), nil
 	})
 	gen, err := sqlitestub.NewServer(sqlitestub.Handler{Store: store}, composition.WithServerInterceptor(mark("outer")),
 		composition.WithServerInterceptor(mark("inner")), composition.WithServerInterceptor(refuse))
@@ -307,6 +318,11 @@ func TestServerInterceptorReplacesAnswer(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("%s without _meta: %v %v", name, err, res)
 		}
+	}
+	c := rawClient(t, mcpgoTransport(t, composition.TransportInProcess, srv), "2025-06-18")
+	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "secret"}})
+	if err != nil || len(res.Content) != 1 || res.Content[0].(mcp.TextContent).Text != "[redacted]" {
+		t.Errorf("secret: the client got %v %+v, not the block the interceptor put in place", err, res)
 	}
 	if strings.Join(order, ",") != "outer,inner,outer,inner" {
 		t.Errorf("interceptors ran in the order %v, want outer,inner per call", order)

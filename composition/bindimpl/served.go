@@ -113,61 +113,6 @@ type Answer struct {
 	IsError bool
 	// Meta is the result's _meta object as JSON; nil when absent.
 	Meta json.RawMessage
-	// carried is the SDK result the answer was made from (WithCarried).
-	carried *carried
-}
-
-// carried is an SDK result and the answer as it was made from it.
-type carried struct {
-	result any
-	answer Answer
-}
-
-// WithCarried returns a carrying result, the SDK's own result that a was
-// made from (a plain handler's, under composition.ToolMiddleware), so that
-// the binding sends that result as it is unless an interceptor changed
-// the answer: see [Answer.Carried].
-func (a Answer) WithCarried(result any) Answer {
-	kept := a
-	kept.carried = nil
-	if a.Blocks != nil {
-		// its own copy of the block slice: an interceptor replacing a
-		// block in a's array shows as a change
-		kept.Blocks = append(make([]json.RawMessage, 0, len(a.Blocks)), a.Blocks...)
-	}
-	a.carried = &carried{result: result, answer: kept}
-	return a
-}
-
-// Carried returns the result [Answer.WithCarried] attached to a, or nil
-// when there is none or a's fields differ from those it had then (an
-// interceptor changed or replaced the answer, so the binding must send
-// the answer instead).
-func (a Answer) Carried() any {
-	if a.carried == nil {
-		return nil
-	}
-	b := a.carried.answer
-	if a.IsError != b.IsError || a.Text != b.Text || !sameBytes(a.Structured, b.Structured) || !sameBytes(a.Meta, b.Meta) ||
-		len(a.Blocks) != len(b.Blocks) || (a.Blocks == nil) != (b.Blocks == nil) {
-		return nil
-	}
-	for i := range a.Blocks {
-		if !sameBytes(a.Blocks[i], b.Blocks[i]) {
-			return nil
-		}
-	}
-	return a.carried.result
-}
-
-// sameBytes reports whether x and y are the same bytes in memory (not
-// only equal ones): the same slice, or both nil, or both empty and
-// non-nil.
-func sameBytes(x, y []byte) bool {
-	if len(x) != len(y) || (x == nil) != (y == nil) {
-		return false
-	}
-	return len(x) == 0 || &x[0] == &y[0]
 }
 
 // ErrorAnswer is the isError answer whose one text block is text.
