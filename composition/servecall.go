@@ -172,7 +172,11 @@ func serverHooks(s *server.MCPServer) *server.Hooks {
 // given hooks when it has none). Event.Peer has the session's Transport
 // and SessionID, and its ProtocolVersion once negotiated (so at the end,
 // and at the start of a session that registers after initialize);
-// Event.Server is "". It also makes the JSON-RPC ids of tools/call
+// Event.Server is "". Sessions are mcp-go's: a stdio or in-process
+// connection is one; over Streamable HTTP, a session opened with
+// initialize (registered then, unregistered at the client's DELETE or the
+// server's close), while 2026-07-28 clients over HTTP, which mcp-go serves
+// without a session, make no events. It also makes the JSON-RPC ids of tools/call
 // requests known to [ToolMiddleware]'s interceptors (ServerCall.RequestID).
 // f may be nil for that alone. Call it once per server, before it serves
 // and after any server.WithHooks.
