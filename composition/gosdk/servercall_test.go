@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/bindimpl"
 	"github.com/mcpbind/mcpbind/composition/gosdk"
 	stub "github.com/mcpbind/mcpbind/golden/sqlite-explorer-gosdk/sqliteexplorer"
 	"github.com/mcpbind/mcpbind/testservers/testenv"
@@ -212,4 +213,34 @@ func negotiated(cs *mcp.ClientSession) string {
 		return r.ProtocolVersion
 	}
 	return ""
+}
+
+// TestOwnToolRequestMetaGoSDK: an own tool (composition.NewTool) served on
+// go-sdk without an interceptor reads the _meta a client sent
+// (RequestMeta), and nil for a call without _meta.
+func TestOwnToolRequestMetaGoSDK(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	type none struct{}
+	metas := make(chan composition.Meta, 2)
+	tool := composition.NewTool[none, string]("whoami", "Says who calls.")
+	srv := mcp.NewServer(&mcp.Implementation{Name: "own", Version: "0"}, nil)
+	if err := gosdk.Serve(srv, []bindimpl.ServedTool{tool.Serve(func(ctx context.Context, _ none) (string, error) {
+		metas <- composition.RequestMeta(ctx)
+		return "you", nil
+	})}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectRaw(ctx, t, srv, "in-memory", "2025-06-18")
+	for _, m := range []mcp.Meta{{"traceparent": traceparent}, nil} {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}, Meta: m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := <-metas; m.Get("traceparent") != traceparent {
+		t.Errorf("RequestMeta %v, want the traceparent sent", m)
+	}
+	if m := <-metas; m != nil {
+		t.Errorf("RequestMeta of a call without _meta: %v, want nil", m)
+	}
 }
