@@ -219,11 +219,13 @@ func sessionPeer(s server.ClientSession) Peer {
 // [WithServerInterceptor] does for the tools [Serve] adds: pass it to
 // server.WithToolHandlerMiddleware. The interceptors see the same
 // [ServerCall] (its RequestID once [ServerEvents] has been called on the
-// server) and the handler's ctx carries it ([IncomingCall],
-// [RequestMeta]). The Answer they see is the handler's result (its
-// content blocks, structuredContent, _meta and isError as JSON); unless an
-// interceptor changes or replaces it, the handler's own result is sent;
-// otherwise the Answer the interceptors return is. A handler's error is the chain's error.
+// server, or [Serve] given an interceptor: mcp-go shows the JSON-RPC id
+// only to the hook they add) and the handler's ctx carries it
+// ([IncomingCall], [RequestMeta]). The Answer they see is the handler's
+// result (its content blocks, structuredContent, _meta and isError as
+// JSON); unless an interceptor changes or replaces it, the handler's own
+// result is sent, otherwise the Answer the interceptors return. A
+// handler's error is the chain's error.
 //
 // It wraps every tool of the server, the ones [Serve] adds too: a call of
 // one of those runs only the middleware's interceptors, not the ones
