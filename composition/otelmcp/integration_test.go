@@ -144,18 +144,7 @@ func joinedTrace(t *testing.T, transport, version string) {
 		t.Fatal(err)
 	}
 
-	clients, servers := r.ended("tools/call lookup"), []sdktrace.ReadOnlySpan(nil)
-	var clientSpans []sdktrace.ReadOnlySpan
-	for _, sp := range clients {
-		if sp.SpanKind() == trace.SpanKindServer {
-			servers = append(servers, sp)
-		} else {
-			clientSpans = append(clientSpans, sp)
-		}
-	}
-	if len(clientSpans) != 2 || len(servers) != 2 {
-		t.Fatalf("%d client and %d server lookup spans, want 2 and 2", len(clientSpans), len(servers))
-	}
+	clientSpans, servers := r.sides(t, "tools/call lookup", 2)
 	clientTransport := map[string]string{}
 	serverTransport := map[string]string{}
 	if transport == composition.TransportStreamableHTTP {
@@ -413,17 +402,7 @@ func TestJoinedTraceGoSDK(t *testing.T) {
 			_ = s.Close()
 			_ = ss.Wait()
 
-			var clients, servers []sdktrace.ReadOnlySpan
-			for _, sp := range r.ended("tools/call lookup") {
-				if sp.SpanKind() == trace.SpanKindServer {
-					servers = append(servers, sp)
-				} else {
-					clients = append(clients, sp)
-				}
-			}
-			if len(clients) != 2 || len(servers) != 2 {
-				t.Fatalf("%d client and %d server spans, want 2 and 2", len(clients), len(servers))
-			}
+			clients, servers := r.sides(t, "tools/call lookup", 2)
 			for i := range clients {
 				c, sv := clients[i], servers[i]
 				if c.Parent().SpanID() != caller.SpanContext().SpanID() || sv.Parent().SpanID() != c.SpanContext().SpanID() || sv.SpanContext().TraceID() != caller.SpanContext().TraceID() {
@@ -527,17 +506,8 @@ func TestToolMiddleware(t *testing.T) {
 		{"crash", "-32603", "-32603"},
 	} {
 		_, _ = s.CallResult(ctx, tc.tool, nil)
-		var c, sv sdktrace.ReadOnlySpan
-		for _, sp := range r.ended("tools/call " + tc.tool) {
-			if sp.SpanKind() == trace.SpanKindServer {
-				sv = sp
-			} else {
-				c = sp
-			}
-		}
-		if c == nil || sv == nil {
-			t.Fatalf("%s: client span %v, server span %v", tc.tool, c, sv)
-		}
+		cs, svs := r.sides(t, "tools/call "+tc.tool, 1)
+		c, sv := cs[0], svs[0]
 		if sv.Parent().SpanID() != c.SpanContext().SpanID() || sv.SpanContext().TraceID() != c.SpanContext().TraceID() {
 			t.Errorf("%s: server parent %v, want the client span %v", tc.tool, sv.Parent().SpanID(), c.SpanContext().SpanID())
 		}
@@ -582,21 +552,29 @@ func TestServerStdio(t *testing.T) {
 	_ = serverIn.Close()
 	cancel()
 	<-done
-	var c, sv sdktrace.ReadOnlySpan
-	for _, sp := range r.ended("tools/call lookup") {
-		if sp.SpanKind() == trace.SpanKindServer {
-			sv = sp
-		} else {
-			c = sp
-		}
-	}
-	if c == nil || sv == nil {
-		t.Fatalf("client span %v, server span %v", c, sv)
-	}
+	clients, servers := r.sides(t, "tools/call lookup", 1)
+	c, sv := clients[0], servers[0]
 	if sv.Parent().SpanID() != c.SpanContext().SpanID() || sv.SpanContext().TraceID() != c.SpanContext().TraceID() {
 		t.Errorf("server parent %v, want the client span %v", sv.Parent().SpanID(), c.SpanContext().SpanID())
 	}
 	if a := attrs(sv.Attributes()); a["network.transport"] != "pipe" || a["mcp.protocol.version"] != "2025-11-25" {
 		t.Errorf("server span: %v, want network.transport pipe at 2025-11-25", a)
 	}
+}
+
+// sides returns the ended client and server spans named name, in the
+// order they ended, failing the test unless there are n of each.
+func (r *recorder) sides(t testing.TB, name string, n int) (clients, servers []sdktrace.ReadOnlySpan) {
+	t.Helper()
+	for _, sp := range r.ended(name) {
+		if sp.SpanKind() == trace.SpanKindServer {
+			servers = append(servers, sp)
+		} else {
+			clients = append(clients, sp)
+		}
+	}
+	if len(clients) != n || len(servers) != n {
+		t.Fatalf("%d client and %d server spans named %q, want %d of each", len(clients), len(servers), name, n)
+	}
+	return clients, servers
 }
