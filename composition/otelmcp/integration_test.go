@@ -357,14 +357,15 @@ func TestRegistryLostSessionRetry(t *testing.T) {
 // both sides (gosdk.NewSession with ClientOption, gosdk.Serve with
 // gosdk.WithServerInterceptor and gosdk.ServerEvents) over go-sdk's
 // in-memory transports, at both eras: the SERVER span is the child of the
-// CLIENT span, a tool error is tool_error on both sides, and the server
+// CLIENT span, both record the arguments (opted in), a tool error is
+// tool_error on both sides, and the server
 // session's end is in mcp.server.session.duration.
 func TestJoinedTraceGoSDK(t *testing.T) {
 	for _, version := range []string{"2025-11-25", composition.ModernProtocolVersion} {
 		t.Run(version, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
-			r := newRecorder(t)
+			r := newRecorder(t, otelmcp.WithToolArguments())
 			srv := mcp.NewServer(&mcp.Implementation{Name: "front", Version: "1.0.0"}, nil)
 			gosdk.ServerEvents(srv, r.tel.ServerEvent)
 			err := gosdk.Serve(srv, []composition.ServedTool{
@@ -412,6 +413,9 @@ func TestJoinedTraceGoSDK(t *testing.T) {
 					a := attrs(sp.Attributes())
 					if a["mcp.method.name"] != "tools/call" || a["gen_ai.tool.name"] != "lookup" || a["mcp.protocol.version"] != version {
 						t.Errorf("call %d %s: %v", i, side, a)
+					}
+					if want := map[bool]string{true: `{"fail":true,"key":"b"}`, false: `{"key":"a"}`}[i == 1]; a["gen_ai.tool.call.arguments"] != want {
+						t.Errorf("call %d %s: arguments %q, want %q", i, side, a["gen_ai.tool.call.arguments"], want)
 					}
 					if want := map[bool]string{true: "tool_error"}[i == 1]; a["error.type"] != want {
 						t.Errorf("call %d %s: error.type %q, want %q", i, side, a["error.type"], want)
@@ -466,21 +470,21 @@ func TestNoSecretsRecorded(t *testing.T) {
 			}
 		}
 	}
-	if recorded != 2 {
-		t.Errorf("%d spans recorded arguments, want the 2 client spans", recorded)
+	if recorded != 4 {
+		t.Errorf("%d spans recorded arguments, want the 2 client and 2 server spans", recorded)
 	}
 }
 
 // TestToolMiddleware: plain mcp-go tools (added with s.AddTool, as
 // sqlite-explorer's are) instrumented through composition.ToolMiddleware
 // over Streamable HTTP: a successful call's SERVER span is the child of
-// the CLIENT span; an isError result is tool_error on both sides; a
+// the CLIENT span, both record the arguments (opted in); an isError result is tool_error on both sides; a
 // handler's Go error, which mcp-go answers with -32603, is error.type and
 // rpc.response.status_code -32603 on both sides.
 func TestToolMiddleware(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	r := newRecorder(t)
+	r := newRecorder(t, otelmcp.WithToolArguments())
 	srv := server.NewMCPServer("plain", "1.0.0", server.WithToolCapabilities(false),
 		server.WithToolHandlerMiddleware(composition.ToolMiddleware(r.tel.ServerInterceptor())))
 	composition.ServerEvents(srv, r.tel.ServerEvent)
@@ -515,6 +519,9 @@ func TestToolMiddleware(t *testing.T) {
 			a := attrs(sp.Attributes())
 			if a["error.type"] != tc.errType || a["rpc.response.status_code"] != tc.code {
 				t.Errorf("%s %s: error.type %q status code %q, want %q %q", tc.tool, side, a["error.type"], a["rpc.response.status_code"], tc.errType, tc.code)
+			}
+			if a["gen_ai.tool.call.arguments"] != "{}" {
+				t.Errorf("%s %s: arguments %q, want {}", tc.tool, side, a["gen_ai.tool.call.arguments"])
 			}
 			if a["network.transport"] != "tcp" || a["mcp.session.id"] == "" || a["jsonrpc.request.id"] == "" {
 				t.Errorf("%s %s: %v, want tcp, a session id and a request id", tc.tool, side, a)

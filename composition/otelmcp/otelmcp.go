@@ -175,11 +175,11 @@ func WithPropagators(p propagation.TextMapPropagator) Option {
 
 // WithToolArguments records each tool call's arguments as
 // gen_ai.tool.call.arguments (opt-in in the conventions: they may hold
-// sensitive data), on client spans only: a served call's interceptor does
-// not see the raw arguments (composition.ServerCall has no field for them).
+// sensitive data), on client and server spans.
 //
-// The arguments are recorded as JSON: a generated Args value or a map
-// encoded with encoding/json, a json.RawMessage as it is. Before it is
+// The arguments are recorded as JSON: on a client, a generated Args value
+// or a map encoded with encoding/json, a json.RawMessage as it is; on a
+// server, the request's arguments as sent (composition.ServerCall.Args). Before it is
 // recorded, the JSON is decoded and the value of every member whose name
 // looks like a secret is replaced by "***": a name that, lower-cased and
 // without "-", "_", "." and spaces, contains password, passwd, passphrase,

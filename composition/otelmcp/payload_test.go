@@ -34,8 +34,8 @@ func newSecretArgs() secretArgs {
 }
 
 // TestArgumentsAndResults: without the options a span holds neither
-// arguments nor result; with them the client span holds both as JSON and
-// the server span the result, with every secret-looking member masked and
+// arguments nor result; with them the client and server spans hold both
+// as JSON, with every secret-looking member masked and
 // URL credentials removed, and a long payload cut to MaxPayloadBytes.
 func TestArgumentsAndResults(t *testing.T) {
 	result := &composition.Result{StructuredContent: json.RawMessage(`{"rows":[1],"token":"ghp_refresh_999"}`)}
@@ -59,15 +59,19 @@ func TestArgumentsAndResults(t *testing.T) {
 		t.Errorf("result %s, want %s", got, want)
 	}
 
-	_, err := on.tel.ServerInterceptor()(context.Background(), composition.ServerCall{Tool: "s"},
+	_, err := on.tel.ServerInterceptor()(context.Background(), composition.ServerCall{Tool: "s", Args: json.RawMessage(`{"q":1,"Api-Key":"sk-live-abc123"}`)},
 		func(context.Context, composition.ServerCall) (composition.Answer, error) {
 			return composition.Answer{Text: `{"secret":"sk-live-abc123"}`, Structured: json.RawMessage(`{"secret":"sk-live-abc123","ok":true}`)}, nil
 		})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := attrs(on.one(t, "tools/call s").Attributes())["gen_ai.tool.call.result"], `{"ok":true,"secret":"***"}`; got != want {
+	sa := attrs(on.one(t, "tools/call s").Attributes())
+	if got, want := sa["gen_ai.tool.call.result"], `{"ok":true,"secret":"***"}`; got != want {
 		t.Errorf("server result %s, want %s", got, want)
+	}
+	if got, want := sa["gen_ai.tool.call.arguments"], `{"Api-Key":"***","q":1}`; got != want {
+		t.Errorf("server arguments %s, want %s", got, want)
 	}
 	for _, s := range on.spans.Ended() {
 		for _, kv := range s.Attributes() {

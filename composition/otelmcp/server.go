@@ -67,6 +67,11 @@ func (t *Telemetry) serve(ctx context.Context, call composition.ServerCall, next
 	}
 	kv = appendIDs(kv, call.SessionID, call.RequestID)
 	span.SetAttributes(kv...)
+	if t.arguments && len(call.Args) > 0 {
+		if s, ok := safeJSON(call.Args); ok {
+			span.SetAttributes(semconv.GenAIToolCallArgumentsKey.String(s))
+		}
+	}
 	if t.results && err == nil && !answer.IsError {
 		if s, ok := answerJSON(answer); ok {
 			span.SetAttributes(semconv.GenAIToolCallResultKey.String(s))
