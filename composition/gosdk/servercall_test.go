@@ -18,8 +18,7 @@ import (
 	"github.com/mcpbind/mcpbind/testservers/testenv"
 )
 
-// traceparent is the _meta entry the tests' clients send.
-const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+// The _meta entry the tests' clients send is callmeta_test.go's traceparent.
 
 // seenCalls records what server interceptors and handlers saw.
 type seenCalls struct {
