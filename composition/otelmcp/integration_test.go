@@ -585,3 +585,37 @@ func (r *recorder) sides(t testing.TB, name string, n int) (clients, servers []s
 	}
 	return clients, servers
 }
+
+// TestJoinedTraceSSE: over the legacy HTTP+SSE transport (mcp-go's SSE
+// server) the CLIENT span has network.transport tcp, network.protocol.name
+// http and the server's address and port, the SERVER span tcp and http
+// too, and it is the child of the CLIENT span.
+func TestJoinedTraceSSE(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	r := newRecorder(t)
+	hs := httptest.NewUnstartedServer(nil)
+	hs.Start()
+	defer hs.Close()
+	hs.Config.Handler = server.NewSSEServer(frontServer(t, r, nil), server.WithBaseURL(hs.URL))
+	s, err := composition.Connect(ctx, composition.SSE(hs.URL+"/sse"), r.tel.ClientOption())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := lookupTool.Call(ctx, s, LookupArgs{Key: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	clients, servers := r.sides(t, "tools/call lookup", 1)
+	c, sv := clients[0], servers[0]
+	if sv.Parent().SpanID() != c.SpanContext().SpanID() {
+		t.Errorf("server parent %v, want the client span %v", sv.Parent().SpanID(), c.SpanContext().SpanID())
+	}
+	ca, sa := attrs(c.Attributes()), attrs(sv.Attributes())
+	if ca["network.transport"] != "tcp" || ca["network.protocol.name"] != "http" || ca["server.address"] != "127.0.0.1" || ca["server.port"] != hs.URL[len("http://127.0.0.1:"):] {
+		t.Errorf("client span: %v", ca)
+	}
+	if sa["network.transport"] != "tcp" || sa["network.protocol.name"] != "http" || sa["server.address"] != "" {
+		t.Errorf("server span: %v", sa)
+	}
+}
