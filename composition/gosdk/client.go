@@ -277,6 +277,14 @@ func (c *conn) CallToolRaw(ctx context.Context, call composition.RawCall) (json.
 	// once, and the call left behind ends with the write (at the latest
 	// when the server's process ends). A request written is waited for:
 	// go-sdk then ends it with ctx.
+	//
+	// "Written" is known only once the write has returned, and the server
+	// may have read the request, and started on it, before that: a call
+	// that returns at once may have passed the wrapped connection all the
+	// same. So it learns here, before returning, what the call left behind
+	// would learn only when its write ends (which may be never): the
+	// capture is forgotten, and the wrapped connection bound (PeerInfo, the
+	// watches), as after a call that went its whole way.
 	type answer struct {
 		res *mcp.CallToolResult
 		err error
@@ -294,6 +302,7 @@ func (c *conn) CallToolRaw(ctx context.Context, call composition.RawCall) (json.
 	case <-ctx.Done():
 		if !capt.written.Load() {
 			capt.done()
+			c.bind(capt, false)
 			return nil, fmt.Errorf("calling tool %q on %s: %w", name, c.server, context.Cause(ctx))
 		}
 		a = <-done
