@@ -59,8 +59,7 @@ import (
 	"github.com/mcpbind/mcpbind/composition/otelmcp"
 )
 
-// ShutdownTimeout bounds [Setup.Shutdown]'s flush when the caller's context
-// has no earlier deadline.
+// ShutdownTimeout bounds [Setup.Shutdown]'s flush.
 const ShutdownTimeout = 5 * time.Second
 
 // Environment variables this package reads itself (the exporters read the
@@ -145,9 +144,10 @@ func Start(ctx context.Context, service string, diag io.Writer) (*Setup, error) 
 }
 
 // Shutdown flushes the spans and metrics not yet exported and stops the
-// exporters, within ctx's deadline or ShutdownTimeout, whichever comes
-// first. Call it once, as the program ends (also when it ends on a signal
-// or because its stdin closed).
+// exporters, within ShutdownTimeout. It does not inherit ctx's cancellation
+// or deadline: a program that ends because its ctx was cancelled (a signal)
+// still flushes. Call it once, as the program ends (also when it ends on a
+// signal or because its stdin closed); later calls do nothing.
 func (s *Setup) Shutdown(ctx context.Context) error {
 	if len(s.shutdown) == 0 {
 		return nil
