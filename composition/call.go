@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
 
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 	"github.com/mcpbind/mcpbind/internal/rawjson"
 	"github.com/mcpbind/mcpbind/internal/textsafe"
 )
@@ -98,7 +100,7 @@ func WithResultValidation() Option {
 // Other errors are those of [Session.CallResult].
 func (s *Session) Invoke(ctx context.Context, tool *bindimpl.Tool, args any, out any) error {
 	res, err := s.intercept(ctx, Call{Tool: tool.Name, Args: args}, func(ctx context.Context, c Call) (*Result, error) {
-		return s.send(ctx, tool, c.Args)
+		return s.send(ctx, tool, c.Args, c.Request)
 	})
 	switch {
 	case err != nil:
@@ -131,8 +133,10 @@ func (s *Session) CallResult(ctx context.Context, name string, args any) (*Resul
 	return res, nil
 }
 
-// send is the end of the interceptor chain: steps 1-5.
-func (s *Session) send(ctx context.Context, tool *bindimpl.Tool, args any) (*Result, error) {
+// send is the end of the interceptor chain: steps 1-5; req is the call's
+// Request (nil without interceptors), whose _meta entries are sent and
+// whose ID is set.
+func (s *Session) send(ctx context.Context, tool *bindimpl.Tool, args any, req *Request) (*Result, error) {
 	raw, err := encodeArgs(tool, args)
 	if err != nil {
 		return nil, fmt.Errorf("composition: tool %q: %w", tool.Name, err)
@@ -143,7 +147,14 @@ func (s *Session) send(ctx context.Context, tool *bindimpl.Tool, args any) (*Res
 	if err := s.checkPin(ctx, tool.Name); err != nil {
 		return nil, err
 	}
-	res, err := s.roundTrip(ctx, tool.Name, raw)
+	call := RawCall{Name: tool.Name, Args: raw}
+	if req != nil {
+		call.ID = &req.ID
+		if call.Meta, err = encodeMeta(req.Meta); err != nil {
+			return nil, fmt.Errorf("composition: tool %q: %w", tool.Name, err)
+		}
+	}
+	res, err := s.roundTrip(ctx, call)
 	if err != nil {
 		return nil, err
 	}
@@ -203,11 +214,42 @@ func (s *Session) checkArgs(ctx context.Context, tool *bindimpl.Tool, raw json.R
 	return nil
 }
 
+// encodeMeta is the JSON object of meta's entries for params._meta, keys
+// sorted (encoding/json sorts map keys), without the keys the protocol
+// reserves (io.modelcontextprotocol/…, the session's own); nil when no
+// entry is left. An entry that is not valid JSON is an error.
+func encodeMeta(meta Meta) (json.RawMessage, error) {
+	n := 0
+	for k := range meta {
+		if !strings.HasPrefix(k, mcpconn.ReservedMetaPrefix) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	if n < len(meta) {
+		kept := make(Meta, n)
+		for k, v := range meta {
+			if !strings.HasPrefix(k, mcpconn.ReservedMetaPrefix) {
+				kept[k] = v
+			}
+		}
+		meta = kept
+	}
+	b, err := json.Marshal(map[string]json.RawMessage(meta))
+	if err != nil {
+		return nil, fmt.Errorf("encoding the request's _meta: %w", err)
+	}
+	return b, nil
+}
+
 // roundTrip sends tools/call with the encoded arguments as they are (mcp-go
 // puts the json.RawMessage into the request, where encoding/json only
 // compacts it; no Go value is encoded again) and parses the raw result.
-func (s *Session) roundTrip(ctx context.Context, name string, args json.RawMessage) (*Result, error) {
-	raw, err := s.c.CallToolRaw(ctx, name, args)
+func (s *Session) roundTrip(ctx context.Context, call RawCall) (*Result, error) {
+	name := call.Name
+	raw, err := s.c.CallToolRaw(ctx, call)
 	if err != nil {
 		// A JSON-RPC error's message is the server's text.
 		return nil, textsafe.Error(fmt.Errorf("composition: %w", err))

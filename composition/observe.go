@@ -46,7 +46,8 @@ type Request struct {
 	// from here.
 	Meta Meta
 	// ID is the JSON-RPC id the request was sent with, as text ("7");
-	// "" until it is sent, and when it was not sent.
+	// "" until it is sent, when it was not sent, and when the SDK does not
+	// show it (composition/gosdk shows it over its Transport wrapper only).
 	ID string
 }
 
@@ -74,14 +75,23 @@ type EventKind int
 // The kinds of [Event].
 const (
 	// EventSessionStart: a session was made (Connect, NewSession, or a
-	// registry's connect or reconnect); Event.Duration is the handshake's.
+	// registry's connect or reconnect), reported once its digest checks
+	// passed; Event.Duration is the handshake's (Connect: from the start
+	// of the process or the first request to the end of initialize or
+	// server/discover; 0 for NewSession, whose handshake the SDK made
+	// before).
 	EventSessionStart EventKind = iota + 1
-	// EventSessionEnd: a session was closed or lost; Event.Duration is
-	// its life from its start, Event.Err why it ended (nil for Close).
+	// EventSessionEnd: a session was closed or lost, reported once, when
+	// it is known (a lost HTTP session: at the request that found it
+	// lost); Event.Duration is its life from the start of Connect (or
+	// from NewSession), Event.Err why it ended: nil for Close, else the
+	// loss (an error matching [ErrSessionLost]).
 	EventSessionEnd
 	// EventReconnect: a registry call waited for its server to be
-	// reconnected after a lost session; Event.Err is the reconnect's
-	// failure, if any.
+	// reconnected after a lost session (one the call lost, or found
+	// lost or reconnecting); Event.Duration is the wait,
+	// Event.Err the reconnect's failure (or the call's ctx ending), if
+	// any.
 	EventReconnect
 	// EventRetry: a registry call is sent again on a new session;
 	// Event.MayHaveRun says whether the first attempt may have run.
@@ -162,9 +172,12 @@ func WithInterceptor(i Interceptor) Option {
 
 // WithEvents makes sessions and registries report their [Event]s to f: the
 // start and end of every session, and the reconnects and retries of
-// registry calls. f gets the context of the call for a call's events, the
-// session's or registry's own otherwise; it must be quick and safe for
-// concurrent use. Nil (the default) reports nothing.
+// registry calls. f gets the context of the call for a call's events; for
+// a session's, the context of its Connect or NewSession (a registry's own
+// for its sessions) without its cancellation. It must be quick and safe for
+// concurrent use. A session watches for its end from a goroutine of its
+// own only with WithEvents. Given to [NewRegistry], it applies to every
+// server's sessions and calls. Nil (the default) reports nothing.
 func WithEvents(f func(ctx context.Context, e Event)) Option {
 	return Option{apply: func(c *config) { c.observe.events = f }}
 }
@@ -179,6 +192,11 @@ func withServerName(name string) Option {
 // its start and end.
 func (s *Session) intercept(ctx context.Context, call Call, last Invoker) (*Result, error) {
 	call.Server = s.observe.name(s.c.Server())
+	call.Peer = s.callPeer()
+	if len(s.observe.interceptors) > 0 {
+		// Only then: a call without interceptors allocates nothing more.
+		call.Request = &Request{Meta: Meta{}}
+	}
 	inv := last
 	for i := len(s.observe.interceptors) - 1; i >= 0; i-- {
 		ic, next := s.observe.interceptors[i], inv

@@ -175,6 +175,9 @@ type regServer struct {
 	failures   int // consecutive failed attempts
 	lastErr    error
 	log        *slog.Logger // WithLogger, from the options of the last connect
+	// events is WithEvents's callback, from the options of the last
+	// connect (nil: none).
+	events func(context.Context, Event)
 }
 
 // NewRegistry returns an empty registry. opts apply to every server's
@@ -373,16 +376,39 @@ func alive(s *Session) bool {
 // is open or in flight and waiting (bounded by ctx) for the attempt in
 // flight; when that attempt fails, its error is returned.
 func (s *regServer) session(ctx context.Context) (*Session, error) {
+	sess, _, err := s.await(ctx)
+	return sess, err
+}
+
+// reconnectWait says whether a call waited for its server's reconnect
+// (after a lost session), and how long.
+type reconnectWait struct {
+	waited bool
+	d      time.Duration
+}
+
+// await is session, which also reports whether it waited for a reconnect
+// (not for a first connect): the wait of a registry call's EventReconnect.
+// It reads the clock only when it waits for one.
+func (s *regServer) await(ctx context.Context) (*Session, reconnectWait, error) {
+	var rw reconnectWait
+	var began time.Time
+	done := func() reconnectWait {
+		if rw.waited {
+			rw.d = time.Since(began)
+		}
+		return rw
+	}
 	for waited := false; ; waited = true {
 		s.mu.Lock()
 		if s.r.isClosed() {
 			s.mu.Unlock()
-			return nil, ErrRegistryClosed
+			return nil, done(), ErrRegistryClosed
 		}
 		if cur := s.sess; cur != nil {
 			if alive(cur) {
 				s.mu.Unlock()
-				return cur, nil
+				return cur, done(), nil
 			}
 			s.lostLocked(cur, cur.Err())
 		}
@@ -392,18 +418,21 @@ func (s *regServer) session(ctx context.Context) (*Session, error) {
 			if err == nil {
 				err = ErrSessionLost
 			}
-			return nil, s.redactErr(err)
+			return nil, done(), s.redactErr(err)
 		}
 		if s.pending == nil && !s.startLocked(false) {
 			s.mu.Unlock()
-			return nil, ErrRegistryClosed
+			return nil, done(), ErrRegistryClosed
+		}
+		if s.state == StateReconnecting && !rw.waited {
+			rw.waited, began = true, time.Now()
 		}
 		ch := s.pending
 		s.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("composition: server %q: waiting for its connect: %w", s.id, ctx.Err())
+			return nil, done(), fmt.Errorf("composition: server %q: waiting for its connect: %w", s.id, ctx.Err())
 		}
 	}
 }
@@ -438,7 +467,7 @@ func (s *regServer) run(reconnect bool) {
 	cfg, _ := newConfig(opts)
 	log := cfg.observe.logger
 	s.mu.Lock()
-	s.log = log
+	s.log, s.events = log, cfg.observe.events
 	s.mu.Unlock()
 	timeout := s.timeout
 	if timeout <= 0 {
@@ -579,6 +608,29 @@ func (s *regServer) logger() *slog.Logger {
 	return s.log
 }
 
+// reconnected reports EventReconnect (WithEvents) for a call of tool, with
+// its ctx, that waited d for the server's reconnect, which gave sess or
+// failed with err.
+func (s *regServer) reconnected(ctx context.Context, tool *bindimpl.Tool, sess *Session, d time.Duration, err error) {
+	events := s.eventsFunc()
+	if events == nil {
+		return
+	}
+	e := Event{Kind: EventReconnect, Server: s.id, Tool: tool.Name, Duration: d, Err: err}
+	if sess != nil {
+		e.Peer = sess.peer
+	}
+	events(ctx, e)
+}
+
+// eventsFunc is the server's WithEvents callback of its last connect, or
+// nil.
+func (s *regServer) eventsFunc() func(context.Context, Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.events
+}
+
 // redact is err's message without the server's secrets, escaped
 // (internal/textsafe): the form of LastError and of log attributes.
 func (s *regServer) redact(err error) string {
@@ -631,7 +683,10 @@ func (c *serverCaller) Invoke(ctx context.Context, tool *bindimpl.Tool, args any
 	if err != nil {
 		return err
 	}
-	sess, err := s.session(ctx)
+	sess, rw, err := s.await(ctx)
+	if rw.waited {
+		s.reconnected(ctx, tool, sess, rw.d, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -645,9 +700,15 @@ func (c *serverCaller) Invoke(ctx context.Context, tool *bindimpl.Tool, args any
 	if le.Sent && !tool.ReadOnly && !tool.Idempotent {
 		return lostErr
 	}
-	if sess, err = s.session(ctx); err != nil {
+	waited := time.Now()
+	sess, err = s.session(ctx)
+	s.reconnected(ctx, tool, sess, time.Since(waited), err)
+	if err != nil {
 		lostErr.Reconnect = err
 		return lostErr
+	}
+	if events := s.eventsFunc(); events != nil {
+		events(ctx, Event{Kind: EventRetry, Server: c.id, Tool: tool.Name, Peer: sess.peer, MayHaveRun: le.Sent})
 	}
 	if log := s.logger(); log != nil {
 		log.LogAttrs(ctx, slog.LevelInfo, "mcp call sent again after reconnect", slog.String("server", c.id), slog.String("tool", tool.Name), slog.Bool("mayHaveRun", le.Sent))

@@ -3,6 +3,7 @@ package composition
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
@@ -84,6 +85,8 @@ type Session struct {
 	observe observeConfig
 	// pins are the per-tool digests (pin.go); nil when no tool is pinned.
 	pins *pinSet
+	// peer is Call.Peer, computed when the session is made (peerOf).
+	peer Peer
 }
 
 // Connect starts (stdio) or reaches (HTTP) the server and performs the MCP
@@ -110,18 +113,29 @@ type Session struct {
 // for HTTP servers it gives the HTTP status of a failed answer.
 func Connect(ctx context.Context, t Transport, opts ...Option) (*Session, error) {
 	cfg, connOpts := newConfig(opts)
+	start := time.Now()
 	c, err := mcpconn.Dial(ctx, t, connOpts...)
 	if err != nil {
 		return nil, err
 	}
-	return newSession(ctx, c, &cfg)
+	return newSession(ctx, c, &cfg, start, time.Since(start))
 }
 
 // newSession is the Session over c with the session options of cfg, once
-// the digest check of WithDigestCheck (digest.go) has passed.
-func newSession(ctx context.Context, c conn, cfg *config) (*Session, error) {
-	s := &Session{c: c, validateArgs: cfg.validateArgs, validateResults: cfg.validateResults, observe: cfg.observe}
-	return s.checkDigest(ctx, cfg)
+// the digest check of WithDigestCheck (digest.go) has passed. start is when
+// the session began (before its handshake, for Connect), handshake how long
+// the handshake took (0 when unknown): WithEvents's EventSessionStart
+// reports it, and EventSessionEnd the life from start.
+func newSession(ctx context.Context, c conn, cfg *config, start time.Time, handshake time.Duration) (*Session, error) {
+	s := &Session{c: c, validateArgs: cfg.validateArgs, validateResults: cfg.validateResults, observe: cfg.observe, peer: peerOf(c)}
+	s, err := s.checkDigest(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if s.observe.events != nil {
+		s.reportLife(context.WithoutCancel(ctx), start, handshake)
+	}
+	return s, nil
 }
 
 // ClientConn is a connection to one MCP server made through another MCP
@@ -136,10 +150,14 @@ func newSession(ctx context.Context, c conn, cfg *config) (*Session, error) {
 // Session escapes them. A request that fails because the connection is gone
 // returns an error matching [ErrSessionLost], best a *[SessionLostError].
 type ClientConn interface {
-	// CallToolRaw sends tools/call for the tool name with args, a JSON
-	// object sent as is, and returns the result object exactly as the
-	// server sent it. isError: true is a result, not an error.
-	CallToolRaw(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
+	// CallToolRaw sends tools/call for the tool call.Name with call.Args, a
+	// JSON object sent as is, and call.Meta's entries (when not empty) in
+	// the request's params._meta next to the reserved ones the SDK adds;
+	// it sets *call.ID (when not nil) to the request's JSON-RPC id, once
+	// known, before it returns. It returns the result object exactly as
+	// the server sent it. isError: true is a result, not an error; a
+	// JSON-RPC error response is an error with a *[RPCError] in its chain.
+	CallToolRaw(ctx context.Context, call RawCall) (json.RawMessage, error)
 	// ListToolsRaw lists every tool of the server (all pages, in the
 	// server's order), each tool object exactly as sent: pinning digests
 	// the RFC 8785 canonical form of these bytes.
@@ -157,8 +175,19 @@ type ClientConn interface {
 	ProtocolVersion() string
 	// Server names the server in messages (no secrets in it).
 	Server() string
-	// Transport names the transport, such as [TransportStdio].
+	// Transport names the transport, such as [TransportStdio], or the SDK
+	// ([Session.Transport]).
 	Transport() string
+	// PeerInfo names the transport the connection really runs over
+	// ([TransportStdio], [TransportStreamableHTTP], [TransportSSE],
+	// [TransportInProcess]; "" when unknown) and, over HTTP, the host and
+	// port of the server's URL (the scheme's default port when the URL
+	// names none; never user information); "" and 0 otherwise. It is
+	// [Call.Peer]'s.
+	PeerInfo() (transport, host string, port int)
+	// SessionID is the MCP session id (Streamable HTTP's Mcp-Session-Id);
+	// "" when the session has none.
+	SessionID() string
 	// ServerInfo and Capabilities are the server's Implementation and
 	// capabilities objects (nil when unknown); Instructions is its
 	// instructions text.
@@ -179,8 +208,9 @@ type ClientConn interface {
 // not for application code. The Session owns c: [Session.Close] closes it.
 //
 // The options of the session apply: [WithArgsValidation],
-// [WithResultValidation], [WithInterceptor], [WithLogger], [WithWarnings],
-// [WithDigestCheck], [WithPins] and [WithPinRecheck] (the digest
+// [WithResultValidation], [WithInterceptor], [WithLogger], [WithEvents]
+// (EventSessionStart without a duration: the SDK made the handshake),
+// [WithWarnings], [WithDigestCheck], [WithPins] and [WithPinRecheck] (the digest
 // checks run here, as in Connect: under [DigestFail] a server whose tools
 // changed makes NewSession close c and fail). The options of a transport
 // or handshake ([WithEnv], [WithHeader], [WithProtocolVersion],
@@ -188,7 +218,46 @@ type ClientConn interface {
 // ignored.
 func NewSession(ctx context.Context, c ClientConn, opts ...Option) (*Session, error) {
 	cfg, _ := newConfig(opts)
-	return newSession(ctx, &sdkConn{ClientConn: c, warn: cfg.warn}, &cfg)
+	return newSession(ctx, &sdkConn{ClientConn: c, warn: cfg.warn}, &cfg, time.Now(), 0)
+}
+
+// RawCall is one tools/call request for [ClientConn.CallToolRaw]: a value,
+// so that passing it allocates nothing.
+type RawCall = mcpconn.RawCall
+
+// peerOf is the Peer of a session over c.
+func peerOf(c conn) Peer {
+	transport, host, port := c.PeerInfo()
+	return Peer{Transport: transport, ProtocolVersion: c.ProtocolVersion(), SessionID: c.SessionID(), Address: host, Port: port}
+}
+
+// callPeer is Call.Peer: the session's peer, whose transport and address
+// an SDK adapter may learn only once a request has passed (composition/gosdk
+// without its Transport wrapper bound yet); those are asked again until
+// known.
+func (s *Session) callPeer() Peer {
+	p := s.peer
+	if p.Transport == "" {
+		p.Transport, p.Address, p.Port = s.c.PeerInfo()
+		p.SessionID = s.c.SessionID()
+	}
+	return p
+}
+
+// reportLife reports EventSessionStart now and, from a goroutine of its
+// own, EventSessionEnd once the session is closed or lost (WithEvents
+// only), with ctx.
+func (s *Session) reportLife(ctx context.Context, start time.Time, handshake time.Duration) {
+	f, server := s.observe.events, s.observe.name(s.c.Server())
+	f(ctx, Event{Kind: EventSessionStart, Server: server, Peer: s.peer, Duration: handshake})
+	go func() {
+		<-s.c.Done()
+		err := s.c.Err()
+		if errors.Is(err, ErrSessionClosed) {
+			err = nil
+		}
+		f(ctx, Event{Kind: EventSessionEnd, Server: server, Peer: s.callPeer(), Duration: time.Since(start), Err: err})
+	}()
 }
 
 // conn is what a Session needs of its connection: a *mcpconn.Conn, or an

@@ -19,7 +19,10 @@
 //     erasserver (export's protocol-era tests), hostileserver (the faults a
 //     real server does not produce: garbage, hangs, floods, hostile text),
 //     sqlitestub/cmd/sqlite-stub (sqlite-explorer's contract served by a
-//     generated stub) and memdriver (the memory a large result costs).
+//     generated stub), memdriver (the memory a large result costs) and
+//     seenserver (an mcp-go server whose tool answers with the _meta and
+//     JSON-RPC id of its own request, in process, over HTTP, or over
+//     stdio from a test binary started again).
 //   - github-mcp-server: a nested Go module (its own go.mod, so that its
 //     dependencies stay out of mcpbind's) that pins the real
 //     github.com/github/github-mcp-server, a server on the official Go SDK,

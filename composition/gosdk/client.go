@@ -44,6 +44,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpbind/mcpbind/composition"
@@ -84,8 +85,18 @@ const maxPages = composition.DefaultMaxPages
 // A call on a session that go-sdk reports closed (the server process
 // exited, the connection broke) fails with an error matching
 // composition.ErrSessionLost (a *composition.SessionLostError); a JSON-RPC
-// error of the server keeps its *jsonrpc.Error reachable with errors.As,
-// its text escaped in the message.
+// error of the server is a *composition.RPCError (its code, message and
+// data) and keeps go-sdk's *jsonrpc.Error reachable with errors.As, its
+// text escaped in the message.
+//
+// For telemetry (issue 21's Call.Request and Call.Peer): the _meta entries
+// of a call's Request are sent over every transport (go-sdk adds its
+// reserved entries at 2026-07-28); Request.ID, and Call.Peer's transport
+// and address, are known over [Transport] only, once a request has passed
+// through it (the pin check's tools/list, else the session's first call);
+// over go-sdk's Streamable HTTP, which Transport leaves unwrapped, Peer
+// names Streamable HTTP when the session has a session id (the legacy
+// era), without host and port. Session.Transport stays [TransportName].
 func NewSession(ctx context.Context, cs *mcp.ClientSession, opts ...composition.Option) (*composition.Session, error) {
 	if cs == nil || cs.InitializeResult() == nil {
 		return nil, errors.New("gosdk: NewSession needs a connected *mcp.ClientSession (made by mcp.Client.Connect)")
@@ -211,13 +222,55 @@ func (c *conn) Close() error {
 	return c.closeErr
 }
 
-// CallToolRaw calls the tool through cs.CallTool and returns the result as
-// sent (over Transport) or as go-sdk decoded it, encoded again.
-func (c *conn) CallToolRaw(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+// SessionID is cs.ID(): go-sdk's Streamable HTTP session id, "" when none.
+func (c *conn) SessionID() string { return c.cs.ID() }
+
+// PeerInfo is, over [Transport], the transport it wraps
+// (mcp.CommandTransport: stdio; mcp.SSEClientTransport: sse, with its
+// endpoint's host and port; mcp.InMemoryTransport: in-process; another:
+// ""), known once a request has passed (the pin check's tools/list, or the
+// first call). A session not over Transport with a session id is over
+// go-sdk's Streamable HTTP, the only client transport of go-sdk that has
+// one (its URL is go-sdk's: no host and port); otherwise "".
+func (c *conn) PeerInfo() (transport, host string, port int) {
+	if rc := c.raw.Load(); rc != nil {
+		return rc.kind, rc.host, rc.port
+	}
+	if c.cs.ID() != "" {
+		return composition.TransportStreamableHTTP, "", 0
+	}
+	return "", "", 0
+}
+
+// CallToolRaw calls the tool through cs.CallTool, with call.Meta's entries
+// in params._meta (go-sdk adds its reserved ones), and returns the result
+// as sent (over Transport) or as go-sdk decoded it, encoded again. The
+// request's id is known over Transport only.
+func (c *conn) CallToolRaw(ctx context.Context, call composition.RawCall) (json.RawMessage, error) {
+	name := call.Name
 	if err := c.Err(); err != nil {
 		return nil, c.fail(name, err, false)
 	}
+	params := &mcp.CallToolParams{Name: name, Arguments: call.Args}
+	if len(call.Meta) > 0 {
+		var entries map[string]json.RawMessage
+		if err := json.Unmarshal(call.Meta, &entries); err != nil {
+			return nil, fmt.Errorf("calling tool %q on %s: the request's _meta is not a JSON object: %w", name, c.server, err)
+		}
+		params.Meta = make(mcp.Meta, len(entries))
+		for k, v := range entries {
+			params.Meta[k] = v
+		}
+	}
 	capt := &capture{}
+	if call.ID != nil {
+		// Set here, in the caller's goroutine, whichever way the call ends.
+		defer func() {
+			if id, ok := capt.requestID(); ok {
+				*call.ID = id
+			}
+		}()
+	}
 	// go-sdk does not give up a request whose write blocks (a stdio server
 	// that stopped reading its input) when ctx ends, so the call runs apart:
 	// when ctx ends before the request was written, CallToolRaw returns at
@@ -230,7 +283,7 @@ func (c *conn) CallToolRaw(ctx context.Context, name string, args json.RawMessag
 	}
 	done := make(chan answer, 1)
 	go func() {
-		res, err := c.cs.CallTool(withCapture(ctx, capt), &mcp.CallToolParams{Name: name, Arguments: args})
+		res, err := c.cs.CallTool(withCapture(ctx, capt), params)
 		capt.done()
 		c.bind(capt, err == nil)
 		done <- answer{res, err}
@@ -271,7 +324,21 @@ func (c *conn) fail(name string, err error, sent bool) error {
 	if connectionGone(err) {
 		return fmt.Errorf("calling tool %q on %s: %w", name, c.server, &composition.SessionLostError{Server: c.server, Sent: sent, Err: err})
 	}
+	if we := new(jsonrpc.Error); errors.As(err, &we) {
+		err = rpcError(we, err)
+	}
 	return fmt.Errorf("calling tool %q on %s: %w", name, c.server, err)
+}
+
+// rpcError is the *composition.RPCError of we, the JSON-RPC error response
+// go-sdk returned within err: its code, message and data (decoded; nil when
+// absent or not JSON), with err (and so we) in its chain.
+func rpcError(we *jsonrpc.Error, err error) error {
+	var data any
+	if len(we.Data) > 0 && json.Unmarshal(we.Data, &data) != nil {
+		data = nil
+	}
+	return &composition.RPCError{Code: int(we.Code), Message: we.Message, Data: data, Err: err}
 }
 
 // connectionGone reports whether a request failed because the connection

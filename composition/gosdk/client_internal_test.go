@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbind/mcpbind/composition"
 )
 
 // TestAbandonedCallIsForgotten: a call whose ctx ends while the server is
@@ -46,7 +48,7 @@ func TestAbandonedCallIsForgotten(t *testing.T) {
 		<-started
 		stop()
 	}()
-	if _, err := c.CallToolRaw(callCtx, "slow", json.RawMessage(`{}`)); !errors.Is(err, context.Canceled) {
+	if _, err := c.CallToolRaw(callCtx, composition.RawCall{Name: "slow", Args: json.RawMessage(`{}`)}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("CallToolRaw with its ctx cancelled: %v", err)
 	}
 	rc := c.raw.Load()

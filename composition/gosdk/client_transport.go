@@ -3,11 +3,16 @@ package gosdk
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 )
 
 // Transport wraps t, a client transport of go-sdk, so that a session that
@@ -47,7 +52,17 @@ func (t *rawTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rawConn{Connection: c, pending: map[jsonrpc.ID]*capture{}}, nil
+	rc := &rawConn{Connection: c, pending: map[jsonrpc.ID]*capture{}}
+	switch tt := t.t.(type) {
+	case *mcp.CommandTransport:
+		rc.kind = composition.TransportStdio
+	case *mcp.InMemoryTransport:
+		rc.kind = composition.TransportInProcess
+	case *mcp.SSEClientTransport:
+		rc.kind = composition.TransportSSE
+		rc.host, rc.port = mcpconn.PeerAddress(tt.Endpoint)
+	}
+	return rc, nil
 }
 
 // rawConn is a go-sdk connection that hands the raw result of a request
@@ -55,6 +70,13 @@ func (t *rawTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // (the session's conn) of notifications/tools/list_changed.
 type rawConn struct {
 	mcp.Connection
+	// kind, host and port are the session's PeerInfo: the transport
+	// wrapped (composition's name for it; "" for one that names no
+	// particular transport, such as mcp.IOTransport) and an HTTP server's
+	// host and port.
+	kind string
+	host string
+	port int
 	// owner is the conn of NewSession over this connection, once a
 	// request of it has passed (bind).
 	owner atomic.Pointer[conn]
@@ -190,6 +212,25 @@ func (c *capture) setResult(raw json.RawMessage) {
 	c.mu.Lock()
 	c.raw = raw
 	c.mu.Unlock()
+}
+
+// requestID is the JSON-RPC id of the request as text, once a rawConn
+// wrote it; ok is false before.
+func (c *capture) requestID() (id string, ok bool) {
+	c.mu.Lock()
+	rc, raw := c.conn, c.id.Raw()
+	c.mu.Unlock()
+	if rc == nil {
+		return "", false
+	}
+	switch v := raw.(type) {
+	case string:
+		return v, true
+	case int64:
+		return strconv.FormatInt(v, 10), true
+	default:
+		return fmt.Sprint(v), true
+	}
 }
 
 // result is the raw result, or nil when none arrived through a rawConn.

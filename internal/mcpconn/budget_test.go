@@ -54,7 +54,7 @@ func TestResultBudget(t *testing.T) {
 	answers := make(chan answer, k)
 	for _, s := range sessions {
 		go func() {
-			raw, err := s.CallToolRaw(ctx, "big", json.RawMessage(`{}`))
+			raw, err := s.CallToolRaw(ctx, RawCall{Name: "big", Args: json.RawMessage(`{}`)})
 			answers <- answer{len(raw), err}
 		}()
 	}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -45,6 +47,10 @@ type capture struct {
 	mu     sync.Mutex
 	got    map[string]json.RawMessage
 	rpcErr map[string]*mcp.JSONRPCErrorDetails
+	// id is the JSON-RPC id of the last request of a wanted method that
+	// was sent (hasID says whether there was one).
+	id    mcp.RequestId
+	hasID bool
 }
 
 func newCapture(sanitize func(json.RawMessage) json.RawMessage, methods ...string) *capture {
@@ -60,6 +66,37 @@ func (c *capture) result(method string) json.RawMessage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.got[method]
+}
+
+// recordID keeps the id of a request to method when the method is wanted.
+func (c *capture) recordID(method string, id mcp.RequestId) {
+	if !slices.Contains(c.methods, method) {
+		return
+	}
+	c.mu.Lock()
+	c.id, c.hasID = id, true
+	c.mu.Unlock()
+}
+
+// requestID is the id recorded by recordID as text: a number in decimal,
+// a string as it is; ok is false when no request was sent.
+func (c *capture) requestID() (string, bool) {
+	c.mu.Lock()
+	id, ok := c.id, c.hasID
+	c.mu.Unlock()
+	if !ok {
+		return "", false
+	}
+	switch v := id.Value().(type) {
+	case string:
+		return v, true
+	case int64:
+		return strconv.FormatInt(v, 10), true
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64), true
+	default:
+		return fmt.Sprint(v), true
+	}
 }
 
 // rpcError returns the last JSON-RPC error recorded for method, or nil.
@@ -153,6 +190,9 @@ func (t *rawTransport) Start(ctx context.Context) error { return t.inner.Start(c
 // requests for the retry and fallback decisions of connect.go.
 func (t *rawTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	ctx = context.WithValue(ctx, rpcMethodKey{}, req.Method)
+	if c, ok := ctx.Value(captureKey{}).(*capture); ok {
+		c.recordID(req.Method, req.ID)
+	}
 	resp, err := t.inner.SendRequest(ctx, req)
 	if err == nil && req.Method == string(mcp.MethodServerDiscover) && !discoverNamesVersions(resp) {
 		// A server/discover answer that names no supported protocol version

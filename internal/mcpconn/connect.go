@@ -295,6 +295,7 @@ func dial(ctx context.Context, t Transport, cfg *config, auth *authState, kind, 
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, rep, &ConnectError{Server: s.server, Stage: "config", Err: fmt.Errorf("not an http or https URL: %q", s.server)}
 		}
+		s.host, s.port = peerAddress(u)
 		s.http = newHTTPRecorder()
 		s.http.secrets = s.secrets
 		s.http.maxResponseBytes = cfg.maxResponseBytes

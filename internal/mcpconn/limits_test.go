@@ -44,11 +44,11 @@ func TestResponseLimitPerEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	raw, err := c.CallToolRaw(ctx, "chatty", json.RawMessage(`{}`))
+	raw, err := c.CallToolRaw(ctx, RawCall{Name: "chatty", Args: json.RawMessage(`{}`)})
 	if err != nil || !strings.Contains(string(raw), "done") {
 		t.Fatalf("40 events of 500 bytes under a %d-byte limit: %s, %v; want the result", limit, raw, err)
 	}
-	_, err = c.CallToolRaw(ctx, "big", json.RawMessage(`{}`))
+	_, err = c.CallToolRaw(ctx, RawCall{Name: "big", Args: json.RawMessage(`{}`)})
 	if le := new(LimitError); !errors.As(err, &le) {
 		t.Fatalf("a 10000-byte JSON answer under a %d-byte limit: %v, want a *LimitError", limit, err)
 	}

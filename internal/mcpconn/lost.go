@@ -168,12 +168,31 @@ func (s *Conn) lostError(ctx context.Context, err error) *LostError {
 	return nil
 }
 
-// CallToolRaw sends tools/call for the tool name with args (a JSON object)
-// and returns the result object exactly as the server sent it. A session
-// already lost fails at once with a *LostError whose Sent is false. Other
-// errors name the tool and the server and keep the cause (and ctx's error)
-// reachable; a failure that shows the connection is gone is a *LostError.
-func (s *Conn) CallToolRaw(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
+// RawCall: see composition.RawCall, which documents it for SDK adapters.
+type RawCall struct {
+	// Name is the tool's name.
+	Name string
+	// Args are the arguments, a JSON object sent as is.
+	Args json.RawMessage
+	// Meta, when not empty, is a JSON object of entries for the request's
+	// params._meta. The caller leaves out the keys the protocol reserves
+	// (ReservedMetaPrefix): those are the SDK's, which on 2026-07-28
+	// mcp-go sets over any of the same name.
+	Meta json.RawMessage
+	// ID, when not nil, receives the JSON-RPC id the request was sent with,
+	// as text ("7"); it is left as it is when the request was not sent.
+	ID *string
+}
+
+// CallToolRaw sends tools/call for the tool call.Name with call.Args (a JSON
+// object) and call.Meta's entries in params._meta, and returns the result
+// object exactly as the server sent it. A session already lost fails at
+// once with a *LostError whose Sent is false. Other errors name the tool and
+// the server and keep the cause (and ctx's error) reachable; a failure that
+// shows the connection is gone is a *LostError, and a JSON-RPC error
+// response is a *RPCError.
+func (s *Conn) CallToolRaw(ctx context.Context, call RawCall) (json.RawMessage, error) {
+	name := call.Name
 	fail := func(err error) (json.RawMessage, error) {
 		return nil, fmt.Errorf("calling tool %q on %s: %w", name, s.server, err)
 	}
@@ -183,10 +202,21 @@ func (s *Conn) CallToolRaw(ctx context.Context, name string, args json.RawMessag
 		}
 		return fail(err)
 	}
+	params := mcp.CallToolParams{Name: name, Arguments: call.Args}
+	if len(call.Meta) > 0 {
+		meta, err := requestMeta(call.Meta)
+		if err != nil {
+			return fail(err)
+		}
+		params.Meta = meta
+	}
 	capt := newCapture(sanitizeCallResult, string(mcp.MethodToolsCall))
-	_, err := s.client.CallTool(withCapture(ctx, capt), mcp.CallToolRequest{
-		Params: mcp.CallToolParams{Name: name, Arguments: args},
-	})
+	_, err := s.client.CallTool(withCapture(ctx, capt), mcp.CallToolRequest{Params: params})
+	if call.ID != nil {
+		if id, ok := capt.requestID(); ok {
+			*call.ID = id
+		}
+	}
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%w)", err, ctxErr)
@@ -205,6 +235,27 @@ func (s *Conn) CallToolRaw(ctx context.Context, name string, args json.RawMessag
 		return fail(errors.New("no result was captured"))
 	}
 	return raw, nil
+}
+
+// ReservedMetaPrefix starts the _meta keys the MCP specification reserves
+// for the protocol (io.modelcontextprotocol/…: on 2026-07-28, the protocol
+// version, client info and capabilities of every request, SEP-2575). A
+// session sets those itself; a caller's entries never replace them.
+const ReservedMetaPrefix = "io.modelcontextprotocol/"
+
+// requestMeta is mcp-go's Meta of the entries of raw, a JSON object, each
+// value kept raw. mcp-go encodes the entries with encoding/json (keys
+// sorted) and, on 2026-07-28, sets its reserved entries over them.
+func requestMeta(raw json.RawMessage) (*mcp.Meta, error) {
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, fmt.Errorf("the request's _meta is not a JSON object: %w", err)
+	}
+	fields := make(map[string]any, len(entries))
+	for k, v := range entries {
+		fields[k] = v
+	}
+	return &mcp.Meta{AdditionalFields: fields}, nil
 }
 
 // Server names the server for messages, as Transport.String does.

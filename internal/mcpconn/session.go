@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,11 @@ type Conn struct {
 	http *httpRecorder // Streamable HTTP and HTTP+SSE only
 	auth *authState    // HTTP with WithBearerToken or WithOAuthClientCredentials
 	conn connState     // warnings and the HTTP+SSE stream (connect.go)
+
+	// host and port are an HTTP server's, from its URL (peerAddress);
+	// "" and 0 for stdio and in-process sessions.
+	host string
+	port int
 
 	version      string
 	serverInfo   json.RawMessage
@@ -297,6 +303,41 @@ func (s *Conn) ProtocolVersion() string { return s.version }
 // [TransportSSE] (also for an [HTTP] server reached through the HTTP+SSE
 // fallback).
 func (s *Conn) Transport() string { return s.kind }
+
+// SessionID is the MCP session id mcp-go's transport holds (Streamable
+// HTTP's Mcp-Session-Id on a legacy-era session); "" when there is none
+// (stdio, in process, HTTP+SSE, 2026-07-28's stateless HTTP).
+func (s *Conn) SessionID() string { return s.client.GetSessionId() }
+
+// PeerInfo is the session's transport (as Transport) and, over HTTP, the
+// host and port of the server's URL (the scheme's default port when the URL
+// names none); "" and 0 for stdio and in-process sessions.
+func (s *Conn) PeerInfo() (transport, host string, port int) { return s.kind, s.host, s.port }
+
+// peerAddress is the host and port of u for PeerInfo: u's port, else the
+// scheme's default (443 for https, 80 otherwise). User information, path
+// and query are not part of it.
+func peerAddress(u *url.URL) (string, int) {
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		port = 80
+		if u.Scheme == "https" {
+			port = 443
+		}
+	}
+	return u.Hostname(), port
+}
+
+// PeerAddress is the host and port of the HTTP URL rawURL as PeerInfo
+// gives them (for SDK adapters); "" and 0 when rawURL is not an http or
+// https URL with a host.
+func PeerAddress(rawURL string) (string, int) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", 0
+	}
+	return peerAddress(u)
+}
 
 // ServerInfo is the server's Implementation object ({"name", "version", …})
 // exactly as it sent it: initialize's serverInfo, or on 2026-07-28 the

@@ -39,7 +39,7 @@ func TestStalledStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	raw, err := s.CallToolRaw(ctx, "pid", json.RawMessage(`{}`))
+	raw, err := s.CallToolRaw(ctx, RawCall{Name: "pid", Args: json.RawMessage(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestStalledStdin(t *testing.T) {
 
 	// 1 MiB of arguments: far more than the pipe holds.
 	args, _ := json.Marshal(map[string]string{"pad": strings.Repeat("p", 1<<20)})
-	_, err = s.CallToolRaw(ctx, "pid", args)
+	_, err = s.CallToolRaw(ctx, RawCall{Name: "pid", Args: args})
 	var lost *LostError
 	var se *StallError
 	if !errors.As(err, &lost) || !lost.Sent || !errors.As(err, &se) {
