@@ -79,8 +79,13 @@ type ServerHandler = bindimpl.ServerHandler
 type ServerInterceptor = bindimpl.ServerInterceptor
 
 // WithServerInterceptor adds i to every call of the tools served with this
-// option. Interceptors run in the order given, the first one added the
-// outermost.
+// option (generated, own and forwarded tools). Interceptors run in the
+// order given, the first one added the outermost; the handler's ctx
+// carries the [ServerCall] the last one passed on ([IncomingCall]). Serve
+// given an interceptor adds a BeforeCallTool hook to the server's mcp-go
+// hooks (keeping the program's), the one way to learn a request's JSON-RPC
+// id (ServerCall.RequestID). On a server that also has [ToolMiddleware],
+// the middleware's interceptors run instead of these.
 func WithServerInterceptor(i ServerInterceptor) ServerOption {
 	return ServerOption{apply: func(c *serveConfig) {
 		if i != nil {
@@ -100,27 +105,6 @@ func IncomingCall(ctx context.Context) (ServerCall, bool) { return bindimpl.Inco
 func RequestMeta(ctx context.Context) Meta {
 	c, _ := bindimpl.IncomingCall(ctx)
 	return c.Meta
-}
-
-// ServerEvents makes s report the start and end of each of its client
-// sessions to f (EventSessionStart, and EventSessionEnd with the session's
-// life in Duration), through s's mcp-go hooks (server.Hooks'
-// OnRegisterSession and OnUnregisterSession, added to those s has). Call it
-// once per server.
-func ServerEvents(s *server.MCPServer, f func(ctx context.Context, e Event)) {
-	// TODO(server): register the hooks.
-}
-
-// ToolMiddleware runs interceptors around the tools a program adds to an
-// mcp-go server itself (s.AddTool, with plain mcp-go handlers), as
-// [WithServerInterceptor] does for the tools [Serve] adds: pass it to
-// server.WithToolHandlerMiddleware. The interceptors see the same
-// [ServerCall]; Answer.IsError is the handler's result's isError, and a
-// handler's error is the chain's error. Tools added by [Serve] are not run
-// through it twice.
-func ToolMiddleware(interceptors ...ServerInterceptor) server.ToolHandlerMiddleware {
-	// TODO(server): run the interceptors.
-	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc { return next }
 }
 
 // Serve adds tools to s, as a generated Register does. Each tool is listed
@@ -195,6 +179,9 @@ func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) (err e
 		h := l.handler(cfg)
 		if cfg.forward != nil {
 			h = cfg.forward.handler(l)
+			if len(cfg.checks.Interceptors) > 0 {
+				h = intercepted(cfg.checks.Interceptors, h)
+			}
 		}
 		entries = append(entries, server.ServerTool{Tool: l.tool, Handler: h})
 	}
@@ -204,6 +191,9 @@ func Serve(s *server.MCPServer, tools []ServedTool, opts ...ServerOption) (err e
 		}
 	}()
 	s.AddTools(entries...)
+	if len(cfg.checks.Interceptors) > 0 {
+		serverHooks(s).AddBeforeCallTool(passRequestID)
+	}
 	if len(legacy) > 0 {
 		server.WithToolFilter(legacyListing(legacy))(s)
 	}
@@ -258,9 +248,21 @@ func (l listing) handler(cfg serveConfig) server.ToolHandlerFunc {
 		if err != nil {
 			return mcp.NewToolResultError(bindimpl.ArgsErrorText(l.tool.Name, err)), nil
 		}
-		a, err := l.Answer(ctx, raw, legacyRequest(ctx), cfg.checks)
+		var src bindimpl.CallSource
+		run := claim(ctx, &req)
+		switch {
+		case run != nil: // ToolMiddleware's chain runs the interceptors; ctx carries the call
+		case len(cfg.checks.Interceptors) > 0:
+			src = requestOf(&req)
+		default:
+			ctx = &incomingCtx{Context: ctx, incoming: requestOf(&req)}
+		}
+		a, err := l.Answer(ctx, src, raw, legacyRequest(ctx), cfg.checks)
 		if err != nil {
 			return nil, err
+		}
+		if run != nil {
+			run.answer, run.answered = a, true
 		}
 		res, err := answerResult(a)
 		if err != nil || a.Blocks == nil {

@@ -16,7 +16,8 @@ import (
 // hand-written sqlite-explorer server (mcp-go handlers of its own) with the
 // generated stub (Register, composition.Serve) over the same store, both
 // reached in process by the generated client, so only the server-side
-// work differs. describe_table returns a plain object; list_tables an
+// work differs; generated+interceptor adds a server interceptor that only
+// calls next. describe_table returns a plain object; list_tables an
 // array, wrapped as {"result": …} toward 2025-06-18 sessions.
 func BenchmarkServedCall(b *testing.B) {
 	ctx := context.Background()
@@ -33,10 +34,19 @@ func BenchmarkServedCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// the generated stub with one server interceptor that only calls
+	// next: the cost of the chain and of making the ServerCall
+	pass := func(ctx context.Context, call composition.ServerCall, next composition.ServerHandler) (composition.Answer, error) {
+		return next(ctx, call)
+	}
+	intercepted, err := sqlitestub.NewServer(sqlitestub.Handler{Store: store}, composition.WithServerInterceptor(pass))
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, srv := range []struct {
 		name string
 		s    *server.MCPServer
-	}{{"hand-written", real}, {"generated", stub}} {
+	}{{"hand-written", real}, {"generated", stub}, {"generated+interceptor", intercepted}} {
 		for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
 			s, err := composition.Connect(ctx, composition.InProcess(srv.s), composition.WithProtocolVersion(version))
 			if err != nil {

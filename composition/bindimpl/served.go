@@ -179,7 +179,27 @@ func (p *Prepared) Wraps(legacy bool) bool {
 // block, wrapped as {"result": v} where [Prepared.Wraps] says so. The
 // error is only for an answer that cannot be sent at all (a PlainResult
 // whose blocks are not JSON): a binding answers it as a protocol error.
-func (p *Prepared) Answer(ctx context.Context, raw json.RawMessage, legacy bool, o ServeOptions) (Answer, error) {
+//
+// The call runs through o.Interceptors (the first the outermost) with the
+// [ServerCall] src makes, and the handler's ctx carries the call for
+// [IncomingCall]; without interceptors src is only put in ctx, and makes
+// the ServerCall if the handler asks. A nil src means ctx already carries
+// the call and it is not intercepted here (an outer chain, such as
+// composition.ToolMiddleware's, ran the interceptors).
+func (p *Prepared) Answer(ctx context.Context, src CallSource, raw json.RawMessage, legacy bool, o ServeOptions) (Answer, error) {
+	switch {
+	case src == nil:
+		return p.answer(ctx, raw, legacy, o)
+	case len(o.Interceptors) == 0:
+		return p.answer(WithCallSource(ctx, src), raw, legacy, o)
+	}
+	return Intercept(ctx, src.ServerCall(ctx), o.Interceptors, func(ctx context.Context, _ ServerCall) (Answer, error) {
+		return p.answer(ctx, raw, legacy, o)
+	})
+}
+
+// answer is Answer without the interceptors.
+func (p *Prepared) answer(ctx context.Context, raw json.RawMessage, legacy bool, o ServeOptions) (Answer, error) {
 	tool := p.st.tool
 	raw = argsObject(raw)
 	if o.ValidateArgs {

@@ -19,10 +19,13 @@ type ServerCall struct {
 	// Streamable HTTP, or the SDK's id of a stdio session); "" when none.
 	SessionID string
 	// RequestID is the JSON-RPC id of the request as text ("7", "req-7");
-	// "" when the SDK does not expose it.
+	// "" when the SDK does not expose it: go-sdk never does, mcp-go only
+	// to a server hook, which composition.Serve (given an interceptor) and
+	// composition.ServerEvents add.
 	RequestID string
 	// Transport names the transport the request came over: "stdio",
-	// "streamable-http", "sse" or "in-process"; "" when unknown.
+	// "streamable-http", "sse" or "in-process"; "" when unknown (go-sdk
+	// tells only its Streamable HTTP apart).
 	Transport string
 }
 
@@ -42,6 +45,15 @@ type ServerInterceptor func(ctx context.Context, call ServerCall, next ServerHan
 // incomingKey is the context key of the ServerCall a handler answers.
 type incomingKey struct{}
 
+// IsIncomingKey reports whether key is the context key under which
+// IncomingCall looks for the call (a ServerCall or a CallSource): a binding
+// whose own context type carries the request answers that key's Value
+// with itself, saving context.WithValue's allocation per call.
+func IsIncomingKey(key any) bool {
+	_, ok := key.(incomingKey)
+	return ok
+}
+
 // WithIncomingCall returns ctx carrying call, for IncomingCall.
 func WithIncomingCall(ctx context.Context, call ServerCall) context.Context {
 	return context.WithValue(ctx, incomingKey{}, call)
@@ -50,6 +62,39 @@ func WithIncomingCall(ctx context.Context, call ServerCall) context.Context {
 // IncomingCall returns the call that ctx's served-tool handler is
 // answering, and whether there is one.
 func IncomingCall(ctx context.Context) (ServerCall, bool) {
-	c, ok := ctx.Value(incomingKey{}).(ServerCall)
-	return c, ok
+	switch c := ctx.Value(incomingKey{}).(type) {
+	case ServerCall:
+		return c, true
+	case CallSource:
+		return c.ServerCall(ctx), true
+	}
+	return ServerCall{}, false
+}
+
+// CallSource makes a request's [ServerCall] when it is asked for: a binding
+// puts one in a handler's ctx ([WithCallSource]) when no interceptor needs
+// the ServerCall, so a handler that never calls [IncomingCall] does not pay
+// for converting the request's _meta.
+type CallSource interface {
+	// ServerCall returns the call; ctx is the handler's (or a context
+	// derived from it), which carries the SDK's session.
+	ServerCall(ctx context.Context) ServerCall
+}
+
+// WithCallSource returns ctx carrying src, for IncomingCall.
+func WithCallSource(ctx context.Context, src CallSource) context.Context {
+	return context.WithValue(ctx, incomingKey{}, src)
+}
+
+// Intercept answers call with h through interceptors, the first the
+// outermost; h gets ctx carrying the call as the last interceptor passed
+// it on (WithIncomingCall), so a handler's [IncomingCall] sees what the
+// interceptors changed.
+func Intercept(ctx context.Context, call ServerCall, interceptors []ServerInterceptor, h ServerHandler) (Answer, error) {
+	if len(interceptors) == 0 {
+		return h(WithIncomingCall(ctx, call), call)
+	}
+	return interceptors[0](ctx, call, func(ctx context.Context, call ServerCall) (Answer, error) {
+		return Intercept(ctx, call, interceptors[1:], h)
+	})
 }

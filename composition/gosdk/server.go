@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,8 +62,60 @@ func WithServerInterceptor(i bindimpl.ServerInterceptor) ServerOption {
 // sessions to f (composition.EventSessionStart, and EventSessionEnd with
 // the session's life in Duration). Call it once per server, before it
 // serves.
+//
+// go-sdk has no session hooks: a receiving middleware (s.AddReceivingMiddleware)
+// sees each session's first request (initialize, or any request of a
+// 2026-07-28 session) and reports the start once that request is answered,
+// with the negotiated protocol version in Event.Peer (initialize's result,
+// or the version the request declares); the end is reported when the
+// session's connection closes (mcp.ServerSession.Wait), with the time
+// since its first request. A session of go-sdk's stateless Streamable HTTP
+// lives for one request. Event.Peer's SessionID is the session's id ("" for
+// stdio and in-memory sessions) and its Transport "streamable-http" for a
+// session go-sdk's Streamable HTTP handler made, else "" (go-sdk does not
+// tell its other transports apart); Event.Server is "".
 func ServerEvents(s *mcp.Server, f func(ctx context.Context, e composition.Event)) {
-	// TODO(server): observe sessions.
+	if f == nil {
+		return
+	}
+	var mu sync.Mutex
+	seen := map[*mcp.ServerSession]bool{}
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			if ss == nil {
+				return next(ctx, method, req)
+			}
+			mu.Lock()
+			first := !seen[ss]
+			seen[ss] = true
+			mu.Unlock()
+			if !first {
+				return next(ctx, method, req)
+			}
+			start := time.Now()
+			res, err := next(ctx, method, req)
+			peer := composition.Peer{SessionID: ss.ID()}
+			if req.GetExtra() != nil {
+				peer.Transport = composition.TransportStreamableHTTP
+			}
+			if r, ok := res.(*mcp.InitializeResult); ok && r != nil {
+				peer.ProtocolVersion = r.ProtocolVersion
+			} else if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
+				peer.ProtocolVersion, _ = p.GetMeta()[mcp.MetaKeyProtocolVersion].(string)
+			}
+			ctx = context.WithoutCancel(ctx)
+			f(ctx, composition.Event{Kind: composition.EventSessionStart, Peer: peer})
+			go func() {
+				_ = ss.Wait()
+				mu.Lock()
+				delete(seen, ss)
+				mu.Unlock()
+				f(ctx, composition.Event{Kind: composition.EventSessionEnd, Peer: peer, Duration: time.Since(start)})
+			}()
+			return res, err
+		}
+	})
 }
 
 // Serve adds tools to s, a go-sdk server, as a generated Register does,
@@ -193,12 +248,62 @@ func handler(p *bindimpl.Prepared, checks bindimpl.ServeOptions) mcp.ToolHandler
 		if req.Params != nil {
 			raw, legacy = req.Params.Arguments, legacyMeta(req.Params.Meta)
 		}
-		a, err := p.Answer(ctx, raw, legacy, checks)
+		a, err := p.Answer(ctx, (*incoming)(req), raw, legacy, checks)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
 		return callResult(a)
 	}
+}
+
+// incoming is a tools/call request as the [bindimpl.CallSource] of its
+// [composition.ServerCall]:
+//
+//   - Meta is params._meta, each value as go-sdk decoded it, encoded again
+//     (so numbers keep go-sdk's float64 precision);
+//   - ProtocolVersion is the one a 2026-07-28 request declares, else the
+//     one the client asked for in initialize (go-sdk keeps the negotiated
+//     version to itself; the two differ only when the server does not
+//     support the client's);
+//   - SessionID is the session's id (Mcp-Session-Id over Streamable HTTP;
+//     "" over stdio, in-memory and SSE transports, which go-sdk gives none);
+//   - RequestID is always "": go-sdk keeps the JSON-RPC id under a context
+//     key of its own, which neither a handler nor a middleware can read;
+//   - Transport is "streamable-http" for a request go-sdk's Streamable
+//     HTTP handler received (it alone sets the request's Extra), else ""
+//     (go-sdk does not tell stdio, in-memory and SSE sessions apart).
+type incoming mcp.CallToolRequest
+
+// ServerCall returns the call's [composition.ServerCall].
+func (r *incoming) ServerCall(context.Context) bindimpl.ServerCall {
+	req := (*mcp.CallToolRequest)(r)
+	call := bindimpl.ServerCall{ProtocolVersion: req.ProtocolVersion()}
+	if req.Params != nil {
+		call.Tool, call.Meta = req.Params.Name, meta(req.Params.Meta)
+	}
+	if req.Session != nil {
+		call.SessionID = req.Session.ID()
+	}
+	if req.Extra != nil {
+		call.Transport = composition.TransportStreamableHTTP
+	}
+	return call
+}
+
+// meta returns a request's _meta key by key as JSON; nil when it has none.
+// A value that does not encode (go-sdk decoded it from JSON, so none) is
+// left out.
+func meta(m mcp.Meta) bindimpl.Meta {
+	if m == nil {
+		return nil
+	}
+	out := make(bindimpl.Meta, len(m))
+	for k, v := range m {
+		if b, err := json.Marshal(v); err == nil {
+			out[k] = b
+		}
+	}
+	return out
 }
 
 // callResult converts a served tool's answer into go-sdk's result: the

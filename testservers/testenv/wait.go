@@ -47,3 +47,17 @@ func Goroutines(t testing.TB, bound time.Duration, n int) int {
 		time.Sleep(wait)
 	}
 }
+
+// Receive returns the next value from c, failing the test once bound has
+// passed without one (a hang bound, never an assertion about speed).
+func Receive[T any](t testing.TB, bound time.Duration, c <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-c:
+		return v
+	case <-time.After(bound):
+		t.Fatalf("nothing received within the %v hang bound", bound)
+	}
+	var zero T
+	return zero
+}
