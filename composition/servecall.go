@@ -310,6 +310,7 @@ func intercepted(is []ServerInterceptor, next server.ToolHandlerFunc) server.Too
 		}
 		run := &toolRun{srv: server.ServerFromContext(ctx), name: req.Params.Name, args: req.Params.RawArguments}
 		call := requestOf(&req).ServerCall(ctx)
+		call.Args = req.Params.RawArguments
 		a, err := bindimpl.Intercept(context.WithValue(ctx, runKey{}, run), call, is, func(ctx context.Context, _ ServerCall) (Answer, error) {
 			res, err := next(ctx, req)
 			if err != nil {

@@ -193,7 +193,9 @@ func (p *Prepared) Answer(ctx context.Context, src CallSource, raw json.RawMessa
 	case len(o.Interceptors) == 0:
 		return p.answer(WithCallSource(ctx, src), raw, legacy, o)
 	}
-	return Intercept(ctx, src.ServerCall(ctx), o.Interceptors, func(ctx context.Context, _ ServerCall) (Answer, error) {
+	call := src.ServerCall(ctx)
+	call.Args = raw
+	return Intercept(ctx, call, o.Interceptors, func(ctx context.Context, _ ServerCall) (Answer, error) {
 		return p.answer(ctx, raw, legacy, o)
 	})
 }

@@ -1,6 +1,9 @@
 package bindimpl
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // ServerCall describes one tools/call request that a served tool answers,
 // to a [ServerInterceptor] and (through [IncomingCall]) to its handler. The
@@ -23,6 +26,11 @@ type ServerCall struct {
 	// to a server hook, which composition.Serve (given an interceptor) and
 	// composition.ServerEvents add.
 	RequestID string
+	// Args is the request's params.arguments as the client sent them (a
+	// JSON object), for interceptors (telemetry records them when asked
+	// to); nil when absent, and in what IncomingCall returns to a handler
+	// that no interceptor runs around. It is read-only.
+	Args json.RawMessage
 	// Transport names the transport the request came over: "stdio",
 	// "streamable-http", "sse" or "in-process"; "" when unknown (go-sdk
 	// tells only its Streamable HTTP apart).
