@@ -112,7 +112,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	composition.ServerEvents(mcpServer, tel.MCP.Event)
+	composition.ServerEvents(mcpServer, tel.MCP.ServerEvent)
 
 	if *addr == "" {
 		fmt.Fprintf(stderr, "serving %s over stdio (database %s)\n", explorer.Name, store.Path())
