@@ -329,3 +329,32 @@ func TestRegistryEventReconnectWait(t *testing.T) {
 		t.Errorf("EventRetry %+v: nothing was sent again", retry)
 	}
 }
+
+// TestEventsAddUp: two WithEvents callbacks (a telemetry option and the
+// program's own) both get every event, in the order given.
+func TestEventsAddUp(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	bin := testenv.Build(t, "./testservers/testserver")
+	var order []string
+	var mu sync.Mutex
+	named := func(name string) composition.Option {
+		return composition.WithEvents(func(ctx context.Context, e composition.Event) {
+			if e.Kind == composition.EventSessionStart {
+				mu.Lock()
+				order = append(order, name)
+				mu.Unlock()
+			}
+		})
+	}
+	s, err := composition.Connect(ctx, composition.Stdio(bin), named("first"), composition.WithEvents(nil), named("second"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(order, ",") != "first,second" {
+		t.Errorf("EventSessionStart reached %q; want first,second", order)
+	}
+}

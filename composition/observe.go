@@ -177,9 +177,25 @@ func WithInterceptor(i Interceptor) Option {
 // for its sessions) without its cancellation. It must be quick and safe for
 // concurrent use. A session watches for its end from a goroutine of its
 // own only with WithEvents. Given to [NewRegistry], it applies to every
-// server's sessions and calls. Nil (the default) reports nothing.
+// server's sessions and calls. Callbacks add up, as interceptors do: each
+// event goes to every f given, in the order given (so a telemetry option
+// and a program's own WithEvents both see it). Nil reports nothing; so
+// does no WithEvents (the default).
 func WithEvents(f func(ctx context.Context, e Event)) Option {
-	return Option{apply: func(c *config) { c.observe.events = f }}
+	return Option{apply: func(c *config) {
+		if f == nil {
+			return
+		}
+		prev := c.observe.events
+		if prev == nil {
+			c.observe.events = f
+			return
+		}
+		c.observe.events = func(ctx context.Context, e Event) {
+			prev(ctx, e)
+			f(ctx, e)
+		}
+	}}
 }
 
 // withServerName sets Call.Server and the name in log records; a Registry

@@ -28,8 +28,9 @@ import (
 //     value as mcp-go decoded it, encoded again (numbers as float64);
 //   - ProtocolVersion is server.RequestProtocolVersion: the one a
 //     2026-07-28 request declares, else the one its session negotiated;
-//   - SessionID is the client session's id (Mcp-Session-Id over Streamable
-//     HTTP, the session's own id over stdio, SSE and in process);
+//   - SessionID is the session id a client sees on the wire (wireSessionID):
+//     Mcp-Session-Id over Streamable HTTP, the sessionId of the HTTP+SSE
+//     endpoint; "" over stdio and in process, whose ids are mcp-go's own;
 //   - RequestID is the JSON-RPC id, on servers with the hook that passes it
 //     on ([Serve] with a [ServerInterceptor], or [ServerEvents], add it):
 //     mcp-go gives a tool handler no other way to it;
@@ -51,7 +52,8 @@ func requestOf(req *mcp.CallToolRequest) incoming {
 func (r incoming) ServerCall(ctx context.Context) ServerCall {
 	call := ServerCall{Tool: r.tool, Meta: requestMeta(r.meta), ProtocolVersion: server.RequestProtocolVersion(ctx)}
 	if s := server.ClientSessionFromContext(ctx); s != nil {
-		call.SessionID, call.Transport = s.SessionID(), sessionTransport(s)
+		call.Transport = sessionTransport(s)
+		call.SessionID = wireSessionID(s, call.Transport)
 	}
 	if r.id != nil {
 		call.RequestID = idText(r.id.ProgressToken)
@@ -205,9 +207,22 @@ func ServerEvents(s *server.MCPServer, f func(ctx context.Context, e Event)) {
 	})
 }
 
+// wireSessionID is the id of session s when its client sees it on the wire
+// (Streamable HTTP's Mcp-Session-Id, the HTTP+SSE endpoint's sessionId);
+// "" for stdio and in-process sessions, whose ids mcp-go makes for its own
+// bookkeeping (composition's stdio sessions are named by their address):
+// as mcp.session.id they would be values no client ever saw.
+func wireSessionID(s server.ClientSession, transport string) string {
+	if transport != TransportStreamableHTTP && transport != TransportSSE {
+		return ""
+	}
+	return s.SessionID()
+}
+
 // sessionPeer describes an mcp-go client session.
 func sessionPeer(s server.ClientSession) Peer {
-	p := Peer{Transport: sessionTransport(s), SessionID: s.SessionID()}
+	p := Peer{Transport: sessionTransport(s)}
+	p.SessionID = wireSessionID(s, p.Transport)
 	if v, ok := s.(server.SessionWithProtocolVersion); ok {
 		p.ProtocolVersion = v.ProtocolVersion()
 	}

@@ -18,8 +18,10 @@ type ServerCall struct {
 	// ProtocolVersion is the request's MCP protocol version: the one a
 	// 2026-07-28 request declares, else the one its session negotiated.
 	ProtocolVersion string
-	// SessionID identifies the MCP session (the Mcp-Session-Id of
-	// Streamable HTTP, or the SDK's id of a stdio session); "" when none.
+	// SessionID identifies the MCP session as its client sees it on the
+	// wire (the Mcp-Session-Id of Streamable HTTP, the sessionId of an
+	// HTTP+SSE endpoint); "" when there is none (stdio, in process,
+	// 2026-07-28's stateless HTTP).
 	SessionID string
 	// RequestID is the JSON-RPC id of the request as text ("7", "req-7");
 	// "" when the SDK does not expose it: go-sdk never does, mcp-go only
