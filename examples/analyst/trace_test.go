@@ -439,15 +439,10 @@ func checkTrace(t *testing.T, rec startedReceiver, transport string) string {
 		}
 		sameRequestID(t, c, served[0])
 		// Over HTTP at 2025-11-25 the session has an id (Mcp-Session-Id),
-		// the same on both sides; over stdio the protocol has none. (The
-		// SERVER span over stdio carries the id composition's stdio
-		// serving gives the session, which only the server knows.)
+		// the same on both sides; over stdio the protocol has none.
 		servedSession := stringAttr(served[0].span.GetAttributes(), "mcp.session.id")
-		switch {
-		case transport == "tcp" && (session == "" || servedSession != session):
-			t.Errorf("analyst's %q over HTTP: mcp.session.id %q, insights' SERVER span's %q; want the session's id on both", c.span.GetName(), session, servedSession)
-		case transport == "pipe" && session != "":
-			t.Errorf("analyst's %q over stdio: mcp.session.id %q, want none", c.span.GetName(), session)
+		if servedSession != session || (session != "") != (transport == "tcp") {
+			t.Errorf("analyst's %q: mcp.session.id %q, insights' SERVER span's %q; want the session's id on both over HTTP, none over stdio", c.span.GetName(), session, servedSession)
 		}
 		// Its children: insights' CLIENT spans of the downstream calls.
 		for _, d := range children[hex.EncodeToString(served[0].span.GetSpanId())] {
@@ -475,6 +470,9 @@ func checkTrace(t *testing.T, rec startedReceiver, transport string) string {
 				t.Errorf("sqlite-explorer's SERVER span of insights' %s call is of tool %s", dtool, s)
 			}
 			sameRequestID(t, d, below[0])
+			if id := stringAttr(below[0].span.GetAttributes(), "mcp.session.id"); id != "" {
+				t.Errorf("sqlite-explorer's %q over stdio: mcp.session.id %q, want none", below[0].span.GetName(), id)
+			}
 			if n := len(children[hex.EncodeToString(below[0].span.GetSpanId())]); n > 0 {
 				t.Errorf("sqlite-explorer's %q has %d children, want none", below[0].span.GetName(), n)
 			}
