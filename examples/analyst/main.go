@@ -13,6 +13,18 @@
 // name another stdio command. --protocol-version pins an older protocol
 // version (insights serves both protocol eras).
 //
+// OpenTelemetry: configured by the standard environment variables
+// (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER,
+// OTEL_SERVICE_NAME, default service name analyst; see
+// examples/internal/telemetry). One run is one trace: a root span "analyst"
+// (kind INTERNAL: the run is local work, not a request to a peer; the calls
+// to insights are its CLIENT children, "tools/call table_report" and so on),
+// whose context reaches insights in each request's params._meta, and from
+// there sqlite-explorer. The insights started over stdio inherits the
+// environment, OTEL_SERVICE_NAME included: leave it unset to have each
+// program name itself. With none of the variables set it exports nothing.
+// The spans are flushed before analyst exits.
+//
 // The generated package is checked in and refreshed by go generate, which
 // exports insights' bundle from the running server (it starts the
 // downstream servers too):
@@ -34,8 +46,19 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcpbind/mcpbind/composition"
 	"github.com/mcpbind/mcpbind/examples/analyst/insights"
+	"github.com/mcpbind/mcpbind/examples/internal/telemetry"
+)
+
+// Name is analyst's default service.name, and RootSpan the name of the span
+// of one run.
+const (
+	Name     = "analyst"
+	RootSpan = "analyst"
 )
 
 func main() {
@@ -47,7 +70,8 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, args []string, w, stderr io.Writer) error {
+// run parses args and runs the analysis, in one trace when tracing is on.
+func run(ctx context.Context, args []string, w, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("analyst", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	url := fs.String("url", "", "streamable HTTP URL of a running insights server (default: start one over stdio)")
@@ -60,6 +84,20 @@ func run(ctx context.Context, args []string, w, stderr io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 
+	tel, err := telemetry.Start(ctx, Name, stderr)
+	if err != nil {
+		return err
+	}
+	defer tel.End(ctx) // after the root span has ended
+	ctx, span := tel.TracerProvider.Tracer("github.com/mcpbind/mcpbind/examples/analyst").
+		Start(ctx, RootSpan, trace.WithSpanKind(trace.SpanKindInternal))
+	defer func() {
+		if err != nil {
+			span.SetStatus(codes.Error, "analyst failed")
+		}
+		span.End()
+	}()
+
 	t := composition.Stdio("go", "run", "github.com/mcpbind/mcpbind/examples/insights", "--config", *config)
 	switch {
 	case *url != "":
@@ -67,7 +105,7 @@ func run(ctx context.Context, args []string, w, stderr io.Writer) error {
 	case fs.NArg() > 0:
 		t = composition.Stdio(fs.Arg(0), fs.Args()[1:]...)
 	}
-	s, err := composition.Connect(ctx, t, composition.WithProtocolVersion(*version), composition.WithStderr(stderr))
+	s, err := composition.Connect(ctx, t, composition.WithProtocolVersion(*version), composition.WithStderr(stderr), tel.MCP.ClientOption())
 	if err != nil {
 		return err
 	}

@@ -49,6 +49,19 @@
 // browser Origin other than the listener's loopback ones with 403, and
 // refuses a non-loopback ADDR (it has no authentication).
 //
+// OpenTelemetry: configured by the standard environment variables
+// (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER,
+// OTEL_SERVICE_NAME, default service name insights; see
+// examples/internal/telemetry), it exports a SERVER span per tools/call it
+// answers, child of the caller's span when the request's params._meta
+// carries traceparent, and under it a CLIENT span per downstream call, whose
+// trace context goes to the downstream server in its request's _meta; with
+// the histograms of the MCP semantic conventions, and registry reconnects
+// and retries as span events. With --log, each record of a call carries
+// trace_id and span_id. With none of the variables set it exports nothing.
+// What is left to export is flushed before the server exits, after the
+// downstream servers have stopped.
+//
 // The downstream packages and the bundle they come from are checked in and
 // refreshed by go generate (npm ci --prefix testservers first):
 //
@@ -69,11 +82,13 @@ import (
 	"syscall"
 
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/composition/otelmcp"
 	"github.com/mcpbind/mcpbind/composition/pinning"
 	"github.com/mcpbind/mcpbind/composition/serverconfig"
 	"github.com/mcpbind/mcpbind/examples/insights/insights"
 	"github.com/mcpbind/mcpbind/examples/insights/memory"
 	"github.com/mcpbind/mcpbind/examples/insights/sqliteexplorer"
+	"github.com/mcpbind/mcpbind/examples/internal/telemetry"
 )
 
 // MemoryFileVar is the environment variable that names the server-memory
@@ -126,13 +141,22 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 
+	// Started before the registry, so that it is flushed after the registry
+	// has closed (deferred calls run last first).
+	tel, err := telemetry.Start(ctx, insights.Name, stderr)
+	if err != nil {
+		return err
+	}
+	defer tel.End(ctx)
+
 	// One registry for both downstream servers, from the servers.yaml that
 	// go generate exported them with. Each is started on first use and
 	// restarted when its process dies; a changed tool contract fails that
 	// tool's calls (DigestFail) instead of feeding it wrong data.
-	regOpts := []composition.Option{composition.WithStderr(stderr)}
+	regOpts := []composition.Option{composition.WithStderr(stderr), tel.MCP.ClientOption()}
 	if *logCalls {
-		regOpts = append(regOpts, composition.WithLogger(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+		text := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug})
+		regOpts = append(regOpts, composition.WithLogger(slog.New(otelmcp.LogHandler(text))))
 	}
 	reg, err := serverconfig.LoadRegistry(*config, regOpts...)
 	if err != nil {
@@ -148,10 +172,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	mcpServer, err := insights.NewServer(insights.Downstream{
 		DB:     sqliteexplorer.FromRegistry(reg),
 		Memory: memory.FromRegistry(reg),
-	})
+	}, tel.MCP.ServerOption())
 	if err != nil {
 		return err
 	}
+	composition.ServerEvents(mcpServer, tel.MCP.ServerEvent)
 
 	if *addr == "" {
 		fmt.Fprintf(stderr, "serving %s over stdio\n", insights.Name)

@@ -35,6 +35,15 @@
 // (composition.RunStdio / ListenHTTP). Over HTTP it refuses a non-loopback
 // ADDR (it has no authentication) and a browser Origin other than the
 // listener's loopback ones (403), and serves /healthz and /readyz.
+//
+// OpenTelemetry: configured by the standard environment variables
+// (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER,
+// OTEL_SERVICE_NAME, default service name sqlite-explorer; see
+// examples/internal/telemetry), it exports a SERVER span per tools/call,
+// child of the caller's span when the request's params._meta carries
+// traceparent, and the server histograms of the MCP semantic conventions.
+// With none of them set it exports nothing. What is left to export is
+// flushed before the server exits.
 package main
 
 import (
@@ -47,7 +56,10 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mark3labs/mcp-go/server"
+
 	"github.com/mcpbind/mcpbind/composition"
+	"github.com/mcpbind/mcpbind/examples/internal/telemetry"
 	"github.com/mcpbind/mcpbind/examples/sqlite-explorer/explorer"
 )
 
@@ -91,10 +103,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer store.Close()
-	mcpServer, err := explorer.NewServer(store)
+	tel, err := telemetry.Start(ctx, explorer.Name, stderr)
 	if err != nil {
 		return err
 	}
+	defer tel.End(ctx)
+	mcpServer, err := explorer.NewServer(store, server.WithToolHandlerMiddleware(composition.ToolMiddleware(tel.MCP.ServerInterceptor())))
+	if err != nil {
+		return err
+	}
+	composition.ServerEvents(mcpServer, tel.MCP.ServerEvent)
 
 	if *addr == "" {
 		fmt.Fprintf(stderr, "serving %s over stdio (database %s)\n", explorer.Name, store.Path())

@@ -100,9 +100,10 @@ var (
 // readOnly is the annotation of a tool that changes nothing.
 var readOnly = composition.WithAnnotations(composition.Annotations{ReadOnly: true, Idempotent: true})
 
-// NewServer returns the insights MCP server, whose tools call d. It fails
+// NewServer returns the insights MCP server, whose tools call d, served with
+// opts (insights' main adds its OpenTelemetry server interceptor). It fails
 // when a tool's schema cannot be inferred from its Go types.
-func NewServer(d Downstream) (*server.MCPServer, error) {
+func NewServer(d Downstream, opts ...composition.ServerOption) (*server.MCPServer, error) {
 	s := server.NewMCPServer(Name, Version,
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
@@ -112,7 +113,7 @@ func NewServer(d Downstream) (*server.MCPServer, error) {
 		TableReportTool.Serve(d.tableReport),
 		RememberFindingTool.Serve(d.rememberFinding),
 		FindingsTool.Serve(d.findings),
-	})
+	}, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -52,8 +52,12 @@ const instructions = `A lending library in SQLite: authors(id, name, born, count
 	`Use list_tables and describe_table to explore, query for read-only SQL, find_row to fetch a row by id, ` +
 	`and insert_row to add one.`
 
-// NewServer returns the MCP server exposing store's tools.
-func NewServer(store *Store) (*server.MCPServer, error) {
+// NewServer returns the MCP server exposing store's tools. opts come before
+// the server's own options, so that a tool handler middleware among them
+// (sqlite-explorer's OpenTelemetry one) is the outermost: it sees every
+// call, also one that argument validation refuses or whose panic is
+// recovered.
+func NewServer(store *Store, opts ...server.ServerOption) (*server.MCPServer, error) {
 	defs, err := tools(store)
 	if err != nil {
 		return nil, err
@@ -72,13 +76,13 @@ func NewServer(store *Store) (*server.MCPServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := server.NewMCPServer(Name, Version,
+	s := server.NewMCPServer(Name, Version, append(opts,
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
 		validation,
 		server.WithToolFilter(eraToolFilter(legacy)),
 		server.WithRecovery(),
-	)
+	)...)
 	for _, d := range defs {
 		s.AddTool(d.tool, d.handler)
 	}
