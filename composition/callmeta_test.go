@@ -26,6 +26,14 @@ import (
 // server (testservers/seenserver) of TestRequestMeta.
 const seenServerEnv = "MCPBIND_SEEN_SERVER"
 
+// seenServerOption gives the started test binary seenServerEnv, and under
+// -race a race runtime that does not sleep its default second at exit
+// (atexit_sleep_ms; the caller's GORACE options come after and win): each
+// stdio subtest's Close otherwise waits that second for the exit.
+func seenServerOption() composition.Option {
+	return composition.WithEnv(seenServerEnv+"=1", strings.TrimSpace("GORACE=atexit_sleep_ms=0 "+os.Getenv("GORACE")))
+}
+
 // metaSetter is an interceptor that adds trace context and a nonce to a
 // call's _meta, tries to set a reserved key, and once the call returns
 // records the id the request was sent with in *id.
@@ -77,7 +85,7 @@ func TestRequestMeta(t *testing.T) {
 				nonce := strconv.FormatInt(n.Add(1), 10)
 				var id string
 				s, err := composition.Connect(ctx, transport(), composition.WithProtocolVersion(version),
-					composition.WithEnv(seenServerEnv+"=1"), composition.WithInterceptor(metaSetter(nonce, &id)))
+					seenServerOption(), composition.WithInterceptor(metaSetter(nonce, &id)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -178,7 +186,7 @@ func TestCallPeer(t *testing.T) {
 				return next(ctx, c)
 			}
 			s, err := composition.Connect(ctx, tc.t, composition.WithProtocolVersion(tc.version), composition.WithInterceptor(record),
-				composition.WithEnv(seenServerEnv+"=1"))
+				seenServerOption())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +217,7 @@ func TestRPCErrorCode(t *testing.T) {
 	} {
 		for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
 			t.Run(name+"/"+version, func(t *testing.T) {
-				s, err := composition.Connect(ctx, tr, composition.WithProtocolVersion(version), composition.WithEnv(seenServerEnv+"=1"))
+				s, err := composition.Connect(ctx, tr, composition.WithProtocolVersion(version), seenServerOption())
 				if err != nil {
 					t.Fatal(err)
 				}

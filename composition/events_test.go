@@ -90,9 +90,9 @@ func only(events []recorded, kind composition.EventKind) []recorded {
 // server was killed (an error matching ErrSessionLost), with its life as
 // the duration.
 func TestSessionEvents(t *testing.T) {
+	bin := testenv.Build(t, "./testservers/testserver") // before the bound: a cold build cache takes a minute under load
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	bin := testenv.Build(t, "./testservers/testserver")
 	wrapper, pid := testenv.PIDWrapped(t, bin)
 	for _, version := range []string{"2025-06-18", composition.ModernProtocolVersion} {
 		t.Run(version, func(t *testing.T) {
@@ -141,9 +141,9 @@ func TestSessionEvents(t *testing.T) {
 // the reconnect (EventReconnect, with its wait) and is sent again
 // (EventRetry, MayHaveRun), both with the call's context.
 func TestRegistryEvents(t *testing.T) {
+	bin := testenv.Build(t, "./testservers/testserver") // before the bound: a cold build cache takes a minute under load
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	bin := testenv.Build(t, "./testservers/testserver")
 	wrapper, pid := testenv.PIDWrapped(t, bin)
 	started := make(chan struct{}, 8)
 	notify := func(ctx context.Context, c composition.Call, next composition.Invoker) (*composition.Result, error) {
@@ -237,9 +237,9 @@ func (c *waitingCtx) Done() <-chan struct{} {
 // word from before it execs the server ("go") or exits ("no"), so the
 // reconnect cannot end before the call waits for it.
 func TestRegistryEventReconnectWait(t *testing.T) {
+	bin := testenv.Build(t, "./testservers/testserver") // before the bound: a cold build cache takes a minute under load
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	bin := testenv.Build(t, "./testservers/testserver")
 	dir := t.TempDir()
 	pidFile, gate := filepath.Join(dir, "pid"), filepath.Join(dir, "gate")
 	if err := syscall.Mkfifo(gate, 0o600); err != nil {
@@ -333,9 +333,9 @@ func TestRegistryEventReconnectWait(t *testing.T) {
 // TestEventsAddUp: two WithEvents callbacks (a telemetry option and the
 // program's own) both get every event, in the order given.
 func TestEventsAddUp(t *testing.T) {
+	bin := testenv.Build(t, "./testservers/testserver") // before the bound: a cold build cache takes a minute under load
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	bin := testenv.Build(t, "./testservers/testserver")
 	var order []string
 	var mu sync.Mutex
 	named := func(name string) composition.Option {

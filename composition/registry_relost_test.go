@@ -49,9 +49,9 @@ func (l loss) String() string {
 // registry's log ("mcp call sent again after reconnect" with mayHaveRun), so
 // that a case which did not lose the call as planned fails as such.
 func TestRegistryRetriedCallLostAgain(t *testing.T) {
+	bin := testenv.Build(t, "./testservers/testserver") // before the bound: a cold build cache takes a minute under load
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	bin := testenv.Build(t, "./testservers/testserver")
 	wrapper, pid := testenv.PIDWrapped(t, bin)
 	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -28,9 +28,9 @@ import (
 // session) is sent again whatever its annotations, is
 // TestRegistryReconnectHTTP's.
 func TestRegistryRetryRule(t *testing.T) {
+	bin := testenv.Build(t, "./testservers/testserver") // before the bound: a cold build cache takes a minute under load
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	bin := testenv.Build(t, "./testservers/testserver")
 	wrapper, pid := testenv.PIDWrapped(t, bin)
 	started := make(chan string, 8)
 	notify := func(ctx context.Context, c composition.Call, next composition.Invoker) (*composition.Result, error) {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +32,9 @@ const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 // seenCommand is the command that runs this test binary as the seen server.
 func seenCommand() *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRequestMeta$")
-	cmd.Env = append(os.Environ(), seenServerEnv+"=1")
+	// Under -race the child's runtime would sleep a second at exit
+	// (GORACE atexit_sleep_ms); the caller's GORACE options come after and win.
+	cmd.Env = append(os.Environ(), seenServerEnv+"=1", strings.TrimSpace("GORACE=atexit_sleep_ms=0 "+os.Getenv("GORACE")))
 	return cmd
 }
 
