@@ -90,12 +90,12 @@ func safeJSON(raw []byte) (string, bool) {
 }
 
 // maskSecrets returns v with the value of each member whose name is a
-// secret's (isSecretKey) replaced by redact.Mask, at any depth.
+// secret's (redact.SecretName) replaced by redact.Mask, at any depth.
 func maskSecrets(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, m := range x {
-			if isSecretKey(k) {
+			if redact.SecretName(k) {
 				x[k] = redact.Mask
 			} else {
 				x[k] = maskSecrets(m)
@@ -107,26 +107,4 @@ func maskSecrets(v any) any {
 		}
 	}
 	return v
-}
-
-// isSecretKey reports whether a member named k holds a secret: k folded
-// (lower case, without "-", "_", "." and spaces) contains one of the
-// parts WithToolArguments lists.
-func isSecretKey(k string) bool {
-	folded := strings.Map(func(r rune) rune {
-		switch r {
-		case '-', '_', '.', ' ':
-			return -1
-		}
-		return r
-	}, strings.ToLower(k))
-	for _, p := range [...]string{
-		"password", "passwd", "passphrase", "secret", "token", "authorization",
-		"apikey", "accesskey", "privatekey", "credential", "cookie", "bearer", "signature",
-	} {
-		if strings.Contains(folded, p) {
-			return true
-		}
-	}
-	return false
 }
