@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpbind/mcpbind/composition/bindimpl"
+	"github.com/mcpbind/mcpbind/internal/mcpconn"
 )
 
 // The server side's view of a request on mcp-go: the ServerCall a tools/call
@@ -56,7 +56,7 @@ func (r incoming) ServerCall(ctx context.Context) ServerCall {
 		call.SessionID = wireSessionID(s, call.Transport)
 	}
 	if r.id != nil {
-		call.RequestID = idText(r.id.ProgressToken)
+		call.RequestID = mcpconn.IDText(r.id.ProgressToken)
 	}
 	return call
 }
@@ -121,24 +121,6 @@ func sessionTransport(s server.ClientSession) string {
 		return TransportStreamableHTTP
 	case "sseSession":
 		return TransportSSE
-	}
-	return ""
-}
-
-// idText is a JSON-RPC id as mcp-go decodes it (a string, or a float64 for
-// a number) as text: "7", "req-7"; "" for none.
-func idText(id any) string {
-	switch v := id.(type) {
-	case string:
-		return v
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case json.Number:
-		return v.String()
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case mcp.RequestId:
-		return idText(v.Value())
 	}
 	return ""
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -87,16 +86,30 @@ func (c *capture) requestID() (string, bool) {
 	if !ok {
 		return "", false
 	}
-	switch v := id.Value().(type) {
+	return IDText(id.Value()), true
+}
+
+// IDText is a JSON-RPC request id as text, the one rule for
+// jsonrpc.request.id on both sides: a string as it is, a number in its
+// shortest decimal form ("7"), whether mcp-go holds it as an int64 or int, a
+// float64 (as it decodes a received id), a json.Number or an
+// mcp.RequestId; "" for anything else (a null or absent id).
+func IDText(id any) string {
+	switch v := id.(type) {
 	case string:
-		return v, true
+		return v
 	case int64:
-		return strconv.FormatInt(v, 10), true
+		return strconv.FormatInt(v, 10)
+	case int:
+		return strconv.Itoa(v)
 	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64), true
-	default:
-		return fmt.Sprint(v), true
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case json.Number:
+		return v.String()
+	case mcp.RequestId:
+		return IDText(v.Value())
 	}
+	return ""
 }
 
 // rpcError returns the last JSON-RPC error recorded for method, or nil.
